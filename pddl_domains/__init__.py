@@ -1,0 +1,1 @@
+"""PDDL domains shipped with the toolkit, as package data."""

@@ -1,0 +1,49 @@
+"""Where the shipped domains live (package data under ``pddl_domains/``).
+
+>>> "blocksworld" in list_domains()
+True
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from toolkit.errors import UnknownSymbolError
+
+DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "pddl_domains"
+
+
+def list_domains() -> list[str]:
+    return sorted(p.name for p in DOMAINS_ROOT.iterdir() if (p / "domain.pddl").is_file())
+
+
+def domain_dir(name: str) -> Path:
+    """The folder of a shipped domain, by name (case-insensitive)."""
+    for known in list_domains():
+        if known.lower() == name.lower():
+            return DOMAINS_ROOT / known
+    raise UnknownSymbolError("shipped domain", name, list_domains())
+
+
+def shipped_domain(name: str) -> Path:
+    return domain_dir(name) / "domain.pddl"
+
+
+def shipped_problem(domain: str, problem: str) -> Path:
+    folder = domain_dir(domain) / "problems"
+    known = sorted(p.stem for p in folder.glob("*.pddl"))
+    if problem not in known:
+        raise UnknownSymbolError(f"problem of {domain}", problem, known)
+    return folder / f"{problem}.pddl"
+
+
+def resolve_domain_arg(arg: str) -> Path:
+    """A CLI domain argument: a file path, a folder with domain.pddl, or a shipped name."""
+    p = Path(arg)
+    if p.is_file():
+        return p
+    if p.is_dir() and (p / "domain.pddl").is_file():
+        return p / "domain.pddl"
+    if not p.exists() and "/" not in arg and not arg.endswith(".pddl"):
+        return shipped_domain(arg)
+    return p

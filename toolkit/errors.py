@@ -1,0 +1,97 @@
+"""One error root for the toolkit, with structured subclasses.
+
+Exceptions are for misuse and bad input; expected outcomes such as an invalid
+plan are reported as result objects (see :mod:`toolkit.verify`).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+
+
+class PgtError(Exception):
+    """Root of every error the toolkit raises on purpose."""
+
+
+def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """Known names closest to ``name`` (case-insensitive), best first.
+
+    >>> closest("moveblok", ["moveBlock", "clear"])
+    ['moveBlock']
+    """
+    known = list(known)
+    lowered = {k.lower(): k for k in known}
+    hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.6)
+    return [lowered[h] for h in hits]
+
+
+class PddlSyntaxError(PgtError):
+    """Malformed PDDL text, located by file, line and column."""
+
+    def __init__(self, path: str, line: int | None, column: int | None, detail: str) -> None:
+        self.path, self.line, self.column, self.detail = path, line, column, detail
+        where = path if line is None else f"{path}:{line}:{column}"
+        super().__init__(f"{where}: {detail}")
+
+
+class UnsupportedFeatureError(PgtError):
+    """A PDDL feature outside the supported fragment (refused, never ignored)."""
+
+    def __init__(self, path: str, feature: str, line: int | None = None, column: int | None = None) -> None:
+        self.path, self.feature, self.line, self.column = path, feature, line, column
+        where = path if line is None else f"{path}:{line}:{column}"
+        super().__init__(
+            f"{where}: unsupported PDDL feature {feature}; pgt supports STRIPS, typing, "
+            "negative/disjunctive/quantified preconditions, equality and conditional effects (ADL)"
+        )
+
+
+class UnknownSymbolError(PgtError):
+    """A name that is not declared: predicate, object, type, action or variable."""
+
+    def __init__(self, kind: str, name: str, known: Iterable[str], where: str = "") -> None:
+        self.kind, self.name = kind, name
+        self.suggestions = closest(name, known)
+        hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}unknown {kind} '{name}'{hint}")
+
+
+class ArityError(PgtError):
+    """A predicate or action used with the wrong number of arguments."""
+
+    def __init__(self, kind: str, name: str, expected: int, got: int, where: str = "") -> None:
+        self.kind, self.name, self.expected, self.got = kind, name, expected, got
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{kind} '{name}' takes {expected} argument(s), got {got}")
+
+
+class TypeMismatchError(PgtError):
+    """An object used where its type does not fit."""
+
+    def __init__(self, obj: str, obj_type: str, expected: str, where: str = "") -> None:
+        self.obj, self.obj_type, self.expected = obj, obj_type, expected
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}object '{obj}' has type {obj_type}, expected {expected}")
+
+
+class PlanParseError(PgtError):
+    """A plan file that cannot be read at all (unparseable steps are reported, not raised)."""
+
+
+class PlannerError(PgtError):
+    """An external planner crashed; carries its exit code and the tail of stderr."""
+
+    def __init__(self, message: str, exit_code: int | None = None, stderr_tail: str = "") -> None:
+        self.exit_code, self.stderr_tail = exit_code, stderr_tail
+        tail = f"\n--- planner stderr (tail) ---\n{stderr_tail}" if stderr_tail else ""
+        super().__init__(f"{message} (exit code {exit_code}){tail}")
+
+
+class GrounderError(PgtError):
+    """A grounder failed to produce answers; carries the raw response if any."""
+
+    def __init__(self, message: str, raw: str | None = None) -> None:
+        self.raw = raw
+        super().__init__(message)

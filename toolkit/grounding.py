@@ -1,0 +1,223 @@
+"""Compile lifted formulas into ground, fast-to-evaluate structures.
+
+A ground condition is put in negation normal form and split into a conjunction of
+literals (checked with two set operations) plus, only when the formula needs it,
+a residual tree of and/or nodes. Each literal remembers the quantifier bindings
+that produced it, so explanations can say *which* ``?x`` made a ``forall`` fail.
+
+A ground effect is a list of unconditional adds and deletes plus conditional
+effects, each with its own compiled condition. Every conditional effect is
+evaluated in the old state (PDDL semantics); see :mod:`toolkit.semantics`.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Callable, Union
+
+from toolkit import model as m
+from toolkit.model import Atom
+
+Bindings = tuple[tuple[str, str], ...]
+ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class GLit:
+    """A ground literal with the quantifier bindings that produced it."""
+
+    atom: Atom
+    positive: bool
+    bindings: Bindings = ()
+
+    def __str__(self) -> str:
+        return str(self.atom) if self.positive else f"(not {self.atom})"
+
+
+@dataclass(frozen=True, slots=True)
+class GAnd:
+    parts: tuple[GNode, ...]
+
+    def __str__(self) -> str:
+        return f"(and {' '.join(map(str, self.parts))})"
+
+
+@dataclass(frozen=True, slots=True)
+class GOr:
+    parts: tuple[GNode, ...]
+    bindings: Bindings = ()
+
+    def __str__(self) -> str:
+        return f"(or {' '.join(map(str, self.parts))})"
+
+
+GNode = Union[GLit, GAnd, GOr, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledCondition:
+    """``pos <= state and not (neg & state) and tree``; ``tree`` is None when trivial."""
+
+    pos: frozenset[Atom]
+    neg: frozenset[Atom]
+    literals: tuple[GLit, ...]  # the conjunction's literals, in formula order
+    tree: GNode | None = None  # residual disjunctive part, or False if unsatisfiable
+
+    @property
+    def is_conjunctive(self) -> bool:
+        return self.tree is None
+
+
+@dataclass(frozen=True, slots=True)
+class ConditionalEffect:
+    condition: CompiledCondition
+    adds: frozenset[Atom]
+    dels: frozenset[Atom]
+    trigger: Atom | None  # a positive condition atom, tested first as a cheap filter
+    text: str = field(compare=False, default="")
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledEffect:
+    adds: frozenset[Atom]
+    dels: frozenset[Atom]
+    conditional: tuple[ConditionalEffect, ...]
+
+
+# ---------------------------------------------------------------- conditions
+
+
+def _subst(term: str, sub: dict[str, str]) -> str:
+    return sub.get(term, term) if term.startswith("?") else term
+
+
+def _combos(params: tuple[m.Param, ...], objects_of: ObjectsOf):
+    names = [v for v, _ in params]
+    for values in itertools.product(*(objects_of(t) for _, t in params)):
+        yield names, values
+
+
+def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf,
+                     positive: bool = True, bindings: Bindings = ()) -> GNode:
+    """Ground a lifted condition in negation normal form (``positive`` = not negated)."""
+    if isinstance(cond, m.Pred):
+        atom = Atom(cond.predicate, tuple(_subst(t, sub) for t in cond.terms))
+        return GLit(atom, positive, bindings)
+    if isinstance(cond, m.Equals):
+        same = _subst(cond.left, sub) == _subst(cond.right, sub)
+        return same if positive else not same
+    if isinstance(cond, m.Not):
+        return ground_condition(cond.arg, sub, objects_of, not positive, bindings)
+    if isinstance(cond, m.Imply):
+        as_or = m.Or((m.Not(cond.premise), cond.conclusion))
+        return ground_condition(as_or, sub, objects_of, positive, bindings)
+    if isinstance(cond, (m.And, m.Or)):
+        parts = tuple(ground_condition(p, sub, objects_of, positive, bindings) for p in cond.parts)
+        conj = isinstance(cond, m.And) == positive
+        return _mk_and(parts) if conj else _mk_or(parts, bindings)
+    if isinstance(cond, (m.Forall, m.Exists)):
+        parts = []
+        for names, values in _combos(cond.params, objects_of):
+            inner = dict(sub)
+            inner.update(zip(names, values))
+            parts.append(ground_condition(cond.body, inner, objects_of, positive,
+                                          bindings + tuple(zip(names, values))))
+        conj = isinstance(cond, m.Forall) == positive
+        return _mk_and(tuple(parts)) if conj else _mk_or(tuple(parts), bindings)
+    raise TypeError(f"not a condition: {cond!r}")
+
+
+def _mk_and(parts: tuple[GNode, ...]) -> GNode:
+    flat: list[GNode] = []
+    for p in parts:
+        if p is False:
+            return False
+        if p is True:
+            continue
+        flat.extend(p.parts if isinstance(p, GAnd) else (p,))
+    return True if not flat else flat[0] if len(flat) == 1 else GAnd(tuple(flat))
+
+
+def _mk_or(parts: tuple[GNode, ...], bindings: Bindings) -> GNode:
+    flat: list[GNode] = []
+    for p in parts:
+        if p is True:
+            return True
+        if p is False:
+            continue
+        flat.extend(p.parts if isinstance(p, GOr) else (p,))
+    return False if not flat else flat[0] if len(flat) == 1 else GOr(tuple(flat), bindings)
+
+
+def compile_node(node: GNode) -> CompiledCondition:
+    """Split a ground NNF node into literal sets plus a residual tree."""
+    if node is True:
+        return CompiledCondition(frozenset(), frozenset(), ())
+    if node is False:
+        return CompiledCondition(frozenset(), frozenset(), (), False)
+    parts = node.parts if isinstance(node, GAnd) else (node,)
+    lits = tuple(p for p in parts if isinstance(p, GLit))
+    rest = tuple(p for p in parts if not isinstance(p, GLit))
+    tree = None if not rest else rest[0] if len(rest) == 1 else GAnd(rest)
+    pos = frozenset(lit.atom for lit in lits if lit.positive)
+    neg = frozenset(lit.atom for lit in lits if not lit.positive)
+    if pos & neg:  # (and p (not p)) can never hold
+        tree = False
+    return CompiledCondition(pos, neg, lits, tree)
+
+
+def compile_condition(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf) -> CompiledCondition:
+    return compile_node(ground_condition(cond, sub, objects_of))
+
+
+# ------------------------------------------------------------------- effects
+
+
+def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf) -> CompiledEffect:
+    """Ground an effect: unconditional adds/deletes plus conditional effects."""
+    adds: set[Atom] = set()
+    dels: set[Atom] = set()
+    conditional: list[ConditionalEffect] = []
+
+    def walk(eff: m.Effect, sub: dict[str, str], conds: tuple[m.Condition, ...],
+             out_adds: set[Atom], out_dels: set[Atom]) -> None:
+        if isinstance(eff, m.AddEffect):
+            out_adds.add(Atom(eff.atom.predicate, tuple(_subst(t, sub) for t in eff.atom.terms)))
+        elif isinstance(eff, m.DelEffect):
+            out_dels.add(Atom(eff.atom.predicate, tuple(_subst(t, sub) for t in eff.atom.terms)))
+        elif isinstance(eff, m.AndEffect):
+            for p in eff.parts:
+                walk(p, sub, conds, out_adds, out_dels)
+        elif isinstance(eff, m.ForallEffect):
+            for names, values in _combos(eff.params, objects_of):
+                inner = dict(sub)
+                inner.update(zip(names, values))
+                walk(eff.body, inner, conds, out_adds, out_dels)
+        elif isinstance(eff, m.WhenEffect):
+            node = ground_condition(m.And((*conds, eff.condition)), sub, objects_of)
+            if node is False:
+                return
+            c_adds: set[Atom] = set()
+            c_dels: set[Atom] = set()
+            walk(eff.body, sub, (*conds, eff.condition), c_adds, c_dels)
+            if node is True:
+                adds.update(c_adds)
+                dels.update(c_dels)
+                return
+            cc = compile_node(node)
+            if cc.tree is False or not (c_adds or c_dels):
+                return
+            trigger = next((lit.atom for lit in cc.literals if lit.positive), None)
+            text = f"(when {node} {_effect_text(c_adds, c_dels)})"
+            conditional.append(ConditionalEffect(cc, frozenset(c_adds), frozenset(c_dels), trigger, text))
+        else:
+            raise TypeError(f"not an effect: {eff!r}")
+
+    walk(effect, sub, (), adds, dels)
+    return CompiledEffect(frozenset(adds), frozenset(dels), tuple(conditional))
+
+
+def _effect_text(adds: set[Atom], dels: set[Atom]) -> str:
+    parts = [f"(not {a})" for a in sorted(dels)] + [str(a) for a in sorted(adds)]
+    return parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"

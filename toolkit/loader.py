@@ -1,0 +1,419 @@
+"""The one module that talks to the ``pddl`` parser.
+
+It turns PDDL text into the toolkit's model (:mod:`toolkit.model`) and turns every
+parser complaint into a located :class:`~toolkit.errors.PgtError`. The ``pddl``
+package is strict where common practice is not (keyword case, undeclared
+requirements); we normalise those, keep a warning, and parse.
+
+The Lark grammar is built once per process (about 100 ms); each call uses a fresh
+transformer because ``pddl``'s transformers keep state that an error leaves dirty.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+from lark import Lark, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from pddl.action import Action as _PAction
+from pddl.exceptions import PDDLError
+from pddl.logic import base as pb
+from pddl.logic import effects as pe
+from pddl.logic.predicates import EqualTo as _PEqualTo
+from pddl.logic.predicates import Predicate as _PPredicate
+from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
+from pddl.parser.domain import DomainTransformer
+from pddl.parser.problem import ProblemTransformer
+
+from toolkit import model as m
+from toolkit.errors import (
+    ArityError,
+    PddlSyntaxError,
+    PgtError,
+    TypeMismatchError,
+    UnknownSymbolError,
+    UnsupportedFeatureError,
+)
+
+SUPPORTED_REQUIREMENTS = (
+    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
+    ":equality", ":existential-preconditions", ":universal-preconditions",
+    ":quantified-preconditions", ":conditional-effects", ":adl",
+)
+UNSUPPORTED_KEYWORDS = {
+    ":durative-action": "durative actions (:durative-action)",
+    ":derived": "derived predicates (:derived)",
+    ":functions": "numeric fluents (:functions)",
+    ":numeric-fluents": "numeric fluents (:numeric-fluents)",
+    ":fluents": "numeric fluents (:fluents)",
+    ":object-fluents": "object fluents (:object-fluents)",
+    ":action-costs": "action costs (:action-costs)",
+    ":durative-actions": "durative actions (:durative-actions)",
+    ":derived-predicates": "derived predicates (:derived-predicates)",
+    ":non-deterministic": "non-deterministic effects (:non-deterministic)",
+    ":timed-initial-literals": "timed initial literals",
+    ":preferences": "preferences",
+    ":constraints": "trajectory constraints",
+    ":metric": "plan metrics (:metric)",
+    "oneof": "non-deterministic effects (oneof)",
+    "increase": "numeric effects (increase)",
+    "decrease": "numeric effects (decrease)",
+}
+_CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
+                "exists", "when", "either")
+_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*", re.I)
+_COMMENT_RE = re.compile(r";[^\n]*")
+
+
+@functools.lru_cache(maxsize=None)
+def _lark(start: str) -> Lark:
+    return Lark(GRAMMAR_FILE.read_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
+                start=start, propagate_positions=True)
+
+
+# ------------------------------------------------------------ text helpers
+
+
+def _blank_comments(text: str) -> str:
+    """Comments replaced by spaces, so offsets stay valid for searching."""
+    return _COMMENT_RE.sub(lambda mt: " " * len(mt.group()), text)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def locate(text: str, pattern: str, start: int = 0) -> tuple[int | None, int | None]:
+    """Line and column of the first match of a regex in the code (not comments)."""
+    mt = re.compile(pattern, re.I).search(_blank_comments(text), start)
+    return line_col(text, mt.start()) if mt else (None, None)
+
+
+def _where(path: str, text: str, pattern: str) -> str:
+    line, col = locate(text, pattern)
+    return path if line is None else f"{path}:{line}:{col}"
+
+
+def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
+    """Lower-case keywords, refuse unsupported features, add missing requirements.
+
+    Returns the text to parse, warnings, and the requirements declared in the file.
+    Line numbers are preserved: nothing adds or removes a newline.
+    """
+    warnings: list[str] = []
+    code = _blank_comments(text)
+    for kw, feature in UNSUPPORTED_KEYWORDS.items():
+        pat = re.escape(kw) + r"(?![\w-])" if kw.startswith(":") else r"\(\s*" + kw + r"\b"
+        mt = re.search(pat, code, re.I)
+        if mt:
+            raise UnsupportedFeatureError(path, feature, *line_col(text, mt.start()))
+
+    changed: list[str] = []
+
+    def lower(mt: re.Match[str]) -> str:
+        word = mt.group(0)
+        if word != word.lower():
+            changed.append(word.strip())
+        return word.lower()
+
+    out = []
+    pos = 0
+    for cm in _COMMENT_RE.finditer(text):  # normalise code only, never comments
+        out.append(_KEYWORD_RE.sub(lower, text[pos:cm.start()]))
+        out.append(cm.group())
+        pos = cm.end()
+    out.append(_KEYWORD_RE.sub(lower, text[pos:]))
+    text = "".join(out)
+    if changed:
+        warnings.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
+
+    code = _blank_comments(text)
+    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+    declared = set(req.group(1).split()) if req else set()
+    unknown = declared - set(SUPPORTED_REQUIREMENTS)
+    if unknown:
+        line, col = line_col(text, req.start())
+        raise UnsupportedFeatureError(path, f"requirement {' '.join(sorted(unknown))}", line, col)
+    missing = [r for r in SUPPORTED_REQUIREMENTS if r not in declared]
+    if missing:
+        # The pddl parser refuses features whose requirement is undeclared; we accept
+        # them (lint reports requirements used but not declared).
+        extra = " " + " ".join(missing)
+        if req:
+            text = text[: req.end() - 1] + extra + text[req.end() - 1:]
+        else:
+            head = re.search(r"\(\s*(domain|problem)\s+[^\s()]+\s*\)", code)
+            if head and head.group(1) == "domain":
+                text = text[: head.end()] + f" (:requirements{extra})" + text[head.end():]
+    return text, warnings, declared
+
+
+def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError:
+    line, col = getattr(exc, "line", None), getattr(exc, "column", None)
+    if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
+        opened = text.count("(") - text.count(")")
+        detail = f"unexpected end of file ({opened} unclosed parenthesis)" if opened > 0 else "unexpected end of file"
+        return PddlSyntaxError(path, line_col(text, len(text))[0], 1, detail)
+    if isinstance(exc, UnexpectedToken):
+        expected = sorted(exc.accepts or exc.expected)[:6]
+        detail = f"unexpected {exc.token.value!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
+    elif isinstance(exc, UnexpectedCharacters):
+        detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"
+    else:
+        detail = str(exc).splitlines()[0]
+    return PddlSyntaxError(path, line, col, detail)
+
+
+def _parse(text: str, path: str, start: str):
+    lark_tree: Tree
+    try:
+        lark_tree = _lark(start).parse(text)
+    except UnexpectedInput as exc:
+        raise _syntax_error(path, text, exc) from None
+    transformer = DomainTransformer() if start == "domain" else ProblemTransformer()
+    try:
+        return transformer.transform(lark_tree)
+    except VisitError as exc:
+        meta = getattr(exc.obj, "meta", None)
+        line = getattr(meta, "line", None) if meta is not None and not meta.empty else None
+        col = getattr(meta, "column", None) if line is not None else None
+        detail = str(exc.orig_exc).strip() or type(exc.orig_exc).__name__
+        bad_type = re.search(r"types \['([^']+)'\] of term .* not in available types \{([^}]*)\}", detail)
+        if bad_type:  # the pddl package's message has no position; find one
+            known = re.findall(r"'([^']+)'", bad_type.group(2))
+            raise UnknownSymbolError("type", bad_type.group(1), known,
+                                     _where(path, text, r"-\s*" + re.escape(bad_type.group(1)) + r"(?![\w-])")) from None
+        raise PddlSyntaxError(path, line, col, detail) from None
+    except (PDDLError, ValueError, AssertionError) as exc:
+        raise PddlSyntaxError(path, None, None, str(exc) or type(exc).__name__) from None
+
+
+# ----------------------------------------------------------- conversion
+
+
+class _Scope:
+    """Case-insensitive name resolution against what a file declared."""
+
+    def __init__(self, path: str, text: str, kind: str, names) -> None:
+        self.path, self.text, self.kind = path, text, kind
+        self.by_lower = {n.lower(): n for n in names}
+
+    def resolve(self, name: str, pattern: str | None = None) -> str:
+        hit = self.by_lower.get(name.lower())
+        if hit is None:
+            where = _where(self.path, self.text, pattern or r"(?<![\w?-])" + re.escape(name) + r"(?![\w-])")
+            raise UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
+        return hit
+
+
+def _type_tuple(tags, types: _Scope) -> tuple[str, ...]:
+    if not tags:
+        return ("object",)
+    return tuple(sorted("object" if str(t).lower() == "object" else types.resolve(str(t)) for t in tags))
+
+
+class _Converter:
+    """Converts pddl-package formulas to toolkit formulas, checking every name."""
+
+    def __init__(self, path: str, text: str, predicates: dict[str, m.PredicateDef],
+                 objects: _Scope, types: _Scope) -> None:
+        self.path, self.text = path, text
+        self.predicates = predicates
+        self.pred_scope = _Scope(path, text, "predicate", predicates)
+        self.objects, self.types = objects, types
+        self.used_requirements: set[str] = set()
+
+    def params(self, variables) -> tuple[m.Param, ...]:
+        return tuple(("?" + str(v.name), _type_tuple(v.type_tags, self.types)) for v in variables)
+
+    def term(self, t, scope: dict[str, str]) -> str:
+        name = str(t.name)
+        if type(t).__name__ == "Variable":
+            key = "?" + name.lower()
+            if key not in scope:
+                where = _where(self.path, self.text, r"\?" + re.escape(name) + r"(?![\w-])")
+                raise UnknownSymbolError("variable", "?" + name, scope.values(), where)
+            return scope[key]
+        return self.objects.resolve(name)
+
+    def atom(self, p: _PPredicate, scope: dict[str, str]) -> m.Pred:
+        pred = self.pred_scope.resolve(str(p.name), r"\(\s*" + re.escape(str(p.name)) + r"(?![\w-])")
+        terms = tuple(self.term(t, scope) for t in p.terms)
+        decl = self.predicates[pred]
+        if len(terms) != decl.arity:
+            raise ArityError("predicate", pred, decl.arity, len(terms),
+                             _where(self.path, self.text, r"\(\s*" + re.escape(str(p.name)) + r"(?![\w-])"))
+        return m.Pred(pred, terms)
+
+    def _scoped(self, variables, scope):
+        params = self.params(sorted(variables, key=lambda v: str(v.name)))
+        inner = dict(scope)
+        inner.update({v.lower(): v for v, _ in params})
+        return params, inner
+
+    def condition(self, f, scope: dict[str, str]) -> m.Condition:
+        if f is None:
+            return m.TRUE
+        if isinstance(f, _PPredicate):
+            return self.atom(f, scope)
+        if isinstance(f, _PEqualTo):
+            self.used_requirements.add(":equality")
+            return m.Equals(self.term(f.left, scope), self.term(f.right, scope))
+        if isinstance(f, pb.Not):
+            self.used_requirements.add(":negative-preconditions")
+            return m.Not(self.condition(f.argument, scope))
+        if isinstance(f, pb.And):
+            return m.And(tuple(self.condition(x, scope) for x in f.operands))
+        if isinstance(f, pb.Or):
+            self.used_requirements.add(":disjunctive-preconditions")
+            return m.Or(tuple(self.condition(x, scope) for x in f.operands))
+        if isinstance(f, pb.Imply):
+            self.used_requirements.add(":disjunctive-preconditions")
+            a, b = f.operands
+            return m.Imply(self.condition(a, scope), self.condition(b, scope))
+        if isinstance(f, (pb.ForallCondition, pb.ExistsCondition)):
+            params, inner = self._scoped(f.variables, scope)
+            body = self.condition(f.condition, inner)
+            if isinstance(f, pb.ForallCondition):
+                self.used_requirements.add(":universal-preconditions")
+                return m.Forall(params, body)
+            self.used_requirements.add(":existential-preconditions")
+            return m.Exists(params, body)
+        if isinstance(f, pb.OneOf):
+            raise UnsupportedFeatureError(self.path, "non-deterministic effects (oneof)")
+        raise UnsupportedFeatureError(self.path, f"formula {type(f).__name__} ({f})")
+
+    def effect(self, f, scope: dict[str, str]) -> m.Effect:
+        if f is None:
+            return m.AndEffect(())
+        if isinstance(f, _PPredicate):
+            return m.AddEffect(self.atom(f, scope))
+        if isinstance(f, pb.Not) and isinstance(f.argument, _PPredicate):
+            return m.DelEffect(self.atom(f.argument, scope))
+        if isinstance(f, pb.And):
+            return m.AndEffect(tuple(self.effect(x, scope) for x in f.operands))
+        if isinstance(f, pe.When):
+            self.used_requirements.add(":conditional-effects")
+            return m.WhenEffect(self.condition(f.condition, scope), self.effect(f.effect, scope))
+        if isinstance(f, pe.Forall):
+            self.used_requirements.add(":conditional-effects")
+            params, inner = self._scoped(f.variables, scope)
+            return m.ForallEffect(params, self.effect(f.effect, inner))
+        raise UnsupportedFeatureError(self.path, f"effect {type(f).__name__} ({f})")
+
+
+def _predicate_comments(text: str) -> dict[str, str]:
+    """Trailing ``;;`` comments on predicate declarations, by lower-case name."""
+    comments: dict[str, str] = {}
+    sec = re.search(r"\(\s*:predicates\b", text, re.I)
+    if not sec:
+        return comments
+    for line in text[sec.end():].splitlines():
+        if re.search(r"\(\s*:(action|functions|derived|constraints)\b", line, re.I):
+            break
+        mt = re.match(r"\s*\(\s*([A-Za-z][\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line)
+        if mt:
+            comments[mt.group(1).lower()] = mt.group(2)
+    return comments
+
+
+def _types_of(pdom) -> dict[str, str]:
+    types = {}
+    for child, parent in dict(pdom.types).items():
+        if str(child).lower() != "object":
+            types[str(child)] = str(parent) if parent else "object"
+    return types
+
+
+def parse_domain(text: str, path: str = "<string>") -> m.Domain:
+    """Parse domain text into a validated :class:`~toolkit.model.Domain`."""
+    norm, warnings, declared = _normalise(text, path)
+    pdom = _parse(norm, path, "domain")
+    types = _types_of(pdom)
+    type_scope = _Scope(path, text, "type", [*types, "object"])
+    for child, parent in types.items():
+        if parent != "object":
+            types[child] = type_scope.resolve(parent)
+    constants = {str(c.name): _type_tuple(c.type_tags, type_scope)[0] for c in pdom.constants}
+    comments = _predicate_comments(text)
+    predicates: dict[str, m.PredicateDef] = {}
+    for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
+        params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
+        predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
+    conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants), type_scope)
+    actions: dict[str, m.ActionSchema] = {}
+    # Keep the file's order of actions (the pddl package returns a set).
+    order = {n.lower(): i for i, n in enumerate(re.findall(r"\(\s*:action\s+([^\s()]+)", _blank_comments(text), re.I))}
+    pactions: list[_PAction] = sorted(pdom.actions, key=lambda a: order.get(str(a.name).lower(), 1 << 30))
+    for a in pactions:
+        params = conv.params(a.parameters)
+        scope = {v.lower(): v for v, _ in params}
+        pre = conv.condition(a.precondition, scope)
+        eff = conv.effect(a.effect, scope)
+        actions[str(a.name)] = m.ActionSchema(str(a.name), params, pre, eff)
+    for r in sorted(conv.used_requirements):
+        implied = {":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r) else {":adl"}
+        if r not in declared and not (declared & implied):
+            warnings.append(f"{path}: uses {r} without declaring it in :requirements")
+    if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
+        warnings.append(f"{path}: uses types without declaring :typing in :requirements")
+    return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
+                    path, text, tuple(warnings))
+
+
+def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Problem:
+    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`."""
+    norm, warnings, _ = _normalise(text, path)
+    pprob = _parse(norm, path, "problem")
+    if str(pprob.domain_name).lower() != domain.name.lower():
+        warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
+    type_scope = _Scope(path, text, "type", [*domain.types, "object"])
+    objects: dict[str, str] = {}
+    for o in sorted(pprob.objects, key=lambda o: str(o.name)):
+        name = str(o.name)
+        if name.lower() in {c.lower() for c in domain.constants}:
+            warnings.append(f"{path}: object '{name}' repeats a domain constant")
+            continue
+        objects[name] = _type_tuple(o.type_tags, type_scope)[0]
+    every = {**domain.constants, **objects}
+    conv = _Converter(path, text, dict(domain.predicates), _Scope(path, text, "object", every), type_scope)
+    init: set[m.Atom] = set()
+    for lit in pprob.init:
+        if isinstance(lit, pb.Not):
+            continue  # closed world: negative initial literals are redundant
+        if not isinstance(lit, _PPredicate):
+            raise UnsupportedFeatureError(path, f"initial element {lit}")
+        pred = conv.atom(lit, {})
+        _check_types(domain, every, pred, path, text)
+        init.add(m.Atom(pred.predicate, pred.terms))
+    goal = conv.condition(pprob.goal, {})
+    return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
+                     path, text, tuple(warnings))
+
+
+def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str) -> None:
+    decl = domain.predicates[pred.predicate]
+    for obj, (_, types) in zip(pred.terms, decl.params):
+        if not any(domain.is_subtype(objects[obj], t) for t in types):
+            raise TypeMismatchError(obj, objects[obj], " or ".join(types),
+                                    _where(path, text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj)))
+
+
+def _read(path: str | Path) -> str:
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PgtError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+
+
+def load_domain(path: str | Path) -> m.Domain:
+    """Load and validate a domain file."""
+    return parse_domain(_read(path), str(path))
+
+
+def load_problem(path: str | Path, domain: m.Domain) -> m.Problem:
+    """Load and validate a problem file against a domain."""
+    return parse_problem(_read(path), domain, str(path))

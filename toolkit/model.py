@@ -1,0 +1,278 @@
+"""The toolkit's own immutable PDDL model: atoms, formulas, schemas, domains, problems.
+
+Only :mod:`toolkit.loader` talks to the ``pddl`` parser; everything else sees these
+types. Terms are plain strings: a variable starts with ``?``, anything else is an
+object or constant name. Lifted and ground formulas share the same node types;
+ground ones simply contain no variables.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping, Union
+
+from toolkit.errors import PgtError
+
+Term = str
+TypeName = str
+# A typed parameter: variable name and the type(s) it ranges over ("either" types
+# have several).
+Param = tuple[str, tuple[TypeName, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class Atom:
+    """A ground atom such as ``(on a b)``; hashable, printable, parseable.
+
+    >>> str(Atom("on", ("a", "b")))
+    '(on a b)'
+    >>> Atom.parse("(on a b)") == Atom("on", ("a", "b"))
+    True
+    """
+
+    predicate: str
+    args: tuple[str, ...] = ()
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.args, tuple):
+            object.__setattr__(self, "args", tuple(self.args))
+        object.__setattr__(self, "_hash", hash((self.predicate, self.args)))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    def __str__(self) -> str:
+        return f"({' '.join((self.predicate, *self.args))})"
+
+    def __lt__(self, other: Atom) -> bool:
+        return (self.predicate, self.args) < (other.predicate, other.args)
+
+    @classmethod
+    def parse(cls, text: str) -> Atom:
+        """Parse ``(pred a b)`` (parentheses optional) into an atom."""
+        body = text.strip()
+        if body.startswith("(") and body.endswith(")"):
+            body = body[1:-1]
+        parts = body.split()
+        if not parts or any(c in body for c in "()"):
+            raise PgtError(f"not an atom: {text!r}")
+        return cls(parts[0], tuple(parts[1:]))
+
+
+State = frozenset  # a state is a frozenset[Atom] of the true atoms (closed world)
+
+
+def is_var(term: Term) -> bool:
+    return term.startswith("?")
+
+
+# ---------------------------------------------------------------- conditions
+
+
+@dataclass(frozen=True, slots=True)
+class Pred:
+    """An atomic formula over terms (variables or constants)."""
+
+    predicate: str
+    terms: tuple[Term, ...]
+
+    def __str__(self) -> str:
+        return f"({' '.join((self.predicate, *self.terms))})"
+
+
+@dataclass(frozen=True, slots=True)
+class Equals:
+    left: Term
+    right: Term
+
+    def __str__(self) -> str:
+        return f"(= {self.left} {self.right})"
+
+
+@dataclass(frozen=True, slots=True)
+class Not:
+    arg: Condition
+
+    def __str__(self) -> str:
+        return f"(not {self.arg})"
+
+
+@dataclass(frozen=True, slots=True)
+class And:
+    parts: tuple[Condition, ...]
+
+    def __str__(self) -> str:
+        return f"(and {' '.join(map(str, self.parts))})" if self.parts else "(and)"
+
+
+@dataclass(frozen=True, slots=True)
+class Or:
+    parts: tuple[Condition, ...]
+
+    def __str__(self) -> str:
+        return f"(or {' '.join(map(str, self.parts))})" if self.parts else "(or)"
+
+
+@dataclass(frozen=True, slots=True)
+class Imply:
+    premise: Condition
+    conclusion: Condition
+
+    def __str__(self) -> str:
+        return f"(imply {self.premise} {self.conclusion})"
+
+
+def format_params(params: tuple[Param, ...]) -> str:
+    out = []
+    for var, types in params:
+        tname = types[0] if len(types) == 1 else f"(either {' '.join(types)})"
+        out.append(f"{var} - {tname}")
+    return " ".join(out)
+
+
+@dataclass(frozen=True, slots=True)
+class Exists:
+    params: tuple[Param, ...]
+    body: Condition
+
+    def __str__(self) -> str:
+        return f"(exists ({format_params(self.params)}) {self.body})"
+
+
+@dataclass(frozen=True, slots=True)
+class Forall:
+    params: tuple[Param, ...]
+    body: Condition
+
+    def __str__(self) -> str:
+        return f"(forall ({format_params(self.params)}) {self.body})"
+
+
+Condition = Union[Pred, Equals, Not, And, Or, Imply, Exists, Forall]
+TRUE: Condition = And(())
+
+# ------------------------------------------------------------------- effects
+
+
+@dataclass(frozen=True, slots=True)
+class AddEffect:
+    atom: Pred
+
+    def __str__(self) -> str:
+        return str(self.atom)
+
+
+@dataclass(frozen=True, slots=True)
+class DelEffect:
+    atom: Pred
+
+    def __str__(self) -> str:
+        return f"(not {self.atom})"
+
+
+@dataclass(frozen=True, slots=True)
+class AndEffect:
+    parts: tuple[Effect, ...]
+
+    def __str__(self) -> str:
+        return f"(and {' '.join(map(str, self.parts))})" if self.parts else "(and)"
+
+
+@dataclass(frozen=True, slots=True)
+class ForallEffect:
+    params: tuple[Param, ...]
+    body: Effect
+
+    def __str__(self) -> str:
+        return f"(forall ({format_params(self.params)}) {self.body})"
+
+
+@dataclass(frozen=True, slots=True)
+class WhenEffect:
+    condition: Condition
+    body: Effect
+
+    def __str__(self) -> str:
+        return f"(when {self.condition} {self.body})"
+
+
+Effect = Union[AddEffect, DelEffect, AndEffect, ForallEffect, WhenEffect]
+
+# ------------------------------------------------------- schemas and files
+
+
+@dataclass(frozen=True, slots=True)
+class PredicateDef:
+    name: str
+    params: tuple[Param, ...]
+    comment: str = ""  # the domain's ";;" comment on the declaration, if any
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionSchema:
+    """A lifted action: typed parameters, a precondition and an effect."""
+
+    name: str
+    params: tuple[Param, ...]
+    precondition: Condition
+    effect: Effect
+
+    @property
+    def arity(self) -> int:
+        return len(self.params)
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A parsed, validated PDDL domain (immutable)."""
+
+    name: str
+    requirements: frozenset[str]
+    types: Mapping[TypeName, TypeName]  # child -> parent; "object" is the root
+    constants: Mapping[str, TypeName]
+    predicates: Mapping[str, PredicateDef]
+    actions: Mapping[str, ActionSchema]
+    path: str = "<string>"
+    source: str = field(default="", repr=False, compare=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        for name in ("types", "constants", "predicates", "actions"):
+            object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    def ancestors(self, type_name: TypeName) -> tuple[TypeName, ...]:
+        """The type itself and all its supertypes up to ``object``."""
+        chain, seen = [type_name], {type_name}
+        while type_name in self.types and self.types[type_name] not in seen:
+            type_name = self.types[type_name]
+            chain.append(type_name)
+            seen.add(type_name)
+        if "object" not in seen:
+            chain.append("object")
+        return tuple(chain)
+
+    def is_subtype(self, sub: TypeName, sup: TypeName) -> bool:
+        return sup == "object" or sup in self.ancestors(sub)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A parsed PDDL problem: objects, initial state and goal (immutable)."""
+
+    name: str
+    domain_name: str
+    objects: Mapping[str, TypeName]
+    init: frozenset[Atom]
+    goal: Condition
+    path: str = "<string>"
+    source: str = field(default="", repr=False, compare=False)
+    warnings: tuple[str, ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "objects", MappingProxyType(dict(self.objects)))

@@ -1,0 +1,175 @@
+"""A planning task: a domain and a problem, with grounding caches.
+
+:class:`Task` is the object the rest of the toolkit works with. Ground actions are
+compiled on first use and cached, so stepping a plan is a few set operations.
+
+>>> from toolkit.domains import shipped_domain, shipped_problem
+>>> task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0"))
+>>> str(task.action("moveblock", ["Y", "c3"]))
+'(moveBlock y c3)'
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+
+from toolkit import loader
+from toolkit import model as m
+from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
+from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition, compile_effect
+from toolkit.model import Atom
+from toolkit.semantics import Unmet, apply_effect, effect_delta, explain, holds
+
+
+@dataclass(frozen=True, eq=False)
+class GroundAction:
+    """A compiled ground action, e.g. ``(moveBlock a c1)``."""
+
+    schema: m.ActionSchema
+    args: tuple[str, ...]
+    precondition: CompiledCondition = field(repr=False)
+    effect: CompiledEffect = field(repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.schema.name
+
+    def __str__(self) -> str:
+        return f"({' '.join((self.schema.name, *self.args))})"
+
+    def is_applicable(self, state: frozenset[Atom]) -> bool:
+        return holds(self.precondition, state)
+
+    def unmet(self, state: frozenset[Atom]) -> list[Unmet]:
+        """The precondition literals that are false in ``state`` (empty if applicable)."""
+        return explain(self.precondition, state)
+
+    def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
+        """Successor state (PDDL semantics); does not check the precondition."""
+        return apply_effect(self.effect, state)
+
+    def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
+        """Successor state and the conditional effects that fired."""
+        adds, dels, fired = effect_delta(self.effect, state)
+        return (state - dels) | adds, fired
+
+
+class Task:
+    """A domain plus a problem, with cached grounding."""
+
+    def __init__(self, domain: m.Domain, problem: m.Problem) -> None:
+        self.domain = domain
+        self.problem = problem
+        self.objects: dict[str, str] = {**domain.constants, **problem.objects}
+        self.init: frozenset[Atom] = problem.init
+        self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
+        self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        self._action_names = {a.lower(): a for a in domain.actions}
+        self._object_names = {o.lower(): o for o in self.objects}
+        self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
+
+    # ------------------------------------------------------------ objects
+
+    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        """Objects (and constants) whose type is one of ``types`` or a subtype, sorted."""
+        hit = self._by_type.get(types)
+        if hit is None:
+            hit = tuple(sorted(o for o, t in self.objects.items()
+                               if any(self.domain.is_subtype(t, want) for want in types)))
+            self._by_type[types] = hit
+        return hit
+
+    def resolve_action(self, name: str) -> str:
+        hit = self._action_names.get(name.lower())
+        if hit is None:
+            raise UnknownSymbolError("action", name, self.domain.actions)
+        return hit
+
+    def resolve_object(self, name: str) -> str:
+        hit = self._object_names.get(name.lower())
+        if hit is None:
+            raise UnknownSymbolError("object", name, self.objects)
+        return hit
+
+    # ------------------------------------------------------------ actions
+
+    def action(self, name: str, args: tuple[str, ...] | list[str]) -> GroundAction:
+        """The compiled ground action; names are matched case-insensitively.
+
+        Raises:
+            UnknownSymbolError: unknown action or object.
+            ArityError: wrong number of arguments.
+            TypeMismatchError: an argument of the wrong type.
+        """
+        key = (name, tuple(args))
+        hit = self._actions.get(key)
+        if hit is not None:
+            return hit
+        schema = self.domain.actions[self.resolve_action(name)]
+        objs = tuple(self.resolve_object(a) for a in args)
+        if len(objs) != schema.arity:
+            raise ArityError("action", schema.name, schema.arity, len(objs))
+        for obj, (var, types) in zip(objs, schema.params):
+            if not any(self.domain.is_subtype(self.objects[obj], t) for t in types):
+                raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
+                                        f"parameter {var} of {schema.name}")
+        canon = (schema.name, objs)
+        hit = self._actions.get(canon)
+        if hit is None:
+            sub = {var: obj for (var, _), obj in zip(schema.params, objs)}
+            hit = GroundAction(schema, objs, compile_condition(schema.precondition, sub, self.objects_of),
+                               compile_effect(schema.effect, sub, self.objects_of))
+            self._actions[canon] = hit
+        self._actions[key] = hit
+        return hit
+
+    def all_actions(self) -> Iterator[GroundAction]:
+        """Every type-correct ground action (compiled lazily, cached)."""
+        for schema in self.domain.actions.values():
+            for args in itertools.product(*(self.objects_of(t) for _, t in schema.params)):
+                yield self.action(schema.name, args)
+
+    def applicable_actions(self, state: frozenset[Atom]) -> list[GroundAction]:
+        return [a for a in self.all_actions() if a.is_applicable(state)]
+
+    # -------------------------------------------------------------- atoms
+
+    def all_atoms(self, predicate: str | None = None) -> list[Atom]:
+        """Every type-correct ground atom (of one predicate, or of all), sorted."""
+        preds = [self.domain.predicates[predicate]] if predicate else list(self.domain.predicates.values())
+        out = []
+        for p in preds:
+            for args in itertools.product(*(self.objects_of(t) for _, t in p.params)):
+                out.append(Atom(p.name, args))
+        return sorted(out)
+
+    def goal_holds(self, state: frozenset[Atom]) -> bool:
+        return holds(self.goal, state)
+
+    def goal_unmet(self, state: frozenset[Atom]) -> list[Unmet]:
+        return explain(self.goal, state)
+
+
+@functools.lru_cache(maxsize=64)
+def _cached_domain(path: str, mtime: float) -> m.Domain:
+    return loader.load_domain(path)
+
+
+def load_domain_cached(path: str | Path) -> m.Domain:
+    """Load a domain once per (path, modification time) in this process."""
+    p = Path(path)
+    try:
+        mtime = p.stat().st_mtime
+    except OSError:
+        return loader.load_domain(p)  # raises the toolkit's own read error
+    return _cached_domain(str(p.resolve()), mtime)
+
+
+def load_task(domain_path: str | Path, problem_path: str | Path) -> Task:
+    """Load a domain and a problem file into a :class:`Task`."""
+    domain = loader.load_domain(domain_path)
+    return Task(domain, loader.load_problem(problem_path, domain))
