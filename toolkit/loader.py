@@ -65,6 +65,9 @@ _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "for
                 "exists", "when", "either")
 _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*", re.I)
 _COMMENT_RE = re.compile(r";[^\n]*")
+# The pddl package rejects "- object" in typed lists (it drops "object" from its
+# known types); we rename it to this placeholder while parsing and map it back.
+_ROOT = "pgtrootobject"
 
 
 @functools.lru_cache(maxsize=None)
@@ -131,6 +134,19 @@ def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
         warnings.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = _blank_comments(text)
+    is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
+    if re.search(r"-\s+object\b", code):
+        text = "".join(re.sub(r"(-\s+)object\b", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
+                       for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
+        if is_domain:
+            types = re.search(r"\(\s*:types\b[^)]*", text)
+            if types:  # untyped names at the end of the list are subtypes of object
+                text = text[: types.end()] + " " + _ROOT + text[types.end():]
+            else:
+                preds = re.search(r"\(\s*:(predicates|constants)\b", text)
+                if preds:
+                    text = text[: preds.start()] + f"(:types {_ROOT}) " + text[preds.start():]
+        code = _blank_comments(text)
     req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS)
@@ -159,7 +175,7 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
         return PddlSyntaxError(path, line_col(text, len(text))[0], 1, detail)
     if isinstance(exc, UnexpectedToken):
         expected = sorted(exc.accepts or exc.expected)[:6]
-        detail = f"unexpected {exc.token.value!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
+        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
     elif isinstance(exc, UnexpectedCharacters):
         detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"
     else:
@@ -180,7 +196,7 @@ def _parse(text: str, path: str, start: str):
         meta = getattr(exc.obj, "meta", None)
         line = getattr(meta, "line", None) if meta is not None and not meta.empty else None
         col = getattr(meta, "column", None) if line is not None else None
-        detail = str(exc.orig_exc).strip() or type(exc.orig_exc).__name__
+        detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object")
         bad_type = re.search(r"types \['([^']+)'\] of term .* not in available types \{([^}]*)\}", detail)
         if bad_type:  # the pddl package's message has no position; find one
             known = re.findall(r"'([^']+)'", bad_type.group(2))
@@ -212,7 +228,7 @@ class _Scope:
 def _type_tuple(tags, types: _Scope) -> tuple[str, ...]:
     if not tags:
         return ("object",)
-    return tuple(sorted("object" if str(t).lower() == "object" else types.resolve(str(t)) for t in tags))
+    return tuple(sorted("object" if str(t).lower() in ("object", _ROOT) else types.resolve(str(t)) for t in tags))
 
 
 class _Converter:
@@ -323,8 +339,8 @@ def _predicate_comments(text: str) -> dict[str, str]:
 def _types_of(pdom) -> dict[str, str]:
     types = {}
     for child, parent in dict(pdom.types).items():
-        if str(child).lower() != "object":
-            types[str(child)] = str(parent) if parent else "object"
+        if str(child).lower() not in ("object", _ROOT):
+            types[str(child)] = str(parent) if parent and str(parent) != _ROOT else "object"
     return types
 
 

@@ -1,0 +1,122 @@
+"""Fallback English for predicates and objects that have no template.
+
+Every domain gets questions, even one written five minutes ago: the predicate
+name is split into words (``inColumn`` -> "in column", ``at-robby`` -> "at
+robby"), and the domain's ``;;`` comment on the predicate, when there is one, is
+turned from a statement into a yes/no question ("block b is clear" -> "Is block a
+clear?"). The rules are deliberately simple and predictable; a domain that needs
+better English ships a ``questions.toml`` (see :mod:`toolkit.questions`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SUFFIX = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)_(?P<num>\d+)$")
+_ARTICLES = ("the ", "a ", "an ")
+
+
+def split_words(name: str) -> str:
+    """Split a camelCase, snake_case or kebab-case name into lower-case words.
+
+    >>> split_words("inColumn"), split_words("at-robby"), split_words("toy_box_1")
+    ('in column', 'at robby', 'toy box 1')
+    """
+    spaced = _CAMEL.sub(" ", name).replace("_", " ").replace("-", " ")
+    return " ".join(spaced.lower().split())
+
+
+def iGibson_base(name: str) -> str | None:
+    """The base of an iGibson-style instance name (``gym_shoe_1`` -> ``gym shoe``), else None.
+
+    >>> iGibson_base("gym_shoe_1"), iGibson_base("c1")
+    ('gym shoe', None)
+    """
+    hit = _SUFFIX.match(name)
+    return split_words(hit.group("base")) if hit else None
+
+
+def is_phrase(display: str) -> bool:
+    """True if a display name already reads as a noun phrase ("the red block")."""
+    return display.lower().startswith(_ARTICLES)
+
+
+def capitalize_first(text: str) -> str:
+    """Upper-case the first character only (``str.capitalize`` would lower the rest)."""
+    return text[:1].upper() + text[1:] if text else text
+
+
+def as_question(text: str) -> str:
+    """Ensure exactly one trailing question mark.
+
+    >>> as_question("Is a clear."), as_question("Is a clear??")
+    ('Is a clear?', 'Is a clear?')
+    """
+    return text.rstrip().rstrip(".?!").rstrip() + "?"
+
+
+def statement_to_question(statement: str) -> str:
+    """Turn "X is Y" into "Is X Y?", "X has Y" into "Does X have Y?", else "Is it true that ...?".
+
+    Only the first "is"/"are" moves, so parenthesised remarks keep their verbs.
+
+    >>> statement_to_question("block a is clear (i.e., nothing is on top of it)")
+    'Is block a clear (i.e., nothing is on top of it)?'
+    >>> statement_to_question("gripper left holds nothing")
+    'Is it true that gripper left holds nothing?'
+    """
+    text = statement.strip().rstrip(".")
+    hit = re.search(r"\b(is|are)\b", text)
+    if hit and hit.start() > 0 and text[: hit.start()].count("(") == 0:
+        subject = text[: hit.start()].strip()
+        rest = text[hit.end():].strip()
+        return as_question(f"{hit.group(1).capitalize()} {subject} {rest}")
+    hit = re.search(r"\b(has|have)\b", text)
+    if hit and hit.start() > 0:
+        subject = text[: hit.start()].strip()
+        rest = text[hit.end():].strip()
+        aux = "Does" if hit.group(1) == "has" else "Do"
+        return as_question(f"{aux} {subject} have {rest}")
+    return as_question(f"Is it true that {text}")
+
+
+def fill_comment(comment: str, variables: list[str], types: list[str], phrases: list[str],
+                 is_np: list[bool]) -> str | None:
+    """Substitute arguments into a predicate comment; None if a variable is not mentioned.
+
+    ``"block b1 is on block b2"`` with noun phrases ("the red block") loses the type
+    word ("the red block is on ..."); with bare names it keeps it ("block a is on ...").
+    """
+    text = comment
+    placeholders: dict[str, str] = {}
+    for i, (var, type_name, phrase, np_) in enumerate(zip(variables, types, phrases, is_np)):
+        type_words = re.escape(split_words(type_name)) if type_name != "object" else "object"
+        pattern = re.compile(rf"\b(?:(?:{type_words}|object)\s+)*(?:object\s+)?{re.escape(var)}\b"
+                             if np_ else rf"\b{re.escape(var)}\b", re.IGNORECASE if np_ else 0)
+        token = f"\x00{i}\x00"
+        text, count = pattern.subn(token, text)
+        if count == 0:
+            return None
+        placeholders[token] = phrase
+    for token, phrase in placeholders.items():
+        text = text.replace(token, phrase)
+    return text
+
+
+def name_question(words: str, args: list[str]) -> str:
+    """A question from the predicate's words alone (no comment, no template).
+
+    >>> name_question("in column", ["block a", "column c1"])
+    'Is block a in column column c1?'
+    >>> name_question("clear", ["block a"])
+    'Is block a clear?'
+    """
+    if not args:
+        return as_question(f"Is it the case that {words}")
+    if len(args) == 1:
+        return as_question(f"Is {args[0]} {words}")
+    if len(args) == 2:
+        return as_question(f"Is {args[0]} {words} {args[1]}")
+    listed = ", ".join(args[:-1]) + f" and {args[-1]}"
+    return as_question(f'Does "{words}" hold for {listed}')

@@ -1,0 +1,174 @@
+"""Plan verification that explains: ``check_plan`` returns a report, never raises for a bad plan.
+
+The report says where and why a plan breaks (step, action, unmet literals with
+their quantifier bindings, goal gap) in fields that are data, and in a message
+people and LLMs can act on, e.g. ``step 3: (stack a b) is not applicable:
+(clear b) is false``.
+
+With ``keep_going`` every violation is reported: an inapplicable action's effects
+are applied as if it had applied (later steps are judged against the state the
+plan's author expected), and unreadable steps are skipped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from toolkit.model import Atom
+from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
+from toolkit.semantics import Unmet
+from toolkit.task import GroundAction, Task
+
+
+def describe_unmet(u: Unmet) -> str:
+    """``(clear b) is false`` / ``(on a b) is true`` / ``(or ...) is false``, with bindings."""
+    if u.atom is not None:
+        text = f"{u.atom} is {'false' if u.positive else 'true'}"
+    else:
+        text = f"{u.literal} is false"
+    if u.bindings:
+        text += " (with " + ", ".join(f"{v} = {o}" for v, o in u.bindings) + ")"
+    return text
+
+
+@dataclass(frozen=True)
+class StepReport:
+    index: int
+    text: str
+    action: str | None  # the ground action, e.g. "(moveBlock r c2)"; None if unreadable
+    applicable: bool
+    unmet: tuple[Unmet, ...] = ()
+    fired: tuple[str, ...] = ()  # conditional effects that fired
+    state_after: frozenset[Atom] | None = None
+    reason: Reason | None = None
+    message: str = ""
+
+    def to_json(self, with_state: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {
+            "step": self.index, "text": self.text, "action": self.action, "applicable": self.applicable,
+            "unmet": [u.literal for u in self.unmet], "fired": list(self.fired),
+            "reason": self.reason.value if self.reason else None, "message": self.message,
+        }
+        if self.unmet and any(u.bindings for u in self.unmet):
+            out["unmet_bindings"] = [dict(u.bindings) for u in self.unmet]
+        if with_state and self.state_after is not None:
+            out["state_after"] = sorted(map(str, self.state_after))
+        return out
+
+
+@dataclass(frozen=True)
+class PlanReport:
+    """The outcome of checking a plan; ``str(report)`` is its message."""
+
+    valid: bool
+    failed_step: int | None  # 1-based; len(plan) + 1 when only the goal fails
+    reason: Reason | None
+    unmet: tuple[str, ...]  # unmet precondition literals of the first failing step
+    goal_unmet: tuple[str, ...]  # goal literals false at the end
+    message: str
+    steps: tuple[StepReport, ...]
+    final_state: frozenset[Atom]
+    violations: tuple[StepReport, ...] = field(default=())  # every failing step (all with keep_going)
+    goal_size: int = 0
+
+    @property
+    def plan_length(self) -> int:
+        return len(self.steps)
+
+    def __str__(self) -> str:
+        return self.message
+
+    def to_json(self, with_states: bool = False) -> dict[str, Any]:
+        return {
+            "valid": self.valid,
+            "failed_step": self.failed_step,
+            "reason": self.reason.value if self.reason else None,
+            "unmet": list(self.unmet),
+            "goal_unmet": list(self.goal_unmet),
+            "message": self.message,
+            "plan_length": self.plan_length,
+            "violations": [v.to_json() for v in self.violations],
+            "steps": [s.to_json(with_states) for s in self.steps],
+        }
+
+
+def _step_error(step: PlanStep) -> StepReport:
+    return StepReport(step.index, step.text, None, False, reason=step.error, message=step.message)
+
+
+def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], *, keep_going: bool = False,
+               init: frozenset[Atom] | None = None, action_text: ActionTextParser | None = None) -> PlanReport:
+    """Run a plan from the initial state (or ``init``) and explain the outcome.
+
+    ``plan`` is plan text (any dialect of :mod:`toolkit.plans`), a parsed plan, or a
+    sequence of ground actions / step strings.
+
+    >>> from toolkit.domains import shipped_domain, shipped_problem
+    >>> from toolkit.task import load_task
+    >>> task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0"))
+    >>> print(check_plan(task, "(moveBlock nope c1)").message)
+    step 1: unknown object 'nope'
+    """
+    parsed = _as_parsed(task, plan, action_text)
+    state = task.init if init is None else init
+    reports: list[StepReport] = []
+    violations: list[StepReport] = []
+    for step in parsed.steps:
+        if step.action is None:
+            rep = _step_error(step)
+            reports.append(rep)
+            violations.append(rep)
+            if keep_going:
+                continue
+            break
+        act = step.action
+        unmet = tuple(act.unmet(state))
+        if unmet:
+            why = "; ".join(describe_unmet(u) for u in unmet)
+            rep = StepReport(step.index, step.text, str(act), False, unmet, reason=Reason.INAPPLICABLE,
+                             message=f"step {step.index}: {act} is not applicable: {why}")
+            violations.append(rep)
+            if not keep_going:
+                reports.append(rep)
+                break
+            state, fired = act.apply_explained(state)
+            reports.append(StepReport(**{**rep.__dict__, "fired": tuple(fired), "state_after": state}))
+            continue
+        state, fired = act.apply_explained(state)
+        reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state))
+
+    # The goal gap is measured in the last state reached (the end, or the failing step).
+    goal_unmet = tuple(task.goal_unmet(state))
+    goal_texts = tuple(u.literal for u in goal_unmet)
+    goal_size = len(task.goal.literals) + (0 if task.goal.tree is None else 1)
+    first = violations[0] if violations else None
+    if first is None and not goal_unmet:
+        n = len(parsed.steps)
+        msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
+        return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size)
+    if first is None:
+        n = len(parsed.steps)
+        gap = "; ".join(describe_unmet(u) for u in goal_unmet)
+        msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
+               f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")
+        return PlanReport(False, n + 1, Reason.GOAL_UNMET, (), goal_texts, msg, tuple(reports), state,
+                          (), goal_size)
+    msg = first.message
+    if keep_going and len(violations) > 1:
+        msg += f" (and {len(violations) - 1} more violation{'s' if len(violations) > 2 else ''})"
+    if keep_going and goal_unmet:
+        msg += f"; at the end {len(goal_unmet)} goal condition(s) unmet: " + "; ".join(describe_unmet(u) for u in goal_unmet)
+    return PlanReport(False, first.index, first.reason, tuple(u.literal for u in first.unmet), goal_texts, msg,
+                      tuple(reports), state, tuple(violations), goal_size)
+
+
+def _as_parsed(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str],
+               action_text: ActionTextParser | None) -> ParsedPlan:
+    if isinstance(plan, ParsedPlan):
+        return plan
+    if isinstance(plan, str):
+        return parse_plan(plan, task, action_text)
+    if all(isinstance(a, GroundAction) for a in plan):
+        return ParsedPlan(tuple(PlanStep(i, None, str(a), a.name, a.args, action=a) for i, a in enumerate(plan, 1)))
+    return parse_plan("\n".join(str(a) for a in plan), task, action_text)
