@@ -18,6 +18,7 @@ from toolkit.errors import PgtError
 # CLI name -> module that registers it. Keys are the subcommands, in help order.
 COMMANDS: dict[str, str] = {
     "validate": "toolkit.commands.validate",
+    "validate-batch": "toolkit.commands.validate_batch",
 }
 
 
