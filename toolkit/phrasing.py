@@ -27,10 +27,10 @@ def split_words(name: str) -> str:
     return " ".join(spaced.lower().split())
 
 
-def iGibson_base(name: str) -> str | None:
+def instance_base(name: str) -> str | None:
     """The base of an iGibson-style instance name (``gym_shoe_1`` -> ``gym shoe``), else None.
 
-    >>> iGibson_base("gym_shoe_1"), iGibson_base("c1")
+    >>> instance_base("gym_shoe_1"), instance_base("c1")
     ('gym shoe', None)
     """
     hit = _SUFFIX.match(name)
@@ -63,6 +63,8 @@ def statement_to_question(statement: str) -> str:
 
     >>> statement_to_question("block a is clear (i.e., nothing is on top of it)")
     'Is block a clear (i.e., nothing is on top of it)?'
+    >>> statement_to_question("passenger p0 has arrived")
+    'Has passenger p0 arrived?'
     >>> statement_to_question("gripper left holds nothing")
     'Is it true that gripper left holds nothing?'
     """
@@ -76,6 +78,9 @@ def statement_to_question(statement: str) -> str:
     if hit and hit.start() > 0:
         subject = text[: hit.start()].strip()
         rest = text[hit.end():].strip()
+        first = rest.split(" ", 1)[0]
+        if first.endswith(("ed", "en")):  # present perfect: "p has arrived" -> "Has p arrived?"
+            return as_question(f"{hit.group(1).capitalize()} {subject} {rest}")
         aux = "Does" if hit.group(1) == "has" else "Do"
         return as_question(f"{aux} {subject} have {rest}")
     return as_question(f"Is it true that {text}")
@@ -108,7 +113,7 @@ def name_question(words: str, args: list[str]) -> str:
     """A question from the predicate's words alone (no comment, no template).
 
     >>> name_question("in column", ["block a", "column c1"])
-    'Is block a in column column c1?'
+    'Is block a in column c1?'
     >>> name_question("clear", ["block a"])
     'Is block a clear?'
     """
@@ -117,6 +122,9 @@ def name_question(words: str, args: list[str]) -> str:
     if len(args) == 1:
         return as_question(f"Is {args[0]} {words}")
     if len(args) == 2:
+        head = words.split()
+        if len(head) > 1 and args[1].split()[0].lower() == head[-1]:
+            words = " ".join(head[:-1])  # "in column" + "column c1" -> "in column c1"
         return as_question(f"Is {args[0]} {words} {args[1]}")
     listed = ", ".join(args[:-1]) + f" and {args[-1]}"
     return as_question(f'Does "{words}" hold for {listed}')

@@ -1,0 +1,198 @@
+"""Reading and validating a domain's ``questions.toml``.
+
+Question templates are data that lives beside each domain, so a typo in them must
+be caught when the file is loaded, not in the middle of a paid VLM run. Every
+error names the file and the TOML key (``questions.toml: [questions].on: ...``).
+
+File format (all sections optional)::
+
+    prompt_style = "viplan-bw"            # a prompt set known to the VLM grounder
+    scene = "Blocks stacked in columns."  # scene description for generic prompts
+
+    [display.types]                       # how objects of a type are named
+    column = 'the column labeled "{name}"'   # {name} raw, {words} spaced, {base} no suffix
+
+    [display.objects]                     # per-object names win over type names
+    r = "the red block"
+
+    [questions]                           # one yes/no question per predicate
+    on = "Is {b1} on top of {b2}?"        # {b1} (variable name) or {0} (index)
+
+    [actions]                             # natural-language action text
+    moveBlock = "move {b1} to column {c1.name}"   # {x.name}: the raw object name
+"""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit import model as m
+from toolkit.errors import PgtError, closest
+
+TYPE_FIELDS = ("name", "words", "base")
+
+
+class QuestionTemplateError(PgtError):
+    """A bad ``questions.toml``: located by file and TOML key."""
+
+    def __init__(self, path: str, key: str, detail: str) -> None:
+        self.path, self.key, self.detail = path, key, detail
+        super().__init__(f"{path}: {key}: {detail}")
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A placeholder in a template: which argument, and whether to print its raw name."""
+
+    index: int
+    raw: bool = False
+
+
+@dataclass(frozen=True)
+class Template:
+    """A parsed template: literal text and slots, alternating."""
+
+    text: str
+    parts: tuple[str | Slot, ...]
+
+    def render(self, displays: list[str], names: list[str]) -> str:
+        out = []
+        for part in self.parts:
+            if isinstance(part, Slot):
+                out.append(names[part.index] if part.raw else displays[part.index])
+            else:
+                out.append(part)
+        return "".join(out)
+
+
+@dataclass(frozen=True)
+class QuestionSpec:
+    """The validated contents of a ``questions.toml`` (empty for a domain without one)."""
+
+    path: str = ""
+    prompt_style: str = ""
+    scene: str = ""
+    type_names: dict[str, str] = field(default_factory=dict)
+    object_names: dict[str, str] = field(default_factory=dict)
+    questions: dict[str, Template] = field(default_factory=dict)  # canonical predicate name -> template
+    actions: dict[str, Template] = field(default_factory=dict)  # canonical action name -> template
+
+
+def parse_template(text: str, params: tuple[m.Param, ...], path: str, key: str,
+                   require_all: bool = True) -> Template:
+    """Parse ``{var}``, ``{var.name}`` and ``{0}`` placeholders against a parameter list."""
+    variables = [var.lstrip("?") for var, _ in params]
+    lowered = {v.lower(): i for i, v in enumerate(variables)}
+    parts: list[str | Slot] = []
+    used: set[int] = set()
+    try:
+        pieces = list(string.Formatter().parse(text))
+    except ValueError as exc:
+        raise QuestionTemplateError(path, key, f"bad template {text!r}: {exc}") from None
+    for literal, field_name, spec, conversion in pieces:
+        if literal:
+            parts.append(literal)
+        if field_name is None:
+            continue
+        if spec or conversion:
+            raise QuestionTemplateError(path, key, f"placeholder {{{field_name}}} may not use ':' or '!'")
+        base, _, attr = field_name.partition(".")
+        if attr not in ("", "name"):
+            raise QuestionTemplateError(path, key, f"placeholder {{{field_name}}}: only '.name' is allowed after a variable")
+        if base.isdigit():
+            index = int(base)
+            if index >= len(variables):
+                raise QuestionTemplateError(path, key, f"placeholder {{{base}}} is out of range: "
+                                            f"{key.rsplit('.', 1)[-1]} takes {len(variables)} argument(s)")
+        elif base.lower().lstrip("?") in lowered:
+            index = lowered[base.lower().lstrip("?")]
+        else:
+            hint = closest(base, variables)
+            tip = f"; did you mean {{{hint[0]}}}?" if hint else ""
+            known = ", ".join(f"{{{v}}}" for v in variables) or "none"
+            raise QuestionTemplateError(path, key, f"unknown placeholder {{{base}}} (arguments: {known}){tip}")
+        used.add(index)
+        parts.append(Slot(index, raw=bool(attr)))
+    missing = [f"{{{variables[i]}}}" for i in range(len(variables)) if i not in used]
+    if require_all and missing:
+        raise QuestionTemplateError(path, key, f"template {text!r} does not mention {', '.join(missing)}")
+    return Template(text, tuple(parts))
+
+
+def _table(data: dict[str, Any], key: str, path: str) -> dict[str, Any]:
+    value = data.get(key, {})
+    if not isinstance(value, dict):
+        raise QuestionTemplateError(path, key, "must be a table")
+    return value
+
+
+def _string(value: Any, path: str, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise QuestionTemplateError(path, key, f"must be a non-empty string, got {value!r}")
+    return value
+
+
+def _resolve(name: str, known: dict[str, Any], kind: str, path: str, key: str) -> str:
+    hit = {k.lower(): k for k in known}.get(name.lower())
+    if hit is None:
+        hint = closest(name, known)
+        tip = f"; did you mean {', '.join(hint)}?" if hint else ""
+        raise QuestionTemplateError(path, key, f"unknown {kind} '{name}'{tip}")
+    return hit
+
+
+def load_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
+    """Load and validate a ``questions.toml`` against a domain.
+
+    Raises:
+        QuestionTemplateError: unreadable TOML, unknown predicates, actions, types or
+            placeholders, or a template that leaves an argument out.
+    """
+    where = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise QuestionTemplateError(where, "<file>", f"cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise QuestionTemplateError(where, "<toml>", str(exc)) from None
+    unknown = sorted(set(data) - {"prompt_style", "scene", "display", "questions", "actions"})
+    if unknown:
+        raise QuestionTemplateError(where, unknown[0], "unknown section or key (known: prompt_style, scene, "
+                                    "display, questions, actions)")
+    display = _table(data, "display", where)
+    type_names: dict[str, str] = {}
+    known_types = {**{t: t for t in domain.types}, "object": "object"}
+    for tname, text in _table(display, "types", where).items():
+        key = f"[display.types].{tname}"
+        canon = _resolve(tname, known_types, "type", where, key)
+        for _, fname, _, _ in string.Formatter().parse(_string(text, where, key)):
+            if fname is not None and fname not in TYPE_FIELDS:
+                raise QuestionTemplateError(where, key, f"unknown placeholder {{{fname}}} "
+                                            f"(use {', '.join('{' + f + '}' for f in TYPE_FIELDS)})")
+        type_names[canon] = text
+    object_names = {o: _string(t, where, f"[display.objects].{o}")
+                    for o, t in _table(display, "objects", where).items()}
+    questions = {}
+    for pname, text in _table(data, "questions", where).items():
+        key = f"[questions].{pname}"
+        canon = _resolve(pname, domain.predicates, "predicate", where, key)
+        questions[canon] = parse_template(_string(text, where, key), domain.predicates[canon].params, where, key)
+    actions = {}
+    for aname, text in _table(data, "actions", where).items():
+        key = f"[actions].{aname}"
+        canon = _resolve(aname, domain.actions, "action", where, key)
+        actions[canon] = parse_template(_string(text, where, key), domain.actions[canon].params, where, key)
+    return QuestionSpec(where, str(data.get("prompt_style", "")), str(data.get("scene", "")),
+                        type_names, object_names, questions, actions)
+
+
+def find_question_file(domain: m.Domain) -> Path | None:
+    """The ``questions.toml`` beside a domain file, if there is one."""
+    if not domain.path or domain.path.startswith("<"):
+        return None
+    candidate = Path(domain.path).resolve().parent / "questions.toml"
+    return candidate if candidate.is_file() else None
