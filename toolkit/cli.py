@@ -19,6 +19,7 @@ from toolkit.errors import PgtError
 COMMANDS: dict[str, str] = {
     "validate": "toolkit.commands.validate",
     "validate-batch": "toolkit.commands.validate_batch",
+    "questions": "toolkit.commands.questions",
 }
 
 

@@ -76,11 +76,11 @@ class QuestionBook:
             if t in self.spec.type_names:
                 return self.spec.type_names[t].format(name=obj, words=ph.split_words(obj), base=base or obj)
         if base:  # iGibson-style instance names: hardback_1 -> "the hardback"
-            return f"the {base}" if base in self._unique_base else f"the {ph.split_words(obj)}"
+            return f"the {base}" if base in self._unique_base else ph.split_words(obj)  # "toy 2"
         return obj
 
     def display_name(self, obj: str) -> str:
-        """How an object is named in questions ("the red block", "the hardback", "c1")."""
+        """How an object is named in questions ("the red block", "the hardback", "toy 2", "c1")."""
         try:
             return self._display[obj]
         except KeyError:
@@ -92,7 +92,7 @@ class QuestionBook:
         if ph.is_phrase(shown):
             return shown
         type_words = ph.split_words(self.task.objects[obj])
-        if type_words == "object" or type_words in ph.split_words(obj):
+        if type_words == "object" or type_words in ph.split_words(obj) or ph.instance_base(obj):
             return shown
         return f"{type_words} {shown}"
 

@@ -1,0 +1,81 @@
+"""``pgt questions``: every grounded atom of a problem with its yes/no question.
+
+This is how a domain author reads the questions a VLM will be asked, and checks
+the display names and fallbacks, before spending anything on a model.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from toolkit.errors import PgtError
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "questions", help="list every grounded atom of a problem with its yes/no question",
+        description="List every grounded atom with its question and its truth in the initial state. "
+                    "Templates come from questions.toml beside the domain; other predicates use the fallback.")
+    p.add_argument("domain", help="domain file, folder with domain.pddl, or shipped domain name")
+    p.add_argument("problem", help="problem file, or the name of a shipped problem of the domain")
+    p.add_argument("--predicate", action="append", default=[], help="only this predicate (repeatable)")
+    p.add_argument("--true-only", action="store_true", help="only atoms true in the initial state")
+    p.add_argument("--actions", action="store_true", help="also list every ground action as text")
+    p.add_argument("--json", action="store_true", help="JSON Lines output")
+    p.set_defaults(func=run)
+
+
+def resolve_problem_arg(domain_arg: str, problem_arg: str) -> Path:
+    """A problem file path, or a shipped problem name such as ``simple_problem_0``."""
+    from toolkit.domains import shipped_problem
+
+    p = Path(problem_arg)
+    if p.is_file():
+        return p
+    if not p.exists() and "/" not in problem_arg and not Path(domain_arg).exists():
+        return shipped_problem(domain_arg, problem_arg.removesuffix(".pddl"))
+    raise PgtError(f"problem file not found: {problem_arg}")
+
+
+def run(args: argparse.Namespace) -> int:
+    from toolkit.domains import resolve_domain_arg
+    from toolkit.questions import QuestionBook
+    from toolkit.task import load_task
+
+    task = load_task(resolve_domain_arg(args.domain), resolve_problem_arg(args.domain, args.problem))
+    book = QuestionBook(task)
+    preds = [_pred(task, p) for p in args.predicate] or [None]
+    atoms = [a for pred in preds for a in task.all_atoms(pred)]
+    if args.true_only:
+        atoms = [a for a in atoms if a in task.init]
+    source = book.spec.path or "fallback (no questions.toml)"
+    if not args.json:
+        print(f"# {len(atoms)} atoms; templates: {source}")
+    for atom in atoms:
+        truth = atom in task.init
+        kind = "template" if book.has_template(atom.predicate) else "fallback"
+        if args.json:
+            print(json.dumps({"atom": str(atom), "question": book.question(atom), "truth": truth,
+                              "source": kind}))
+        else:
+            print(f"{'T' if truth else 'F'}  {str(atom):<32} {book.question(atom)}")
+    if args.actions:
+        for action in task.all_actions():
+            text = book.action_text(action)
+            if args.json:
+                print(json.dumps({"action": str(action), "text": text}))
+            else:
+                print(f"A  {str(action):<32} {text}")
+    return 0
+
+
+def _pred(task: object, name: str) -> str:
+    from toolkit.errors import UnknownSymbolError
+
+    known = task.domain.predicates  # type: ignore[attr-defined]
+    hit = {k.lower(): k for k in known}.get(name.lower())
+    if hit is None:
+        raise UnknownSymbolError("predicate", name, known)
+    return hit
