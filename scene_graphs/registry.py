@@ -1,0 +1,45 @@
+"""The world registry: PDDL domain name -> world factory (a plain dict).
+
+Add a world by adding one entry; ``make_world`` picks by the task's domain name.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from scene_graphs.world import GraphWorld
+from toolkit.errors import UnknownSymbolError
+from toolkit.task import Task
+
+
+def _blocksworld(task: Task, **kw: Any) -> GraphWorld:
+    from scene_graphs.blocksworld import BlocksworldWorld
+
+    kw.pop("layout", None)
+    return BlocksworldWorld(task, **kw)
+
+
+def _household(task: Task, **kw: Any) -> GraphWorld:
+    from scene_graphs.household import HouseholdWorld
+
+    return HouseholdWorld(task, **kw)
+
+
+WORLDS: dict[str, Callable[..., GraphWorld]] = {
+    "blocksworld": _blocksworld,
+    "igibson": _household,
+}
+
+
+def make_world(task: Task, *, failure_prob: float = 0.0, seed: int | None = None,
+               layout: str | Path | None = None) -> GraphWorld:
+    """The world for ``task``'s domain (by the domain's PDDL name).
+
+    Raises:
+        UnknownSymbolError: no world is registered for the domain.
+    """
+    factory = WORLDS.get(task.domain.name.lower())
+    if factory is None:
+        raise UnknownSymbolError("world for domain", task.domain.name, WORLDS)
+    return factory(task, failure_prob=failure_prob, seed=seed, layout=layout)
