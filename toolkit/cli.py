@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "validate": "toolkit.commands.validate",
     "validate-batch": "toolkit.commands.validate_batch",
     "questions": "toolkit.commands.questions",
+    "render": "scene_graphs.commands.render",
 }
 
 

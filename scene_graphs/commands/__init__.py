@@ -1,0 +1,1 @@
+"""``pgt`` subcommands that belong to the scene-graph layer."""
