@@ -66,6 +66,22 @@ def in_view(g: nx.MultiDiGraph) -> list[str]:
     return sorted(out)
 
 
+def household_atoms(g: nx.MultiDiGraph) -> frozenset[Atom]:
+    """The igibson-domain atoms a household graph makes true (pure)."""
+    atoms = set()
+    for u, v, rel in g.edges(data="rel"):
+        if rel in RELATIONS:
+            atoms.add(Atom(rel, (u, v)))
+        elif rel == "reaches":
+            atoms.add(Atom("reachable", (v,)))
+        elif rel == "holds":
+            atoms.add(Atom("holding", (v,)))
+    for node, data in g.nodes(data=True):
+        if data.get("kind") == "container" and data.get("open"):
+            atoms.add(Atom("open", (node,)))
+    return frozenset(atoms)
+
+
 class HouseholdWorld(GraphWorld):
     """Household world; see the module docstring."""
 
@@ -126,18 +142,7 @@ class HouseholdWorld(GraphWorld):
     # ---------------------------------------------------------------- atoms
 
     def abstract(self, g: nx.MultiDiGraph) -> frozenset[Atom]:
-        atoms = set()
-        for u, v, rel in g.edges(data="rel"):
-            if rel in RELATIONS:
-                atoms.add(Atom(rel, (u, v)))
-            elif rel == "reaches":
-                atoms.add(Atom("reachable", (v,)))
-            elif rel == "holds":
-                atoms.add(Atom("holding", (v,)))
-        for node, is_open in g.nodes(data="open"):
-            if is_open:
-                atoms.add(Atom("open", (node,)))
-        return frozenset(atoms)
+        return household_atoms(g)
 
     def state_key_of(self, g: nx.MultiDiGraph) -> Hashable:
         return (self.abstract(g), agent_room(g), g.nodes[AGENT]["at"])

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "validate-batch": "toolkit.commands.validate_batch",
     "questions": "toolkit.commands.questions",
     "render": "scene_graphs.commands.render",
+    "import-scene": "scene_graphs.commands.import_scene",
 }
 
 

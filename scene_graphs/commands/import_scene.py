@@ -1,0 +1,45 @@
+"""``pgt import-scene``: turn a GraSIF / VirtualHome scene graph into household PDDL.
+
+Writes ``<out>/problems/<name>.pddl`` and ``<out>/layouts/<name>.toml`` so the
+result can be checked with ``pgt validate household <problem> <plan>`` and drawn
+with ``pgt render household <problem>``.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser(
+        "import-scene", help="convert a GraSIF/VirtualHome scene graph JSON into a household PDDL problem",
+        description="Read a scene graph JSON and write an igibson-domain problem plus its layout file.")
+    p.add_argument("scene", help="scene graph JSON (VirtualHome nodes/edges or GraSIF nodes)")
+    p.add_argument("--goal", help="goal scene graph JSON; the goal is what it adds to the start")
+    p.add_argument("--name", help="problem name (default: the JSON file's stem)")
+    p.add_argument("--out", required=True, help="output folder (problems/ and layouts/ are created)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scene_graphs.importers import load_scene, pddl_name, to_layout, to_problem
+
+    start = load_scene(args.scene)
+    goal = load_scene(args.goal).graph if args.goal else None
+    name = pddl_name(args.name or Path(args.scene).stem)
+    out = Path(args.out)
+    (out / "problems").mkdir(parents=True, exist_ok=True)
+    (out / "layouts").mkdir(parents=True, exist_ok=True)
+    problem = out / "problems" / f"{name}.pddl"
+    problem.write_text(to_problem(start.graph, name, goal))
+    (out / "layouts" / f"{name}.toml").write_text(to_layout(start.graph))
+    kinds: dict[str, int] = {}
+    for _, kind in start.graph.nodes(data="kind"):
+        kinds[kind] = kinds.get(kind, 0) + 1
+    print(f"wrote {problem} and {out / 'layouts' / (name + '.toml')}")
+    print("nodes: " + ", ".join(f"{v} {k}" for k, v in sorted(kinds.items())))
+    if start.dropped:
+        print("dropped relations without a PDDL counterpart: "
+              + ", ".join(f"{k} x{v}" for k, v in sorted(start.dropped.items())))
+    return 0

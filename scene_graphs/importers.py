@@ -1,0 +1,220 @@
+"""Import GraSIF / VirtualHome scene graphs, and write them as household PDDL.
+
+Users bring their own scene graphs; this turns them into the toolkit's schema
+(:mod:`scene_graphs.schema`) and then into an igibson-domain problem plus a layout
+file, so ``pgt validate`` and ``pgt render`` check plans on their own homes.
+
+Two JSON shapes are read:
+
+* VirtualHome / RobotHow: ``{"nodes": [{"id", "class_name", "category", "states",
+  "properties"}], "edges": [{"from_id", "to_id", "relation_type"}]}``. Rooms are
+  nodes of category ``Rooms``; ``GRABBABLE`` nodes are movable; nodes with
+  ``CAN_OPEN``/``CONTAINERS`` or an OPEN/CLOSED state (or the target of an INSIDE
+  edge that is not a room) are containers; the rest is furniture. ``ON`` ->
+  ontop, ``INSIDE`` -> inside (or in_room when the target is a room), ``CLOSE`` ->
+  nextto, ``HOLDS_RH``/``HOLDS_LH`` -> holds; other relations (``FACING``,
+  ``BETWEEN``) have no PDDL counterpart and are dropped (counted in the report).
+* GraSIF hierarchical: ``{"nodes": {"room"|"rooms": [...], "asset": [...],
+  "object"|"objects": [...], "agent": {...}}}`` with ``relation`` ``ontop_of`` /
+  ``inside_of`` and ``related_to``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import networkx as nx
+
+from scene_graphs.household import AGENT, household_atoms, room_node
+from scene_graphs.schema import SceneGraphError, add_rel, new_graph, targets, validate_graph
+
+REL_MAP = {"ON": "ontop", "INSIDE": "inside", "CLOSE": "nextto", "ONTOP_OF": "ontop", "INSIDE_OF": "inside",
+           "NEXTTO": "nextto", "NEXT_TO": "nextto"}
+
+
+@dataclass
+class ImportReport:
+    """What an import kept and dropped."""
+
+    graph: nx.MultiDiGraph
+    dropped: dict[str, int] = field(default_factory=dict)  # relation type -> count of edges dropped
+
+
+def pddl_name(text: str) -> str:
+    """A valid PDDL name from any label.
+
+    >>> pddl_name("Kitchen Table-1"), pddl_name("7up")
+    ('kitchen_table_1', 'o_7up')
+    """
+    name = re.sub(r"[^a-z0-9_]+", "_", str(text).lower()).strip("_") or "obj"
+    return name if name[0].isalpha() else f"o_{name}"
+
+
+def load_scene(source: str | Path | dict) -> ImportReport:
+    """Read a scene graph JSON (file path or parsed dict) into the schema.
+
+    Raises:
+        SceneGraphError: not one of the supported shapes, or a dangling edge.
+    """
+    if not isinstance(source, dict):
+        try:
+            source = json.loads(Path(source).read_text())
+        except (OSError, json.JSONDecodeError) as exc:
+            raise SceneGraphError(f"{source}: cannot read scene graph JSON: {exc}") from exc
+    nodes = source.get("nodes")
+    if isinstance(nodes, list):
+        report = _virtualhome(source)
+    elif isinstance(nodes, dict):
+        report = _grasif(nodes)
+    else:
+        raise SceneGraphError("scene graph JSON needs 'nodes': a list (VirtualHome) or an object (GraSIF)")
+    _finish(report.graph)
+    validate_graph(report.graph)
+    return report
+
+
+def _virtualhome(data: dict) -> ImportReport:
+    g, ids, report = new_graph(), {}, None
+    report = ImportReport(g)
+    raw = {n["id"]: n for n in data["nodes"]}
+    inside_targets = {e["to_id"] for e in data.get("edges", []) if e.get("relation_type", "").upper() == "INSIDE"}
+    for nid, n in sorted(raw.items(), key=lambda kv: str(kv[0])):
+        cat, props = str(n.get("category", "")), {p.upper() for p in n.get("properties", [])}
+        states = {s.upper() for s in n.get("states", [])}
+        if cat == "Rooms":
+            ids[nid] = room_node(pddl_name(n.get("class_name", nid)) + f"_{nid}")
+            g.add_node(ids[nid], kind="room", label=ids[nid].split(":", 1)[1])
+        elif cat == "Characters":
+            ids[nid] = AGENT
+            g.add_node(AGENT, kind="agent", label="robot", at=None)
+        else:
+            ids[nid] = pddl_name(f"{n.get('class_name', 'obj')}_{nid}")
+            if "GRABBABLE" in props:
+                g.add_node(ids[nid], kind="movable", label=ids[nid])
+            elif props & {"CAN_OPEN", "CONTAINERS"} or states & {"OPEN", "CLOSED"} or nid in inside_targets:
+                g.add_node(ids[nid], kind="container", label=ids[nid], open="CLOSED" not in states)
+            else:
+                g.add_node(ids[nid], kind="furniture", label=ids[nid])
+    for e in data.get("edges", []):
+        rel_type = str(e.get("relation_type", "")).upper()
+        if e["from_id"] not in ids or e["to_id"] not in ids:
+            raise SceneGraphError(f"edge {e} names a node that is not in 'nodes'", e.get("from_id"))
+        u, v = ids[e["from_id"]], ids[e["to_id"]]
+        kind_v = g.nodes[v]["kind"]
+        if u == AGENT and rel_type.startswith("HOLDS"):
+            add_rel(g, u, v, "holds")
+        elif rel_type == "INSIDE" and kind_v == "room":
+            add_rel(g, u, v, "in_room")
+        elif rel_type in REL_MAP and kind_v != "room" and u != AGENT and v != AGENT:
+            add_rel(g, u, v, REL_MAP[rel_type])
+        else:
+            report.dropped[rel_type] = report.dropped.get(rel_type, 0) + 1
+    return report
+
+
+def _grasif(nodes: dict) -> ImportReport:
+    g = new_graph()
+    report = ImportReport(g)
+    name = lambda n: pddl_name(n.get("name") or n.get("id"))  # noqa: E731
+    for r in nodes.get("room") or nodes.get("rooms") or []:
+        g.add_node(room_node(name(r)), kind="room", label=name(r))
+    entries = [(a, False) for a in nodes.get("asset") or nodes.get("assets") or []]
+    entries += [(o, True) for o in nodes.get("object") or nodes.get("objects") or []]
+    for n, is_object in entries:
+        states = {str(s).lower() for s in n.get("states") or []}
+        aff = {str(a).lower() for a in n.get("affordances") or []}
+        if states & {"open", "closed"} or aff & {"open", "close"}:
+            g.add_node(name(n), kind="container", label=name(n), open="open" in states)
+        elif is_object and ("pick_up" in aff or not aff):
+            g.add_node(name(n), kind="movable", label=name(n))
+        else:
+            g.add_node(name(n), kind="furniture", label=name(n))
+    for n, _ in entries:
+        room = n.get("room") or n.get("located")
+        if room:
+            _need(g, room_node(pddl_name(room)), n)
+            add_rel(g, name(n), room_node(pddl_name(room)), "in_room")
+        rel = str(n.get("relation") or "").upper()
+        if rel and n.get("related_to"):
+            target = pddl_name(n["related_to"])
+            _need(g, target, n)
+            if rel == "INSIDE_OF" and g.nodes[target]["kind"] != "container":
+                g.nodes[target].update(kind="container", open=True)
+            if rel in REL_MAP:
+                add_rel(g, name(n), target, REL_MAP[rel])
+            else:
+                report.dropped[rel] = report.dropped.get(rel, 0) + 1
+    agent = nodes.get("agent")
+    agent = agent[0] if isinstance(agent, list) and agent else agent
+    if isinstance(agent, dict):
+        g.add_node(AGENT, kind="agent", label="robot", at=None)
+        if agent.get("location"):
+            _need(g, room_node(pddl_name(agent["location"])), agent)
+            add_rel(g, AGENT, room_node(pddl_name(agent["location"])), "in_room")
+        held = agent.get("holding")
+        if held and str(held).lower() != "nothing":
+            _need(g, pddl_name(held), agent)
+            add_rel(g, AGENT, pddl_name(held), "holds")
+    return report
+
+
+def _need(g: nx.MultiDiGraph, node: str, entry: Any) -> None:
+    if node not in g:
+        raise SceneGraphError(f"scene entry {entry!r} refers to {node!r}, which is not defined", node)
+
+
+def _finish(g: nx.MultiDiGraph) -> None:
+    """Give every static object and the agent a room (a single 'room' when the scene has none)."""
+    rooms = sorted(n for n, k in g.nodes(data="kind") if k == "room")
+    if not rooms:
+        g.add_node(room_node("room"), kind="room", label="room")
+        rooms = [room_node("room")]
+    if AGENT not in g:
+        g.add_node(AGENT, kind="agent", label="robot", at=None)
+    if not targets(g, AGENT, "in_room"):
+        add_rel(g, AGENT, rooms[0], "in_room")
+    for node, kind in list(g.nodes(data="kind")):
+        if kind in ("furniture", "container") and not targets(g, node, "in_room"):
+            add_rel(g, node, rooms[0], "in_room")
+
+
+def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiDiGraph | None = None) -> str:
+    """An igibson-domain PDDL problem for a household graph.
+
+    The goal is the relation and ``open`` atoms of ``goal`` that the start lacks
+    (and ``(not (open c))`` for containers the goal closes); with no goal graph it
+    is the empty conjunction.
+    """
+    groups: dict[str, list[str]] = {"movable": [], "container": [], "object": []}
+    for node, kind in sorted(g.nodes(data="kind")):
+        if kind in ("movable", "container"):
+            groups[kind].append(node)
+        elif kind == "furniture":
+            groups["object"].append(node)
+    init = sorted(household_atoms(g))
+    goal_lines: list[str] = []
+    if goal is not None:
+        start, want = household_atoms(g), household_atoms(goal)
+        goal_lines = [str(a) for a in sorted(want - start) if a.predicate in ("ontop", "inside", "nextto", "open")]
+        goal_lines += [f"(not {a})" for a in sorted(start - want) if a.predicate == "open"]
+    objs = "\n".join(f"        {' '.join(v)} - {k}" for k, v in groups.items() if v)
+    facts = "\n".join(f"        {a}" for a in init)
+    closed = "\n".join(f"        (not (open {c}))" for c in groups["container"] if not g.nodes[c].get("open"))
+    body = "\n".join(f"            {line}" for line in goal_lines)
+    return (f"(define (problem {pddl_name(name)})\n    (:domain igibson)\n    (:objects\n{objs}\n    )\n"
+            f"    (:init\n{facts}\n{closed}\n    )\n    (:goal\n        (and\n{body}\n        )\n    )\n)\n")
+
+
+def to_layout(g: nx.MultiDiGraph) -> str:
+    """The layout TOML (rooms of furniture and containers, agent room) for a household graph."""
+    rooms: dict[str, list[str]] = {}
+    for node, kind in sorted(g.nodes(data="kind")):
+        if kind in ("furniture", "container"):
+            rooms.setdefault(g.nodes[targets(g, node, "in_room")[0]]["label"], []).append(node)
+    lines = [f'agent_room = "{g.nodes[targets(g, AGENT, "in_room")[0]]["label"]}"', "", "[rooms]"]
+    lines += [f"{room} = [{', '.join(json.dumps(o) for o in objs)}]" for room, objs in sorted(rooms.items())]
+    return "\n".join(lines) + "\n"
