@@ -1,0 +1,51 @@
+"""Planners: a protocol, our own optimal search, Fast Downward, a cache, a registry.
+
+>>> from toolkit.domains import shipped_domain, shipped_problem
+>>> from toolkit.task import load_task
+>>> task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_1"))
+>>> result = get_planner("astar").solve(task)
+>>> result.status.value, len(result.plan), result.optimal
+('solved', 3, True)
+
+``PLANNERS`` is a plain dict whose keys are the ``--planner`` choices of ``pgt
+plan`` and ``pgt solve-all``; values build a fresh planner. ``DEFAULT_PLANNER``
+is the choice for grounding loops (optimal; see docs/planning.md for the figures).
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from toolkit.errors import UnknownSymbolError
+from toolkit.planners.auto import AutoPlanner
+from toolkit.planners.base import Planner, PlanResult, PlanStatus, start_state
+from toolkit.planners.cache import CachedPlanner, PlanCache
+from toolkit.planners.fd import FastDownwardPlanner
+from toolkit.planners.search import AStarPlanner
+
+PLANNERS: dict[str, Callable[..., Planner]] = {
+    "auto": AutoPlanner,
+    "astar": AStarPlanner,
+    "bfs": lambda **kw: AStarPlanner(heuristic="blind", **kw),
+    "fd-opt": lambda **kw: FastDownwardPlanner("fd-opt", "astar(hmax())", optimal=True, **kw),
+    "fd-blind": lambda **kw: FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True, **kw),
+    "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
+}
+DEFAULT_PLANNER = "auto"
+
+
+def get_planner(name: str = DEFAULT_PLANNER, *, cache: PlanCache | None = None, unknown_as: bool = False) -> Planner:
+    """A planner by registry name, optionally wrapped with a cache.
+
+    Raises:
+        UnknownSymbolError: ``name`` is not a key of :data:`PLANNERS`.
+    """
+    factory = PLANNERS.get(name)
+    if factory is None:
+        raise UnknownSymbolError("planner", name, PLANNERS)
+    planner = factory(unknown_as=unknown_as)
+    return CachedPlanner(planner, cache) if cache is not None else planner
+
+
+__all__ = ["AStarPlanner", "AutoPlanner", "CachedPlanner", "DEFAULT_PLANNER", "FastDownwardPlanner", "PLANNERS",
+           "PlanCache", "PlanResult", "PlanStatus", "Planner", "get_planner", "start_state"]

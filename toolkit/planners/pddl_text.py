@@ -1,0 +1,57 @@
+"""Print the toolkit model back to canonical PDDL text.
+
+Used to hand a task to external planners (Fast Downward through
+unified-planning's PDDL reader) and as the stable domain key of the plan cache:
+the same domain gives the same text whatever its original formatting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from toolkit import model as m
+from toolkit.model import Atom
+
+
+def _typed(names_types: list[tuple[str, str]]) -> str:
+    by_type: dict[str, list[str]] = {}
+    for name, t in names_types:
+        by_type.setdefault(t, []).append(name)
+    return " ".join(f"{' '.join(sorted(ns))} - {t}" for t, ns in sorted(by_type.items()))
+
+
+def domain_to_pddl(domain: m.Domain) -> str:
+    """The domain as canonical PDDL (requirements made explicit and complete)."""
+    reqs = ":strips :typing :negative-preconditions :disjunctive-preconditions :equality " \
+           ":quantified-preconditions :conditional-effects"
+    lines = [f"(define (domain {domain.name})", f"  (:requirements {reqs})"]
+    if domain.types:
+        lines.append(f"  (:types {_typed(sorted(domain.types.items()))})")
+    if domain.constants:
+        lines.append(f"  (:constants {_typed(sorted(domain.constants.items()))})")
+    preds = " ".join(f"({p.name}{' ' + m.format_params(p.params) if p.params else ''})"
+                     for p in domain.predicates.values())
+    lines.append(f"  (:predicates {preds})")
+    for a in domain.actions.values():
+        lines.append(f"  (:action {a.name}")
+        lines.append(f"    :parameters ({m.format_params(a.params)})")
+        lines.append(f"    :precondition {a.precondition}")
+        lines.append(f"    :effect {a.effect})")
+    lines.append(")")
+    return "\n".join(lines) + "\n"
+
+
+def problem_to_pddl(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition,
+                    name: str = "p") -> str:
+    """A problem with the given objects (not constants), initial state and goal."""
+    objs = {o: t for o, t in objects.items() if o not in domain.constants}
+    init_text = " ".join(str(a) for a in sorted(init))
+    return (f"(define (problem {name}) (:domain {domain.name})\n"
+            f"  (:objects {_typed(sorted(objs.items()))})\n"
+            f"  (:init {init_text})\n"
+            f"  (:goal {goal}))\n")
+
+
+def domain_key(domain: m.Domain) -> str:
+    """A short stable hash of the domain's canonical text."""
+    return hashlib.sha256(domain_to_pddl(domain).encode()).hexdigest()[:16]
