@@ -1,0 +1,66 @@
+"""The replay grounder: answers from a recorded log, for offline re-analysis.
+
+A VLM run is expensive; its answer log (JSON Lines of
+:class:`grounders.records.AnswerRecord`) is not. Replaying it through the same
+agent code lets a study be re-analysed (new metrics, a different belief update)
+without calling the model again.
+
+Lookup is by (state key text, atom); the n-th time an atom is asked in a state it
+gets the n-th recorded answer there (the last one once the log runs out). With
+``match_state=False`` the state is ignored (for logs recorded without state
+keys). An atom the log does not have comes back UNKNOWN with status ``error`` and
+a message that says so; replay never invents an answer.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+from typing import Sequence
+
+from grounders.records import AnswerRecord, read_records, state_key_text
+from toolkit.model import Atom
+from toolkit.protocols import Answer, Observation, Verdict
+
+
+class ReplayGrounder:
+    """Answers read back from an answer log.
+
+    Args:
+        log: a JSON Lines file, or records already read.
+        match_state: look answers up by state as well as atom.
+    """
+
+    name = "replay"
+
+    def __init__(self, log: str | Path | Sequence[AnswerRecord], match_state: bool = True) -> None:
+        records = list(read_records(log)) if isinstance(log, (str, Path)) else list(log)
+        self.source = str(log) if isinstance(log, (str, Path)) else "<records>"
+        self.match_state = match_state
+        self._table: dict[tuple[str, str], list[AnswerRecord]] = defaultdict(list)
+        for record in records:
+            self._table[(record.state_key if match_state else "", record.atom)].append(record)
+        self._asked: dict[tuple[str, str], int] = defaultdict(int)
+
+    def __len__(self) -> int:
+        return sum(len(v) for v in self._table.values())
+
+    def reset(self) -> None:
+        self._asked.clear()
+
+    def ask(self, observation: Observation, atoms: Sequence[Atom]) -> list[Answer]:
+        state = state_key_text(observation.state_key) if self.match_state else ""
+        out = []
+        for atom in atoms:
+            key = (state, str(atom))
+            found = self._table.get(key)
+            if not found:
+                where = f" in state {state!r}" if self.match_state else ""
+                out.append(Answer(atom, Verdict.UNKNOWN, 0.5,
+                                  f"replay: no recorded answer for {atom}{where} in {self.source}",
+                                  "", "error"))
+                continue
+            index = min(self._asked[key], len(found) - 1)
+            self._asked[key] += 1
+            out.append(found[index].to_answer())
+        return out

@@ -1,0 +1,171 @@
+"""A scriptable OpenAI-compatible chat-completions server on 127.0.0.1, for tests.
+
+Real HTTP, so the real ``openai`` client is exercised end to end. Replies come
+from a script (a queue of :class:`Reply`, consumed first) and then from a
+responder callable. :func:`truth_responder` answers each question from a truth
+function, so an agent test can run a whole episode against a "VLM" that is
+right (or wrong) exactly where the test wants.
+
+    with start_fake_openai(truth_responder(lambda q: q in true_questions)) as server:
+        config = VLMConfig(model="fake", base_url=server.base_url, api_key="sk-test")
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP reply.
+
+    ``content`` is the assistant message; ``body`` (if set) is sent verbatim instead of
+    a completion (for malformed replies); ``logprobs`` is a list of
+    ``(token, logprob, [(alternative, logprob), ...])``.
+    """
+
+    content: str | None = "Yes"
+    status: int = 200
+    body: str | None = None
+    delay: float = 0.0
+    logprobs: list[tuple[str, float, list[tuple[str, float]]]] | None = None
+    prompt_tokens: int = 11
+    completion_tokens: int = 2
+
+
+Responder = Callable[[dict[str, Any]], "Reply | str"]
+
+
+def question_of(request: dict[str, Any]) -> str:
+    """The question text (after ``Question:``) of a chat-completions request body."""
+    for message in reversed(request.get("messages", [])):
+        content = message.get("content")
+        parts = [content] if isinstance(content, str) else [
+            p.get("text", "") for p in content or [] if isinstance(p, dict) and p.get("type") == "text"]
+        for text in reversed(parts):
+            hit = re.search(r"Question:\s*(.*)", text, re.DOTALL)
+            if hit:
+                return hit.group(1).strip()
+    return ""
+
+
+def truth_responder(truth: Callable[[str], bool | None], cot: bool = False) -> Responder:
+    """Answer "Yes"/"No" from ``truth(question)``; None gives an unreadable reply."""
+
+    def respond(request: dict[str, Any]) -> Reply:
+        value = truth(question_of(request))
+        if value is None:
+            return Reply("I cannot tell from this image.")
+        word = "Yes" if value else "No"
+        if cot:
+            return Reply(f"<explanation>Looking at the image carefully.</explanation>\n<answer>{word}</answer>")
+        return Reply(word)
+
+    return respond
+
+
+@dataclass
+class FakeOpenAI:
+    """The running server: its base URL, what it received, and its script."""
+
+    responder: Responder
+    refuse_logprobs: bool = False
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    headers: list[dict[str, str]] = field(default_factory=list)
+    script: deque[Reply] = field(default_factory=deque)
+    base_url: str = ""
+    _server: ThreadingHTTPServer | None = None
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def next_reply(self, request: dict[str, Any]) -> Reply:
+        with self._lock:
+            self.requests.append(request)
+            if self.script:
+                return self.script.popleft()
+        if self.refuse_logprobs and request.get("logprobs"):
+            return Reply(status=400, body=json.dumps({"error": {"message": "logprobs are not supported",
+                                                                 "type": "invalid_request_error"}}))
+        out = self.responder(request)
+        return Reply(out) if isinstance(out, str) else out
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeOpenAI:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def _completion(reply: Reply, model: str) -> dict[str, Any]:
+    choice: dict[str, Any] = {"index": 0, "finish_reason": "stop",
+                              "message": {"role": "assistant", "content": reply.content}}
+    if reply.logprobs is not None:
+        choice["logprobs"] = {"content": [
+            {"token": tok, "logprob": lp, "bytes": None,
+             "top_logprobs": [{"token": t, "logprob": p, "bytes": None} for t, p in alts]}
+            for tok, lp, alts in reply.logprobs]}
+    return {"id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()), "model": model,
+            "choices": [choice], "usage": {"prompt_tokens": reply.prompt_tokens,
+                                           "completion_tokens": reply.completion_tokens,
+                                           "total_tokens": reply.prompt_tokens + reply.completion_tokens}}
+
+
+def start_fake_openai(responder: Responder | None = None, refuse_logprobs: bool = False) -> FakeOpenAI:
+    """Start a server on a free port of 127.0.0.1; ``base_url`` ends in ``/v1``. Stop it with ``stop()``."""
+    fake = FakeOpenAI(responder or (lambda request: Reply("Yes")), refuse_logprobs)
+
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:  # keep test output quiet
+            pass
+
+        def _send(self, status: int, body: str) -> None:
+            data = body.encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError):
+                pass  # the client gave up (timeout test)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server naming
+            self._send(200, json.dumps({"object": "list", "data": [{"id": "fake", "object": "model"}]}))
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length", 0))
+            try:
+                request = json.loads(self.rfile.read(length) or b"{}")
+            except ValueError:
+                request = {}
+            with fake._lock:
+                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
+            reply = fake.next_reply(request)
+            if reply.delay:
+                time.sleep(reply.delay)
+            if reply.body is not None:
+                self._send(reply.status, reply.body)
+            elif reply.status != 200:
+                self._send(reply.status, json.dumps({"error": {"message": f"scripted HTTP {reply.status}",
+                                                               "type": "server_error"}}))
+            else:
+                self._send(200, json.dumps(_completion(reply, request.get("model", "fake"))))
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    fake._server = server
+    fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return fake
