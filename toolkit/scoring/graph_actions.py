@@ -1,0 +1,219 @@
+"""Run a plan of graph-level actions on a :class:`SceneGraph`, with simple documented semantics.
+
+Why so simple: GraSIF validates plans by moving nodes and flipping states in the
+graph, with no physics; the only failures that matter are the ones a household
+robot would hit (a closed container, a node that does not exist, a static asset
+that cannot be carried). Execution stops at the first infeasible step, which is
+reported with its 1-based index and reason; the scorer then scores the graph
+reached so far.
+
+Actions (name, then arguments; call style ``put_on(apple_1, table_1)``, PDDL style
+``(place-on apple_1 table_1)`` or JSON ``{"action": ..., "object": ..., "relation":
+..., "target": ...}``; names are case-insensitive, ``-`` and ``_`` equal):
+
+* ``place``/``rearrange``/``move`` (object, relation, target): move the object;
+  its old ON/INSIDE/NEXTTO edges go, the new one comes, and its room follows the target's.
+* ``put_on``/``place_on`` (object, target) or (target) with the held object; the
+  same for ``put_inside``/``put_in``/``place_inside`` and ``put_next_to``/``place_next_to``.
+* ``pick_up``/``grab``/``grasp`` (object): the agent holds it (placement edges go).
+* ``open``/``close`` (+ ``open_container``/``close_container``), ``turn_on``/
+  ``switch_on``/``turn_off``/``switch_off``: flip OPEN/CLOSED or ON/OFF.
+* ``go_to``/``walk``/``walk_to``/``navigate_to``/``find``/``discover_objects``/``done``:
+  no change to the graph (the named node must exist).
+
+Infeasible: unknown action or node, moving a room/asset, a node onto itself or into
+something it holds up, reaching into a closed container, putting inside a closed
+one, opening what is open or not openable, picking up with a full hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from toolkit.scoring.graph_model import GraphTaskError, SceneGraph, norm_relation
+
+_PLACE = {"place", "rearrange", "move", "put"}
+_PUT = {"put_on": "ON", "place_on": "ON", "putback": "ON", "put_inside": "INSIDE", "put_in": "INSIDE",
+        "putin": "INSIDE", "place_inside": "INSIDE", "put_next_to": "NEXTTO", "place_next_to": "NEXTTO"}
+_PICK = {"pick_up", "pickup", "grab", "grasp"}
+_TOGGLE = {"open": ("OPEN", "CLOSED", "CAN_OPEN"), "open_container": ("OPEN", "CLOSED", "CAN_OPEN"),
+           "close": ("CLOSED", "OPEN", "CAN_OPEN"), "close_container": ("CLOSED", "OPEN", "CAN_OPEN"),
+           "turn_on": ("ON", "OFF", "HAS_SWITCH"), "switch_on": ("ON", "OFF", "HAS_SWITCH"),
+           "turn_off": ("OFF", "ON", "HAS_SWITCH"), "switch_off": ("OFF", "ON", "HAS_SWITCH")}
+_NOOP = {"go_to", "goto", "walk", "walk_to", "navigate_to", "find", "discover_objects", "look_at", "done"}
+_CALL = re.compile(r"^\s*\(?\s*([A-Za-z][\w-]*)\s*[( ]?(.*?)\)?\s*$")
+
+
+@dataclass(frozen=True)
+class GraphStep:
+    index: int
+    text: str
+    ok: bool
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class GraphRun:
+    graph: SceneGraph
+    steps: tuple[GraphStep, ...]
+    failed_step: int | None = None
+    reason: str = ""
+
+
+def normalize_step(step: Any) -> tuple[str, list[str], str | None]:
+    """(verb, positional args, relation or None) from a JSON or text step."""
+    if isinstance(step, dict):
+        verb = str(step.get("action", step.get("name", "")))
+        args = step.get("args", step.get("arguments", step.get("parameters")))
+        if isinstance(args, dict):
+            args = list(args.values())
+        if args is None:
+            args = [step[k] for k in ("object", "obj", "node", "target", "to", "destination") if k in step]
+        rel = step.get("relation")
+        return verb.lower().replace("-", "_"), [str(a) for a in args], norm_relation(rel) if rel else None
+    text = str(step).strip().rstrip(",;").strip("`\"' ")
+    mt = _CALL.match(text)
+    if not mt:
+        raise GraphTaskError(f"cannot read {text!r} as an action")
+    args = [a.strip("'\" ") for a in mt.group(2).replace(",", " ").split() if a.strip("'\" ")]
+    return mt.group(1).lower().replace("-", "_"), args, None
+
+
+def plan_steps(plan: Any) -> list[Any]:
+    """A plan as a list of steps: a JSON list, ``{"plan": [...]}``, or text (one step per line)."""
+    if isinstance(plan, dict):
+        plan = plan.get("plan", plan.get("actions"))
+    if isinstance(plan, str):
+        body = "\n".join(l for l in plan.splitlines() if not l.strip().startswith("```")).strip()
+        if body[:1] in "[{":
+            try:
+                return plan_steps(json.loads(body))
+            except json.JSONDecodeError:
+                pass
+        return [l.strip() for l in body.splitlines() if l.strip() and not l.strip().startswith(";")]
+    if not isinstance(plan, list):
+        raise GraphTaskError("a graph plan must be a list of steps or text")
+    return plan
+
+
+class _Infeasible(Exception):
+    pass
+
+
+def _closed_container(g: SceneGraph, node_id: str) -> str | None:
+    """The closed container the node is (transitively) inside, if any."""
+    todo, seen = [node_id], {node_id}
+    while todo:
+        cur = todo.pop()
+        for rel, v in g.placement(cur):
+            if rel == "INSIDE" and "CLOSED" in g.nodes[v].states:
+                return v
+            if v not in seen:
+                seen.add(v)
+                todo.append(v)
+    return None
+
+
+def _room_of(g: SceneGraph, node_id: str) -> str | None:
+    for cur in [node_id, *g.ancestors(node_id)]:
+        for u, rel, v in g.edges:
+            if u == cur and rel == "INSIDE" and g.nodes[v].kind == "room":
+                return v
+    return None
+
+
+def _place(g: SceneGraph, obj: str, rel: str, target: str) -> SceneGraph:
+    node, tgt = g.node(obj), g.node(target)
+    if not node.movable:
+        raise _Infeasible(f"{obj} is a {node.kind} and cannot be moved")
+    if obj == target or obj in g.ancestors(target):
+        raise _Infeasible(f"cannot put {obj} {rel} {target}: {target} rests on or in {obj}")
+    if rel not in ("ON", "INSIDE", "NEXTTO"):
+        raise _Infeasible(f"unknown placement relation {rel}")
+    if rel == "INSIDE" and "CLOSED" in tgt.states:
+        raise _Infeasible(f"cannot put {obj} inside {target}: {target} is closed")
+    blocked = _closed_container(g, target)
+    if blocked:
+        raise _Infeasible(f"{target} is inside closed {blocked}")
+    room = _room_of(g, target)
+    keep = {(u, r, v) for u, r, v in g.edges
+            if not (u == obj and r in ("ON", "INSIDE", "NEXTTO") and (g.nodes[v].kind != "room" or room))}
+    keep.add((obj, rel, target))
+    if room:
+        keep.add((obj, "INSIDE", room))
+    return g.with_edges(keep)
+
+
+def execute(graph: SceneGraph, plan: Any) -> GraphRun:
+    """Run ``plan`` on ``graph``; stops at the first infeasible step."""
+    g, held = graph, None
+    done: list[GraphStep] = []
+    for index, raw in enumerate(plan_steps(plan), 1):
+        text = raw if isinstance(raw, str) else json.dumps(raw)
+        try:
+            verb, args, rel = normalize_step(raw)
+            g, held = _apply(g, held, verb, args, rel)
+        except (_Infeasible, GraphTaskError) as exc:
+            msg = f"step {index}: {text}: {exc}"
+            done.append(GraphStep(index, text, False, msg))
+            return GraphRun(g, tuple(done), index, msg)
+        done.append(GraphStep(index, text, True))
+    return GraphRun(g, tuple(done))
+
+
+def _apply(g: SceneGraph, held: str | None, verb: str, args: list[str], rel: str | None):
+    if verb in _PLACE:
+        if len(args) == 3 and rel is None:
+            obj, rel, target = args[0], norm_relation(args[1]), args[2]
+        elif len(args) == 2 and rel is not None:
+            obj, target = args
+        else:
+            raise _Infeasible(f"{verb} needs (object, relation, target)")
+        return _check_hand_and_place(g, held, obj, rel, target)
+    if verb in _PUT:
+        if len(args) == 1 and held:
+            return _place(g, held, _PUT[verb], args[0]), None
+        if len(args) != 2:
+            raise _Infeasible(f"{verb} needs (object, target), or (target) while holding something")
+        return _check_hand_and_place(g, held, args[0], _PUT[verb], args[1])
+    if verb in _PICK:
+        if len(args) != 1:
+            raise _Infeasible(f"{verb} needs one object")
+        node = g.node(args[0])
+        if held and held != node.id:
+            raise _Infeasible(f"already holding {held}")
+        if not node.movable:
+            raise _Infeasible(f"{node.id} is a {node.kind} and cannot be picked up")
+        blocked = _closed_container(g, node.id)
+        if blocked:
+            raise _Infeasible(f"{node.id} is inside closed {blocked}")
+        return g.with_edges(e for e in g.edges if not (e[0] == node.id and e[1] in ("ON", "INSIDE", "NEXTTO")
+                                                      and g.nodes[e[2]].kind != "room")), node.id
+    if verb in _TOGGLE:
+        if len(args) != 1:
+            raise _Infeasible(f"{verb} needs one node")
+        node = g.node(args[0])
+        new, old, prop = _TOGGLE[verb]
+        if new in node.states:
+            raise _Infeasible(f"{node.id} is already {new.lower()}")
+        if old not in node.states and prop not in node.properties:
+            raise _Infeasible(f"{node.id} has no {old.lower()}/{new.lower()} state to change ({verb})")
+        return g.with_node(replace(node, states=(node.states - {old}) | {new})), held
+    if verb in _NOOP:
+        for a in args:
+            g.node(a)
+        return g, held
+    raise _Infeasible(f"unknown action '{verb}'")
+
+
+def _check_hand_and_place(g: SceneGraph, held: str | None, obj: str, rel: str, target: str):
+    if held and held != obj:
+        raise _Infeasible(f"cannot move {obj} while holding {held}")
+    if held is None:
+        blocked = _closed_container(g, obj)
+        if blocked:
+            raise _Infeasible(f"{obj} is inside closed {blocked}")
+    return _place(g, obj, rel, target), None
