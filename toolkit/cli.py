@@ -19,6 +19,8 @@ from toolkit.errors import PgtError
 COMMANDS: dict[str, str] = {
     "validate": "toolkit.commands.validate",
     "validate-batch": "toolkit.commands.validate_batch",
+    "plan": "toolkit.commands.plan",
+    "solve-all": "toolkit.commands.solve_all",
     "questions": "toolkit.commands.questions",
     "render": "scene_graphs.commands.render",
     "import-scene": "scene_graphs.commands.import_scene",

@@ -1,0 +1,57 @@
+"""``pgt plan DOMAIN PROBLEM``: find a plan (every plan is re-checked before it is printed).
+
+Prints the plan, one ``(action args)`` per line, then a ``;`` comment line with the
+planner, status, length and time. Exit codes: 0 solved, 1 no plan (unsolvable,
+timeout, unsupported, crashed), 2 bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from toolkit import loader
+from toolkit.domains import resolve_domain_arg
+from toolkit.task import Task, load_domain_cached
+
+
+def add_planner_options(p: argparse.ArgumentParser) -> None:
+    from toolkit.planners import DEFAULT_PLANNER, PLANNERS
+
+    p.add_argument("--planner", default=DEFAULT_PLANNER, choices=list(PLANNERS),
+                   help=f"planner (default {DEFAULT_PLANNER}: optimal; own A* then Fast Downward A*/hmax)")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="time limit per problem in seconds")
+    p.add_argument("--cache", metavar="FILE", help="SQLite plan cache shared across runs and processes")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("plan", help="find a plan for a problem", description=__doc__,
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("domain", help="domain file, folder, or shipped domain name (e.g. blocksworld)")
+    p.add_argument("problem", help="problem file")
+    add_planner_options(p)
+    p.set_defaults(func=run)
+
+
+def make_planner(args: argparse.Namespace):
+    from toolkit.planners import PlanCache, get_planner
+
+    cache = PlanCache(path=args.cache) if args.cache else None
+    return get_planner(args.planner, cache=cache)
+
+
+def run(args: argparse.Namespace) -> int:
+    domain = load_domain_cached(resolve_domain_arg(args.domain))
+    task = Task(domain, loader.load_problem(args.problem, domain))
+    result = make_planner(args).solve(task, timeout=args.timeout)
+    if args.json:
+        print(json.dumps({"problem": args.problem, **result.to_json()}, indent=2))
+    else:
+        sys.stdout.write(result.plan_text())
+        extra = " (optimal)" if result.optimal else ""
+        print(f"; {result}{extra}" + (" [cached]" if result.cached else ""))
+        if result.stderr_tail:
+            print(f"--- planner output (tail) ---\n{result.stderr_tail}", file=sys.stderr)
+    return 0 if result.solved else 1
