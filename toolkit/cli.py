@@ -24,6 +24,9 @@ COMMANDS: dict[str, str] = {
     "questions": "toolkit.commands.questions",
     "render": "scene_graphs.commands.render",
     "import-scene": "scene_graphs.commands.import_scene",
+    "run": "benchmarks.commands",
+    "report": "benchmarks.commands",
+    "demo": "benchmarks.commands",
 }
 
 

@@ -98,3 +98,30 @@ class Environment(Protocol):
     def execute(self, action: GroundAction) -> StepOutcome: ...
 
     def true_state(self) -> frozenset[Atom]: ...
+
+
+@dataclass(frozen=True)
+class PlannerPrompt:
+    """What a VLM-as-planner is told besides the image (ViPlan appendix I)."""
+
+    system: str
+    user: str  # the user message, with the goal, actions and history filled in
+
+
+@dataclass(frozen=True)
+class Proposal:
+    """A planner model's raw reply; the agent parses the plan out of ``text``."""
+
+    text: str
+    status: str = "ok"  # ok | error
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@runtime_checkable
+class PlanProposer(Protocol):
+    """A model that proposes a whole plan from an observation (VLM-as-planner)."""
+
+    name: str
+
+    def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal: ...

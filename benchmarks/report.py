@@ -1,0 +1,164 @@
+"""Reports over one or more runs: Markdown and CSV tables, PNG plots.
+
+Plots use matplotlib (a well-kept library that beats hand-drawing axes with
+pillow), with the non-interactive Agg backend so nothing needs a display.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks import metrics
+from benchmarks.runner import read_records
+from toolkit.errors import PgtError
+
+
+@dataclass(frozen=True)
+class Run:
+    name: str
+    label: str
+    records: list[dict[str, Any]]
+
+
+def load_runs(paths: list[str]) -> list[Run]:
+    runs = []
+    for p in paths:
+        folder = Path(p)
+        file = folder / "episodes.jsonl" if folder.is_dir() else folder
+        records = read_records(file)
+        if not records:
+            raise PgtError(f"{p}: no episodes found (expected {file})")
+        runs.append(Run(folder.name if folder.is_dir() else folder.stem, records[0].get("label", folder.name), records))
+    return runs
+
+
+def _fmt(x: float, digits: int = 2) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def rows(runs: list[Run]) -> list[dict[str, Any]]:
+    out = []
+    for run in runs:
+        for split, s in metrics.split_table(run.records).items():
+            out.append({"run": run.name, "label": run.label, "split": split, **s})
+    return out
+
+
+def write_csv(runs: list[Run], path: Path) -> None:
+    data = rows(runs)
+    keys = list(data[0]) if data else []
+    with path.open("w", newline="", encoding="utf-8") as fh:
+        w = csv.DictWriter(fh, fieldnames=keys)
+        w.writeheader()
+        for r in data:
+            w.writerow({k: (round(v, 6) if isinstance(v, float) else v) for k, v in r.items()})
+
+
+def markdown(runs: list[Run]) -> str:
+    lines = ["| run | split | episodes | success (SEM) | accuracy | questions/ep | replans/ep | actions/ep |",
+             "|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows(runs):
+        lines.append(f"| {r['label']} | {r['split']} | {r['episodes']} | {_fmt(r['success'])} ({_fmt(r['success_sem'])}) "
+                     f"| {_fmt(r['accuracy'], 3)} | {_fmt(r['questions'], 1)} | {_fmt(r['replans'], 2)} | {_fmt(r['actions'], 1)} |")
+    preds = {run.label: metrics.predicate_accuracy(run.records) for run in runs}
+    names = sorted({p for v in preds.values() for p in v})
+    if names:
+        lines += ["", "Predicate accuracy (answers with a yes/no verdict):", "",
+                  "| run | " + " | ".join(names) + " |", "|---|" + "---:|" * len(names)]
+        for label, table in preds.items():
+            cells = [_fmt(table[p][0], 3) if p in table else "" for p in names]
+            lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def plots(runs: list[Run], out: Path) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    table = rows(runs)
+    splits = [s for s in dict.fromkeys(r["split"] for r in table)]
+    protocols = list(dict.fromkeys(r["label"].split("[")[0] for r in table))
+
+    # 1. success against measured accuracy, one line per protocol and split
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for proto in protocols:
+        for split in splits:
+            pts = sorted((r["accuracy"], r["success"], r["success_sem"]) for r in table
+                         if r["split"] == split and r["label"].startswith(proto + "[") and not math.isnan(r["accuracy"]))
+            if pts:
+                xs, ys, es = zip(*pts)
+                ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=f"{proto} / {split}")
+    ax.set_xlabel("measured predicate accuracy")
+    ax.set_ylabel("success rate (± SEM)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Success against grounding accuracy")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    written.append(_save(fig, out / "success_vs_accuracy.png", plt))
+
+    # 2. the accuracy/success gap per run (combined over splits)
+    combined = [r for r in table if r["split"] == ("combined" if "combined" in splits else splits[0])]
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(combined)), 4.5))
+    xs = range(len(combined))
+    ax.bar([x - 0.2 for x in xs], [r["accuracy"] for r in combined], 0.4, label="predicate accuracy")
+    ax.bar([x + 0.2 for x in xs], [r["success"] for r in combined], 0.4, yerr=[r["success_sem"] for r in combined],
+           capsize=3, label="task success")
+    ax.set_xticks(list(xs), [r["label"] for r in combined], rotation=30, ha="right", fontsize=7)
+    ax.set_ylim(0, 1.05)
+    ax.set_title("The accuracy/success gap")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    written.append(_save(fig, out / "accuracy_success_gap.png", plt))
+
+    # 3. questions per episode
+    fig, ax = plt.subplots(figsize=(max(6, 1.1 * len(combined)), 4.5))
+    ax.bar(list(xs), [r["questions"] for r in combined], yerr=[r["questions_sem"] for r in combined], capsize=3)
+    ax.set_xticks(list(xs), [r["label"] for r in combined], rotation=30, ha="right", fontsize=7)
+    ax.set_ylabel("questions per episode (± SEM)")
+    ax.set_title("Grounding cost")
+    fig.tight_layout()
+    written.append(_save(fig, out / "questions_per_episode.png", plt))
+
+    # 4. success against predictions needed (ViPlan Figure 2)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for run in runs:
+        pts = metrics.success_by_predictions(run.records)
+        if pts:
+            xs2, ys, es, _ = zip(*pts)
+            ax.errorbar(xs2, ys, yerr=es, marker="o", capsize=3, label=run.label)
+    ax.set_xlabel("predictions a perfect grounder needs for the task")
+    ax.set_ylabel("success rate (± SEM)")
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_title("Compounding errors (cf. ViPlan Figure 2)")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    written.append(_save(fig, out / "success_vs_predictions.png", plt))
+    return written
+
+
+def _save(fig, path: Path, plt) -> Path:
+    fig.savefig(path, dpi=110, metadata={"Software": None})
+    plt.close(fig)
+    return path
+
+
+def write_report(run_paths: list[str], out: Path) -> dict[str, Path]:
+    runs = load_runs(run_paths)
+    out.mkdir(parents=True, exist_ok=True)
+    md = out / "report.md"
+    md.write_text("# pgt study report\n\n" + markdown(runs), encoding="utf-8")
+    csv_path = out / "report.csv"
+    write_csv(runs, csv_path)
+    files = {"markdown": md, "csv": csv_path}
+    for p in plots(runs, out):
+        files[p.stem] = p
+    return files

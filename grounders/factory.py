@@ -1,0 +1,85 @@
+"""Build a study's grounder or plan proposer from its run configuration.
+
+The runner passes its :class:`~benchmarks.runner.RunConfig` (any object with the
+same attributes); keys of :data:`GROUNDER_FACTORIES` are the ``--grounder`` choices.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Callable
+
+from toolkit.errors import PgtError, UnknownSymbolError
+from toolkit.questions import QuestionBook
+from toolkit.task import Task
+
+
+def _error_model(config: Any, split: str):
+    from grounders.calibration import ErrorModel, load_calibration
+
+    if config.calibration:
+        try:
+            return load_calibration(config.calibration, split)
+        except PgtError:
+            return load_calibration(config.calibration, "simple" if split not in ("medium", "hard") else split)
+    if config.fp is not None or config.fn is not None:
+        return ErrorModel.asymmetric(config.fp or 0.0, config.fn or 0.0)
+    if config.accuracy is None:
+        raise PgtError("the noisy grounder needs --accuracy, --fp/--fn or --calibration")
+    return ErrorModel.uniform(config.accuracy)
+
+
+def _oracle(config: Any, task: Task, split: str, seed: int):
+    from grounders.oracle import Oracle
+
+    return Oracle(QuestionBook(task))
+
+
+def _noisy(config: Any, task: Task, split: str, seed: int):
+    from grounders.noisy import NoisyOracle
+
+    return NoisyOracle(_error_model(config, split), seed=seed, persistence=config.persistence, book=QuestionBook(task))
+
+
+def _vlm(config: Any, task: Task, split: str, seed: int):
+    from grounders.vlm import VLMConfig, VLMGrounder
+
+    cache = os.environ.get("PGT_VLM_CACHE", str(Path(".pgt-cache") / "vlm-replies.jsonl"))
+    return VLMGrounder(QuestionBook(task), VLMConfig.from_env(model=config.model, base_url=config.base_url,
+                                                              cot=config.cot, cache_path=cache))
+
+
+def _replay(config: Any, task: Task, split: str, seed: int):
+    from grounders.replay import ReplayGrounder
+
+    if not config.replay:
+        raise PgtError("the replay grounder needs --replay LOG.jsonl")
+    return ReplayGrounder.from_file(config.replay)
+
+
+GROUNDER_FACTORIES: dict[str, Callable[[Any, Task, str, int], Any]] = {
+    "oracle": _oracle, "noisy": _noisy, "vlm": _vlm, "replay": _replay,
+}
+
+
+def build_grounder(config: Any, task: Task, split: str, seed: int):
+    factory = GROUNDER_FACTORIES.get(config.grounder)
+    if factory is None:
+        raise UnknownSymbolError("grounder", config.grounder, GROUNDER_FACTORIES)
+    return factory(config, task, split, seed)
+
+
+def build_proposer(config: Any, task: Task, seed: int):
+    """The VLM-as-planner model: the VLM itself, or the offline oracle proposer."""
+    from grounders.proposers import OracleProposer, VLMPlanProposer
+    from toolkit.planners import get_planner
+
+    if config.grounder == "vlm":
+        key = os.environ.get("OPENAI_API_KEY", "")
+        model = config.model or os.environ.get("PGT_VLM_MODEL") or os.environ.get("OPENAI_MODEL")
+        if not model:
+            raise PgtError("the VLM planner needs --model (or PGT_VLM_MODEL)")
+        return VLMPlanProposer(model, config.base_url or os.environ.get("OPENAI_BASE_URL") or None, key)
+    error = 0.0 if config.grounder == "oracle" else 1.0 - (config.accuracy if config.accuracy is not None else 1.0)
+    return OracleProposer(task, get_planner(), error, seed)

@@ -1,0 +1,106 @@
+"""The ViPlan VLM-as-planner protocol (ViLa-style closed loop, ViPlan section 4.1).
+
+At each step the model sees the image, the goal in words, the actions and the
+history of previous actions (with a note if they failed), and returns a whole
+plan as JSON; only its first action is executed. The episode ends when the goal
+holds in the world, when the model returns an empty plan, or at the step cap.
+A reply that cannot be parsed costs a step and is fed back, never aborting.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from toolkit.agents.base import Clock, EpisodeResult, Ledger
+from toolkit.agents.planner_prompts import build_prompt
+from toolkit.plans import parse_plan
+from toolkit.protocols import Environment, Grounder, PlanProposer
+from toolkit.task import Task
+
+_JSON_BLOCK = re.compile(r"\{.*\}", re.S)
+
+
+@dataclass(frozen=True)
+class ViPlanPlannerConfig:
+    max_steps: int = 20
+    cot: bool = False
+
+
+def extract_plan_text(reply: str) -> str:
+    """The JSON plan inside a reply (code fences and CoT prose around it are dropped)."""
+    mt = _JSON_BLOCK.search(reply)
+    if mt:
+        try:
+            data = json.loads(mt.group(0))
+            if isinstance(data, dict) and "plan" in data:
+                return json.dumps({"plan": data["plan"]})
+        except json.JSONDecodeError:
+            pass
+    return reply
+
+
+def goal_text_default(task: Task) -> str:
+    return str(task.problem.goal)
+
+
+class _NoGrounder:
+    name = "none"
+
+    def ask(self, observation, atoms):  # pragma: no cover - never called
+        return []
+
+
+def run_viplan_planner(env: Environment, proposer: PlanProposer, config: ViPlanPlannerConfig = ViPlanPlannerConfig(),
+                       seed: int | None = None, goal_text: Callable[[Task], str] = goal_text_default) -> EpisodeResult:
+    """Run one episode of the ViPlan VLM-as-planner protocol."""
+    clock = Clock()
+    task = env.task
+    ledger = Ledger(_NoGrounder())
+    obs = env.reset(seed)
+    history: list[str] = []
+    step, failures, invalid = 0, 0, 0
+    plan_lengths: list[int] = []
+    stop = "step_cap"
+    goal = goal_text(task)
+    while step < config.max_steps:
+        if task.goal_holds(env.true_state()):
+            stop = "goal_reached"
+            break
+        prompt = build_prompt(task, goal, history, config.cot)
+        reply = proposer.propose(obs, prompt)
+        ledger.prompt_tokens += reply.prompt_tokens
+        ledger.completion_tokens += reply.completion_tokens
+        ledger.questions += 1  # one model call per step
+        parsed = parse_plan(extract_plan_text(reply.text), task) if reply.status == "ok" else None
+        if parsed is not None and not parsed.steps:
+            ledger.note("propose", step, reply=reply.text[:2000], plan=[])
+            stop = "empty_plan"
+            break
+        first = parsed.steps[0] if parsed else None
+        ledger.note("propose", step, reply=reply.text[:2000], status=reply.status,
+                    plan=[s.text for s in parsed.steps] if parsed else None)
+        step += 1
+        if first is None or first.action is None:
+            invalid += 1
+            why = first.message if first is not None else f"the model call failed: {reply.text[:200]}"
+            history.append(f"(invalid plan) {why}")
+            ledger.note("invalid", step, message=why)
+            continue
+        plan_lengths.append(len(parsed.steps))
+        outcome = env.execute(first.action)
+        obs = outcome.observation
+        failed = not outcome.executed or outcome.failure is not None
+        failures += outcome.failure is not None
+        args = ", ".join(first.action.args)
+        history.append(f"{first.action.name.lower()}({args}): {'failed' if failed else 'succeeded'}")
+        ledger.note("act", step, action=str(first.action), executed=outcome.executed, failure=outcome.failure)
+    else:
+        if task.goal_holds(env.true_state()):
+            stop = "goal_reached"
+    success = task.goal_holds(env.true_state())
+    result = EpisodeResult(success, stop, step, 0, 0, ledger, clock.seconds(), plan_lengths, failures)
+    ledger.note("summary", step, invalid_plans=invalid)
+    return result
