@@ -117,6 +117,8 @@ def name_question(words: str, args: list[str]) -> str:
     >>> name_question("clear", ["block a"])
     'Is block a clear?'
     """
+    if words.startswith(("is ", "are ")):  # is_red -> "Is block a red?"
+        words = words.split(" ", 1)[1]
     if not args:
         return as_question(f"Is it the case that {words}")
     if len(args) == 1:

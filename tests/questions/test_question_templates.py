@@ -1,0 +1,122 @@
+"""Question templates: coverage over every shipped domain, fallback, validation errors, action text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from toolkit.cli import main
+from toolkit.domains import domain_dir, list_domains, shipped_domain, shipped_problem
+from toolkit.model import Atom
+from toolkit.question_file import QuestionSpec, QuestionTemplateError, load_question_spec
+from toolkit.questions import QuestionBook
+from toolkit.task import load_task
+
+PROBLEMS = [(d, p.stem) for d in list_domains() for p in sorted((domain_dir(d) / "problems").glob("*.pddl"))]
+
+
+def _task(domain: str, problem: str):
+    return load_task(shipped_domain(domain), shipped_problem(domain, problem))
+
+
+@pytest.mark.parametrize("domain,problem", PROBLEMS)
+def test_every_atom_of_every_shipped_problem_has_one_distinct_question(domain: str, problem: str) -> None:
+    task = _task(domain, problem)
+    book = QuestionBook(task)
+    atoms = task.all_atoms()
+    questions = [book.question(a) for a in atoms]
+    for atom, q in zip(atoms, questions):
+        assert q.endswith("?") and not q.endswith("??"), (atom, q)
+        assert q[0].isupper() and "{" not in q and "?" not in q[:-1], (atom, q)
+        assert book.atom_for_question(q) == atom
+    assert len(set(questions)) == len(questions), "two atoms share a question"
+
+
+@pytest.mark.parametrize("domain,problem", [p for p in PROBLEMS if p[1] != "sokoban-3"])
+def test_action_text_parses_back_to_the_same_action(domain: str, problem: str) -> None:
+    task = _task(domain, problem)
+    book = QuestionBook(task)
+    for action in task.all_actions():
+        assert book.parse_action_text(book.action_text(action)) == (action.name, action.args)
+
+
+def test_viplan_style_questions_and_display_names() -> None:
+    bw = QuestionBook(_task("blocksworld", "simple_problem_0"))
+    assert bw.question(Atom("inColumn", ("r", "c1"))) == 'Is the red block in the column labeled "c1"?'
+    assert bw.question(Atom("clear", ("y",))) == "Is the yellow block the topmost block of its column?"
+    assert bw.display_name("c1") == 'the column labeled "c1"'
+    hh = QuestionBook(_task("household", "cleaning_out_drawers_0"))
+    assert hh.question(Atom("holding", ("bowl_1",))) == "Is the agent holding the bowl?"
+    toys = QuestionBook(_task("household", "putting_away_toys_0"))
+    assert toys.display_name("toy_2") == "toy 2" and toys.display_name("toy_box_1") == "the toy box"
+
+
+def test_natural_language_action_variants_parse() -> None:
+    bw = QuestionBook(_task("blocksworld", "simple_problem_0"))
+    move = bw.task.action("moveBlock", ("r", "c2"))
+    assert bw.action_text(move) == "move the red block to column c2"
+    for text in ("Move the red block to column C2.", "move  red block to column c2", "move r to column c2"):
+        assert bw.parse_action_text(text) == ("moveBlock", ("r", "c2")), text
+    assert bw.parse_action_text("fly the red block to the moon") is None
+    hh = QuestionBook(_task("household", "cleaning_out_drawers_0"))
+    assert hh.parse_action_text("place the bowl on the sink") == ("place-on", ("bowl_1", "sink_1"))
+
+
+def test_fallback_without_template_file_uses_the_predicate_comment() -> None:
+    task = _task("household", "cleaning_out_drawers_0")
+    book = QuestionBook(task, QuestionSpec())  # as if there were no questions.toml
+    assert book.question(Atom("holding", ("bowl_1",))) == "Is the agent holding the bowl?"
+    assert book.question(Atom("inside", ("bowl_1", "cabinet_1"))) == "Is the bowl inside the cabinet?"
+    bw = QuestionBook(_task("blocksworld", "simple_problem_0"), QuestionSpec())
+    assert bw.question(Atom("clear", ("r",))) == "Is block r clear (i.e., nothing is on top of it)?"
+    assert bw.question(Atom("on", ("r", "y"))) == "Is block r on block y?"
+
+
+def test_fallback_from_the_name_when_there_is_no_comment(tmp_path: Path) -> None:
+    (tmp_path / "domain.pddl").write_text(
+        "(define (domain d) (:requirements :typing) (:types block)"
+        " (:predicates (inColumn ?b - block ?c - block) (handEmpty) (is_red ?b - block))"
+        " (:action noop :parameters (?b - block) :precondition (is_red ?b) :effect (handEmpty)))")
+    (tmp_path / "p.pddl").write_text("(define (problem p) (:domain d) (:objects a c1 - block) (:init) (:goal (handEmpty)))")
+    book = QuestionBook(load_task(tmp_path / "domain.pddl", tmp_path / "p.pddl"))
+    assert book.question(Atom("inColumn", ("a", "c1"))) == "Is block a in column block c1?"
+    assert book.question(Atom("is_red", ("a",))) == "Is block a red?"
+    assert book.question(Atom("handEmpty")) == "Is it the case that hand empty?"
+
+
+BAD_FILES = [
+    ("[questions]\non = 'Is {b1} on {b22}?'\n", "[questions].on: unknown placeholder {b22} (arguments: {b1}, {b2}); did you mean {b2}?"),
+    ("[questions]\non = 'Is {b1} stacked?'\n", "[questions].on: template 'Is {b1} stacked?' does not mention {b2}"),
+    ("[questions]\nonn = 'Is {0} on {1}?'\n", "[questions].onn: unknown predicate 'onn'; did you mean on?"),
+    ("[questions]\nclear = 'Is {1} clear?'\n", "[questions].clear: placeholder {1} is out of range: clear takes 1 argument(s)"),
+    ("[display.types]\nblok = 'the {name}'\n", "[display.types].blok: unknown type 'blok'; did you mean block?"),
+    ("[display.types]\nblock = 'the {colour}'\n", "[display.types].block: unknown placeholder {colour} (use {name}, {words}, {base})"),
+    ("[actions]\nmoveBlock = 'move {b1}'\n", "[actions].moveBlock: template 'move {b1}' does not mention {c1}"),
+    ("[questoins]\n", "questoins: unknown section or key"),
+    ("questions = [", "<toml>: "),
+]
+
+
+@pytest.mark.parametrize("text,message", BAD_FILES)
+def test_template_errors_name_the_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    path = tmp_path / "questions.toml"
+    path.write_text(text)
+    domain = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0")).domain
+    with pytest.raises(QuestionTemplateError) as info:
+        load_question_spec(path, domain)
+    assert str(info.value).startswith(f"{path}: ")
+    assert message in str(info.value)
+
+
+def test_cli_lists_questions_with_truth(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["questions", "blocksworld", "simple_problem_0", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert len(rows) == 56
+    row = next(r for r in rows if r["atom"] == "(inColumn y c2)")
+    assert row == {"atom": "(inColumn y c2)", "question": 'Is the yellow block in the column labeled "c2"?',
+                   "truth": True, "source": "template"}
+    assert main(["questions", "gripper", str(shipped_problem("gripper", "gripper-2balls"))]) == 0
+    assert "Is the robot in room rooma?" in capsys.readouterr().out
+    assert main(["questions", "blocksworld", "no_such_problem"]) == 2
