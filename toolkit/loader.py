@@ -11,6 +11,7 @@ transformer because ``pddl``'s transformers keep state that an error leaves dirt
 
 from __future__ import annotations
 
+import copy
 import functools
 import re
 from pathlib import Path
@@ -74,6 +75,22 @@ _ROOT = "pgtrootobject"
 def _lark(start: str) -> Lark:
     return Lark(GRAMMAR_FILE.read_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
                 start=start, propagate_positions=True)
+
+
+@functools.lru_cache(maxsize=None)
+def _empty_action_body() -> list:
+    tree = _lark("domain").parse("(define (domain t) (:action a :parameters () :precondition (and) :effect (and)))")
+    return next(tree.find_data("action_body_def")).children
+
+
+class _ProblemTransformer(ProblemTransformer):
+    """The pddl package's problem transformer lacks the rules for typed quantifier variables."""
+
+    def typed_list_variable(self, args):
+        return self._domain_transformer.typed_list_variable(args)
+
+    def type_def(self, args):
+        return self._domain_transformer.type_def(args)
 
 
 # ------------------------------------------------------------ text helpers
@@ -189,7 +206,21 @@ def _parse(text: str, path: str, start: str):
         lark_tree = _lark(start).parse(text)
     except UnexpectedInput as exc:
         raise _syntax_error(path, text, exc) from None
-    transformer = DomainTransformer() if start == "domain" else ProblemTransformer()
+    for body in lark_tree.find_data("action_body_def"):
+        # PDDL allows omitting :precondition and :effect; the pddl package then
+        # crashes on the None placeholders, so we fill in an empty (and).
+        if len(body.children) == 4:
+            template = _empty_action_body()
+            for i in (0, 2):
+                if body.children[i] is None:
+                    body.children[i:i + 2] = copy.deepcopy(template[i:i + 2])
+    if start == "domain":
+        transformer = DomainTransformer()
+    else:
+        transformer = _ProblemTransformer()
+        # Its inner domain transformer checks goal formulas against requirements it
+        # never learns (a problem's goal may use = or forall); grant them all.
+        transformer._domain_transformer.requirements(["(", ":requirements", *SUPPORTED_REQUIREMENTS, ")"])
     try:
         return transformer.transform(lark_tree)
     except VisitError as exc:
@@ -344,6 +375,34 @@ def _types_of(pdom) -> dict[str, str]:
     return types
 
 
+def _none_if_empty(f):
+    """The pddl package reads an empty ``:precondition ()``/``:effect ()`` as ``(or)``; PDDL means none."""
+    return None if isinstance(f, pb.Or) and not f.operands else f
+
+
+def _nesting_guard(parse):
+    """Turn a RecursionError (formulas nested thousands deep) into a located PgtError."""
+
+    @functools.wraps(parse)
+    def guarded(text: str, *args, **kwargs):
+        try:
+            return parse(text, *args, **kwargs)
+        except RecursionError:
+            path = kwargs.get("path", args[-1] if args and isinstance(args[-1], str) else "<string>")
+            depth = max(_depths(text), default=0)
+            raise PddlSyntaxError(path, None, None, f"formulas nested too deeply ({depth} levels of parentheses)") from None
+
+    return guarded
+
+
+def _depths(text: str):
+    depth = 0
+    for ch in _blank_comments(text):
+        depth += (ch == "(") - (ch == ")")
+        yield depth
+
+
+@_nesting_guard
 def parse_domain(text: str, path: str = "<string>") -> m.Domain:
     """Parse domain text into a validated :class:`~toolkit.model.Domain`."""
     norm, warnings, declared = _normalise(text, path)
@@ -367,8 +426,8 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
     for a in pactions:
         params = conv.params(a.parameters)
         scope = {v.lower(): v for v, _ in params}
-        pre = conv.condition(a.precondition, scope)
-        eff = conv.effect(a.effect, scope)
+        pre = conv.condition(_none_if_empty(a.precondition), scope)
+        eff = conv.effect(_none_if_empty(a.effect), scope)
         actions[str(a.name)] = m.ActionSchema(str(a.name), params, pre, eff)
     for r in sorted(conv.used_requirements):
         implied = {":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r) else {":adl"}
@@ -380,6 +439,7 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
                     path, text, tuple(warnings))
 
 
+@_nesting_guard
 def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Problem:
     """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`."""
     norm, warnings, _ = _normalise(text, path)
