@@ -1,0 +1,148 @@
+"""``pgt score``: the evaluation tasks of the sibling benchmarks on one core.
+
+  pgt score predict DOMAIN PROBLEM ACTIONS PREDICTED_STATE   (LLM-BabyBench Predict)
+  pgt score plan DOMAIN PROBLEM PLAN [--gold PLAN ...]       (BabyBench Plan, LoHoRavens, ActPlan-1K)
+  pgt score predict-batch FILE.jsonl / plan-batch FILE.jsonl
+  pgt score graph FILE.json[l]                               (LookPlanGraph / GraSIF)
+
+Exit codes: 0 scored (whatever the scores), 1 a batch had lines with bad input,
+2 bad input to a single command. See docs/scoring.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from toolkit.commands.validate import load, read_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("score", help="score model outputs: state prediction, plans, scene-graph tasks",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ss = p.add_subparsers(dest="score_kind", metavar="KIND", required=True)
+
+    pr = ss.add_parser("predict", help="score a predicted final state against simulation")
+    pr.add_argument("domain", help="domain file, folder, or shipped domain name")
+    pr.add_argument("problem", help="problem file")
+    pr.add_argument("actions", help="the action sequence (plan file, any dialect; '-' for stdin)")
+    pr.add_argument("predicted", help="predicted final state: PDDL atoms, on(a, b) calls, JSON, or one atom per line")
+    pr.add_argument("--json", action="store_true", help="print one JSON object")
+    pr.set_defaults(func=run_predict)
+
+    pl = ss.add_parser("plan", help="success, partial credit, efficiency ratio, LCS against gold plans")
+    pl.add_argument("domain", help="domain file, folder, or shipped domain name")
+    pl.add_argument("problem", help="problem file")
+    pl.add_argument("plan", help="the model's plan ('-' for stdin)")
+    pl.add_argument("--gold", nargs="+", default=[], metavar="PLAN", help="gold plan file(s) for LCS")
+    _optimal_args(pl)
+    pl.add_argument("--json", action="store_true", help="print one JSON object")
+    pl.set_defaults(func=run_plan)
+
+    for kind, helptext in (("predict-batch", "score a JSON Lines batch of state predictions"),
+                           ("plan-batch", "score a JSON Lines batch of plans"),
+                           ("graph", "score scene-graph tasks (a .json task or list, or JSON Lines)")):
+        b = ss.add_parser(kind, help=helptext)
+        b.add_argument("input", help="input file ('-' for standard input)")
+        if kind == "plan-batch":
+            _optimal_args(b)
+        b.add_argument("--md", metavar="PATH", help="write the summary table as Markdown")
+        b.add_argument("--csv", metavar="PATH", help="write the summary table as CSV")
+        b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
+        b.add_argument("--quiet", action="store_true", help="no summary table on standard error")
+        b.set_defaults(func=run_batch, batch_kind={"predict-batch": "predict", "plan-batch": "plan"}.get(kind, kind))
+
+
+def _optimal_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
+                   help="time limit for the optimal-length search per task (default 10)")
+    p.add_argument("--no-optimal", action="store_true", help="skip the optimal length (no efficiency ratio)")
+
+
+def _pct(x: float | None) -> str:
+    return "unknown" if x is None else f"{x:.3f}"
+
+
+def run_predict(args: argparse.Namespace) -> int:
+    from toolkit.scoring.predict import score_prediction
+
+    task = load(args.domain, args.problem)
+    score = score_prediction(task, read_text(args.actions), read_text(args.predicted))
+    if args.json:
+        print(json.dumps(score.to_json(), indent=2))
+        return 0
+    a, f = score.all_atoms, score.fluent_atoms
+    print(("actions: " if score.actions_executable else "ACTIONS NOT EXECUTABLE: ") + score.actions_message)
+    print(f"exact match: {'yes' if a.exact else 'no'} (fluent atoms only: {'yes' if f.exact else 'no'})")
+    print(f"all atoms:    precision {a.precision:.3f}  recall {a.recall:.3f}  F1 {a.f1:.3f}  "
+          f"distance {a.distance} (normalized {a.normalized_distance:.3f})")
+    print(f"fluent atoms: precision {f.precision:.3f}  recall {f.recall:.3f}  F1 {f.f1:.3f}  "
+          f"distance {f.distance} (normalized {f.normalized_distance:.3f})")
+    for label, items in (("missing (true, not predicted)", a.missing), ("extra (predicted, not true)", a.extra),
+                         ("not in the task (unknown names or arity)", score.parsed.unknown),
+                         ("negative literals ignored (closed world)", score.parsed.negated),
+                         ("lines with no readable atom", score.parsed.unparsed)):
+        if items:
+            print(f"{label}: {' '.join(items)}")
+    return 0
+
+
+def run_plan(args: argparse.Namespace) -> int:
+    from toolkit.scoring.optimal import optimal_length
+    from toolkit.scoring.plan import score_plan
+
+    task = load(args.domain, args.problem)
+    gold = [(g, read_text(g)) for g in args.gold]
+    optimal = None if args.no_optimal else (lambda: optimal_length(task, args.timeout))
+    score = score_plan(task, read_text(args.plan), gold, optimal)
+    if args.json:
+        print(json.dumps(score.to_json(), indent=2))
+        return 0
+    print(("SUCCESS: " if score.valid else "FAILURE: ") + score.message)
+    print(f"partial credit: {score.goal_met}/{score.goal_total} goal conjuncts = {score.partial_credit:.3f}")
+    if score.goal_unmet:
+        print(f"  unmet: {' '.join(score.goal_unmet)}")
+    if score.valid and score.optimal is not None:
+        o = score.optimal
+        opt = f"{o.length} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
+        print(f"efficiency: optimal {opt} / plan {score.plan_length} = {_pct(score.efficiency)}")
+    elif score.valid:
+        print("efficiency: not computed (--no-optimal)")
+    else:
+        print("efficiency: n/a (only for successful plans)")
+    for g in score.gold:
+        print(f"gold {g.label} ({g.length} steps{'' if g.valid else ', NOT VALID'}): "
+              f"LCS {g.lcs}, normalized {g.normalized_lcs:.3f}")
+    if len(score.gold) > 1:
+        print(f"best: LCS {score.best_lcs}, normalized {score.best_normalized_lcs:.3f} ({score.best_gold})")
+    return 0
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    from toolkit.scoring.batch import BatchContext, records_of, score_records, summarize, summary_csv, summary_markdown
+
+    if args.input == "-":
+        text, base = sys.stdin.read(), Path.cwd()
+    else:
+        text, base = read_text(args.input), Path(args.input).resolve().parent
+    kind = args.batch_kind
+    ctx = BatchContext(base, getattr(args, "timeout", 10.0), not getattr(args, "no_optimal", False))
+    results: list[dict[str, Any]] = []
+    for out in score_records(kind, records_of(text, args.input), ctx):
+        results.append(out)
+        print(json.dumps(out), flush=True)
+    errors = sum(1 for r in results if "error" in r)
+    rows = summarize(kind, results)
+    md = summary_markdown(kind, rows, len(results), errors)
+    if args.md:
+        Path(args.md).write_text(md, encoding="utf-8")
+    if args.csv:
+        Path(args.csv).write_text(summary_csv(rows), encoding="utf-8")
+    if args.json:
+        print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
+    if not args.quiet:
+        print(md, file=sys.stderr, end="")
+    return 1 if errors else 0

@@ -1,0 +1,194 @@
+"""Batch scoring over JSON Lines, and the mean ± standard error summary (Markdown, CSV).
+
+Why JSON Lines: model outputs from a study arrive one record per line; a bad line
+must be reported on its own output line while the batch goes on. Every output
+line carries the input ``id`` and ``line``; a line that could not be scored has
+``"error"`` and no metrics, and is left out of the summary (counted apart).
+
+Fields of an input record (any text field ``X`` may instead be given as ``X_path``,
+a file relative to the input file's folder):
+
+* predict: ``domain`` (path or shipped name), ``problem`` (path, or a shipped
+  problem name), ``actions`` (plan text or list), ``prediction`` (state text, list or object);
+* plan: ``domain``, ``problem``, ``plan``, optional ``gold`` (list of plan texts;
+  ``gold_paths`` for files);
+* graph: ``initial``, ``goal`` and/or ``goal_graph``, ``plan`` (see :mod:`toolkit.scoring.graph`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
+
+from toolkit import loader
+from toolkit.domains import resolve_domain_arg, shipped_problem
+from toolkit.errors import PgtError
+from toolkit.scoring.graph import score_graph_record
+from toolkit.scoring.metrics import mean_stderr
+from toolkit.scoring.optimal import OptimalLength, optimal_length
+from toolkit.scoring.plan import score_plan
+from toolkit.scoring.predict import score_prediction
+from toolkit.task import Task, load_domain_cached
+
+# Metric columns of the summary, per batch kind: (output key, label).
+SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
+    "predict": [("exact", "exact match"), ("precision", "atom precision"), ("recall", "atom recall"),
+                ("f1", "atom F1"), ("distance", "distance |PΔT|"), ("normalized_distance", "normalized distance"),
+                ("fluent_exact", "fluent exact match"), ("fluent_f1", "fluent F1"),
+                ("actions_executable", "actions executable")],
+    "plan": [("success", "success"), ("partial_credit", "partial credit"), ("efficiency", "efficiency ratio"),
+             ("plan_length", "plan length"), ("best_lcs", "LCS (best gold)"),
+             ("best_normalized_lcs", "normalized LCS (best gold)")],
+    "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share")],
+}
+
+
+class BatchContext:
+    """Per-batch caches: tasks by (domain, problem) and optimal lengths by task."""
+
+    def __init__(self, base: Path, timeout: float = 10.0, optimal: bool = True) -> None:
+        self.base, self.timeout, self.optimal = base, timeout, optimal
+        self.tasks: dict[tuple[str, str], Task] = {}
+        self.optima: dict[int, OptimalLength] = {}
+
+    def path(self, value: str) -> Path:
+        p = Path(value)
+        return p if p.is_absolute() or p.exists() or not (self.base / p).exists() else self.base / p
+
+    def text(self, rec: dict[str, Any], key: str, required: bool = True) -> str | None:
+        """Field ``key`` inline (text, or JSON for lists/objects) or from ``key_path``."""
+        if key in rec and rec[key] is not None:
+            value = rec[key]
+            return value if isinstance(value, str) else json.dumps(value)
+        if f"{key}_path" in rec:
+            try:
+                return self.path(str(rec[f"{key}_path"])).read_text(encoding="utf-8")
+            except OSError as exc:
+                raise PgtError(f"cannot read {key}_path {rec[f'{key}_path']}: {exc.strerror}") from None
+        if required:
+            raise PgtError(f"record needs '{key}' (or '{key}_path')")
+        return None
+
+    def task(self, rec: dict[str, Any]) -> Task:
+        dom, prob = rec.get("domain"), rec.get("problem")
+        if not isinstance(dom, str) or not isinstance(prob, str):
+            raise PgtError("record needs 'domain' and 'problem' as strings")
+        key = (dom, prob)
+        if key not in self.tasks:
+            dom_path = self.path(dom) if self.path(dom).exists() else resolve_domain_arg(dom)
+            prob_path = self.path(prob)
+            if not prob_path.exists() and "/" not in prob and not prob.endswith(".pddl"):
+                prob_path = shipped_problem(dom, prob)
+            domain = load_domain_cached(dom_path)
+            self.tasks[key] = Task(domain, loader.load_problem(prob_path, domain))
+        return self.tasks[key]
+
+    def optimal_for(self, task: Task) -> Callable[[], OptimalLength] | None:
+        if not self.optimal:
+            return None
+
+        def get() -> OptimalLength:
+            if id(task) not in self.optima:
+                self.optima[id(task)] = optimal_length(task, self.timeout)
+            return self.optima[id(task)]
+
+        return get
+
+
+def score_predict_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+    task = ctx.task(rec)
+    result = score_prediction(task, ctx.text(rec, "actions") or "", ctx.text(rec, "prediction") or "").to_json()
+    result.pop("true_state")
+    result["fluent_exact"], result["fluent_f1"] = result["fluent"]["exact"], result["fluent"]["f1"]
+    return result
+
+
+def score_plan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+    task = ctx.task(rec)
+    gold = [(f"gold[{i}]", g if isinstance(g, str) else json.dumps(g)) for i, g in enumerate(rec.get("gold") or [])]
+    for p in rec.get("gold_paths") or []:
+        try:
+            gold.append((str(p), ctx.path(str(p)).read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise PgtError(f"cannot read gold plan {p}: {exc.strerror}") from None
+    return score_plan(task, ctx.text(rec, "plan") or "", gold, ctx.optimal_for(task)).to_json()
+
+
+def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+    rec = dict(rec)
+    for key in ("initial", "goal_graph", "goal", "plan"):
+        if key not in rec and f"{key}_path" in rec:
+            rec[key] = json.loads(ctx.text(rec, key) or "null")
+    return score_graph_record(rec).to_json()
+
+
+SCORERS: dict[str, Callable[[dict[str, Any], BatchContext], dict[str, Any]]] = {
+    "predict": score_predict_record, "plan": score_plan_record, "graph": score_graph_json,
+}
+
+
+def score_records(kind: str, records: Iterable[tuple[int, str]], ctx: BatchContext) -> Iterator[dict[str, Any]]:
+    """Score (line number, JSON text) pairs; one output dict per non-blank input line."""
+    scorer = SCORERS[kind]
+    for lineno, line in records:
+        if not line.strip():
+            continue
+        out: dict[str, Any] = {"id": None, "line": lineno}
+        try:
+            rec = json.loads(line) if isinstance(line, str) else line
+            if not isinstance(rec, dict):
+                raise PgtError("each record must be a JSON object")
+            out["id"] = rec.get("id", lineno)
+            out.update(scorer(rec, ctx))
+        except json.JSONDecodeError as exc:
+            out["error"] = f"line {lineno}: not JSON: {exc.msg}"
+        except PgtError as exc:
+            out["error"] = f"line {lineno}: {exc}"
+        yield out
+
+
+def records_of(text: str, path: str = "") -> list[tuple[int, str]]:
+    """JSON Lines, or (for a ``.json`` file) one task object or a list of them."""
+    if path.endswith(".json"):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError:
+            data = None  # maybe JSON Lines after all
+        if data is not None:
+            items = data if isinstance(data, list) else [data]
+            return [(i, json.dumps(item)) for i, item in enumerate(items, 1)]
+    return list(enumerate(text.splitlines(), 1))
+
+
+def summarize(kind: str, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One row per metric: mean, standard error and n over the records that have it."""
+    scored = [r for r in results if "error" not in r]
+    rows = []
+    for key, label in SUMMARY_METRICS[kind]:
+        mean, se, n = mean_stderr(r.get(key) for r in scored)
+        rows.append({"metric": key, "label": label, "n": n, "mean": mean, "stderr": se})
+    return rows
+
+
+def _fmt(x: float | None) -> str:
+    return "–" if x is None else f"{x:.3f}"
+
+
+def summary_markdown(kind: str, rows: list[dict[str, Any]], total: int, errors: int) -> str:
+    lines = [f"{total} record(s), {total - errors} scored, {errors} with bad input", "",
+             "| metric | n | mean | ± s.e. |", "|---|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r['label']} | {r['n']} | {_fmt(r['mean'])} | {_fmt(r['stderr'])} |")
+    return "\n".join(lines) + "\n"
+
+
+def summary_csv(rows: list[dict[str, Any]]) -> str:
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=["metric", "label", "n", "mean", "stderr"], lineterminator="\n")
+    writer.writeheader()
+    for r in rows:
+        writer.writerow({k: ("" if r[k] is None else r[k]) for k in writer.fieldnames})
+    return buf.getvalue()
