@@ -31,10 +31,9 @@ def run_walk(domain: str, problem: str, p: float, seed: int, steps: int) -> Coun
         seen["executed"] += 1
         seen[out.failure or "ok"] += 1
         if out.failure in ("dropped_near_target", "dropped_near_start"):
-            target, now = out.action.strip("()").split()[2], None
-            now = next(a.args[1] for a in world.true_state() if a.predicate == "inColumn"
-                       and a.args[0] == out.action.strip("()").split()[1])
-            assert now != target
+            _, block, target = out.action.strip("()").split()
+            now = next(a.args[1] for a in world.true_state() if a.predicate == "inColumn" and a.args[0] == block)
+            assert now != target  # dropped in the wrong column
     return seen
 
 
