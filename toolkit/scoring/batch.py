@@ -36,7 +36,7 @@ from toolkit.task import Task, load_domain_cached
 # Metric columns of the summary, per batch kind: (output key, label).
 SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
     "predict": [("exact", "exact match"), ("precision", "atom precision"), ("recall", "atom recall"),
-                ("f1", "atom F1"), ("distance", "distance |PΔT|"), ("normalized_distance", "normalized distance"),
+                ("f1", "atom F1"), ("distance", "distance (symmetric difference)"), ("normalized_distance", "normalized distance"),
                 ("fluent_exact", "fluent exact match"), ("fluent_f1", "fluent F1"),
                 ("actions_executable", "actions executable")],
     "plan": [("success", "success"), ("partial_credit", "partial credit"), ("efficiency", "efficiency ratio"),
