@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "validate-batch": "toolkit.commands.validate_batch",
     "plan": "toolkit.commands.plan",
     "solve-all": "toolkit.commands.solve_all",
+    "lint": "toolkit.commands.lint",
     "questions": "toolkit.commands.questions",
     "score": "toolkit.commands.score",
     "render": "scene_graphs.commands.render",

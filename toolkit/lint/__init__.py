@@ -1,0 +1,157 @@
+"""``pgt lint``: tell a domain author what is wrong before any model sees the domain.
+
+:func:`lint` loads a domain and its problems, turns load errors into findings
+(the loader stops at the first error of a file, so fix and re-run), and runs the
+domain checks (:mod:`toolkit.lint.domain_checks`) and, per problem, relaxed
+reachability (:mod:`toolkit.lint.reachability`): actions that can never fire and
+goal atoms that can never hold.
+
+>>> from toolkit.domains import shipped_domain
+>>> report = lint(shipped_domain("blocksworld"))
+>>> report.exit_code, [f.code for f in report.findings]
+(0, ['unused-predicate', 'unused-predicate'])
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit import loader
+from toolkit import model as m
+from toolkit.errors import PgtError
+from toolkit.lint.domain_checks import check_domain
+from toolkit.lint.findings import Finding, Severity, at, from_error
+from toolkit.lint.reachability import relaxed_reachability
+from toolkit.task import Task
+
+__all__ = ["Finding", "LintReport", "Severity", "lint"]
+
+
+@dataclass(frozen=True)
+class LintReport:
+    """All findings for a domain and its problems, errors first."""
+
+    findings: tuple[Finding, ...] = field(default=())
+
+    @property
+    def exit_code(self) -> int:
+        """0 clean (or info only), 1 errors or warnings."""
+        return 1 if any(f.severity is not Severity.INFO for f in self.findings) else 0
+
+    def count(self, severity: Severity) -> int:
+        return sum(f.severity is severity for f in self.findings)
+
+    def summary(self) -> str:
+        return (f"{self.count(Severity.ERROR)} error(s), {self.count(Severity.WARNING)} warning(s), "
+                f"{self.count(Severity.INFO)} info")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"exit_code": self.exit_code, "errors": self.count(Severity.ERROR),
+                "warnings": self.count(Severity.WARNING), "info": self.count(Severity.INFO),
+                "findings": [f.to_json() for f in self.findings]}
+
+
+_ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
+
+
+def _read(path: Path) -> str:
+    """The file's text; an unreadable file is bad input (PgtError, exit 2)."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+
+
+def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = ()) -> LintReport:
+    """Lint a domain file and any problem files.
+
+    Raises:
+        PgtError: a file cannot be read at all (bad input).
+    """
+    dpath = Path(domain_path)
+    texts = {str(p): _read(Path(p)) for p in problem_paths}
+    findings: list[Finding] = []
+    dtext = _read(dpath)
+    try:
+        domain = loader.parse_domain(dtext, str(dpath))
+    except PgtError as exc:
+        return LintReport((from_error(exc, str(dpath), dtext),))
+    problems: list[m.Problem] = []
+    for path, text in texts.items():
+        try:
+            problems.append(loader.parse_problem(text, domain, path))
+        except PgtError as exc:
+            findings.append(from_error(exc, path, text))
+    findings.extend(check_domain(domain, tuple(problems)))
+    for problem in problems:
+        findings.extend(check_problem(domain, problem))
+    findings.sort(key=lambda f: (_ORDER[f.severity], f.path, f.line or 0, f.code))
+    return LintReport(tuple(findings))
+
+
+def check_problem(domain: m.Domain, problem: m.Problem) -> list[Finding]:
+    """Problem warnings from the loader, never-applicable actions, unreachable goals."""
+    out: list[Finding] = []
+    for w in problem.warnings:
+        out.append(Finding(Severity.WARNING, "problem-warning", w.split(": ", 1)[-1], problem.path,
+                           hint="make the problem's (:domain ...) and objects match the domain"))
+    task = Task(domain, problem)
+    reached, fired, never = relaxed_reachability(task)
+    fired_schemas = {a.name for a in fired}
+    for schema in domain.actions.values():
+        if schema.name in fired_schemas:
+            continue
+        instances = [a for a in never if a.name == schema.name]
+        start = _offset(domain.source, r"\(\s*:action\s+" + re.escape(schema.name) + r"(?![\w-])")
+        if not instances:
+            types = ", ".join(f"{v} - {' '.join(t)}" for v, t in schema.params)
+            out.append(at(Severity.INFO, "action-without-objects",
+                          f"action {schema.name} has no instances in problem {problem.name}", domain.path,
+                          domain.source, r"(?<![\w-])" + re.escape(schema.name) + r"(?![\w-])",
+                          f"the problem has no objects for its parameters ({types}); fine if it is not needed",
+                          start))
+            continue
+        best = min(instances, key=lambda a: len(a.precondition.pos - reached))
+        missing = sorted(best.precondition.pos - reached)
+        hint = (f"e.g. {best} needs {', '.join(map(str, missing))}, which the initial state lacks and no "
+                "action adds" if missing else f"e.g. {best}: its precondition can never hold")
+        out.append(at(Severity.WARNING, "action-never-applicable",
+                      f"action {schema.name} can never be applied in problem {problem.name} (relaxed reachability)",
+                      domain.path, domain.source, r"(?<![\w-])" + re.escape(schema.name) + r"(?![\w-])", hint,
+                      start))
+    deletable = set()
+    for a in fired:
+        deletable |= a.effect.dels
+        for ce in a.effect.conditional:
+            deletable |= ce.dels
+    goal = task.goal
+    gstart = _offset(problem.source, r"\(\s*:goal\b")
+    if goal.tree is False:
+        out.append(at(Severity.ERROR, "goal-unreachable", "the goal is a contradiction and can never hold",
+                      problem.path, problem.source, r"\(\s*:goal\b", "remove the contradicting goal literals"))
+    for lit in goal.literals:
+        atom = lit.atom
+        if lit.positive and atom not in reached:
+            why = "no applicable action adds it and the initial state lacks it"
+            out.append(_goal_finding(problem, atom, f"goal atom {atom} can never become true: {why}",
+                                     f"add {atom} to :init, or check which action should produce it", gstart))
+        elif not lit.positive and atom in problem.init and atom not in deletable:
+            out.append(_goal_finding(problem, atom, f"goal literal (not {atom}) can never hold: {atom} is "
+                                     "initially true and no applicable action deletes it",
+                                     f"remove {atom} from :init, or check which action should delete it", gstart))
+    return out
+
+
+def _goal_finding(problem: m.Problem, atom: m.Atom, message: str, hint: str, start: int) -> Finding:
+    pat = r"\(\s*" + r"\s+".join(re.escape(x) for x in (atom.predicate, *atom.args)) + r"\s*\)"
+    return at(Severity.ERROR, "goal-unreachable", message, problem.path, problem.source, pat, hint, start)
+
+
+def _offset(text: str, pattern: str) -> int:
+    from toolkit.loader import _blank_comments
+
+    mt = re.compile(pattern, re.I).search(_blank_comments(text))
+    return mt.start() if mt else 0

@@ -1,0 +1,197 @@
+"""Lint checks on a loaded domain (and the names its problems use).
+
+Checks: undeclared requirements (from the loader's warnings) and declared but
+unused ones; unused predicates, types and constants; static predicates (info);
+effects that add and delete the same atom unconditionally.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from toolkit import model as m
+from toolkit.lint.findings import Finding, Severity, at
+from toolkit.loader import locate
+
+E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
+
+
+def walk_condition(c: m.Condition) -> Iterator[m.Condition]:
+    yield c
+    if isinstance(c, m.Not):
+        yield from walk_condition(c.arg)
+    elif isinstance(c, (m.And, m.Or)):
+        for p in c.parts:
+            yield from walk_condition(p)
+    elif isinstance(c, m.Imply):
+        yield from walk_condition(c.premise)
+        yield from walk_condition(c.conclusion)
+    elif isinstance(c, (m.Exists, m.Forall)):
+        yield from walk_condition(c.body)
+
+
+def walk_effect(e: m.Effect) -> Iterator[m.Effect | m.Condition]:
+    """Effect nodes, plus every node of the conditions of ``when`` effects."""
+    yield e
+    if isinstance(e, m.AndEffect):
+        for p in e.parts:
+            yield from walk_effect(p)
+    elif isinstance(e, m.ForallEffect):
+        yield from walk_effect(e.body)
+    elif isinstance(e, m.WhenEffect):
+        yield from walk_condition(e.condition)
+        yield from walk_effect(e.body)
+
+
+def requirements_used(domain: m.Domain, goals: tuple[m.Condition, ...] = ()) -> set[str]:
+    """The requirements the domain (and problem goals) actually need."""
+    used = {":strips"}
+    if domain.types or any(t != ("object",) for p in domain.predicates.values() for _, t in p.params):
+        used.add(":typing")
+    conds: list[m.Condition] = list(goals)
+    for a in domain.actions.values():
+        conds.append(a.precondition)
+        for node in walk_effect(a.effect):
+            if isinstance(node, (m.WhenEffect, m.ForallEffect)):
+                used.add(":conditional-effects")
+            elif not isinstance(node, (m.AddEffect, m.DelEffect, m.AndEffect)):
+                conds.append(node)  # a when-condition's nodes
+    for c in conds:
+        for node in walk_condition(c):
+            if isinstance(node, m.Not):
+                used.add(":negative-preconditions")
+            elif isinstance(node, (m.Or, m.Imply)):
+                used.add(":disjunctive-preconditions")
+            elif isinstance(node, m.Equals):
+                used.add(":equality")
+            elif isinstance(node, m.Exists):
+                used |= {":existential-preconditions", ":quantified-preconditions"}
+            elif isinstance(node, m.Forall):
+                used |= {":universal-preconditions", ":quantified-preconditions"}
+    if used & {":negative-preconditions", ":disjunctive-preconditions", ":equality", ":quantified-preconditions",
+               ":conditional-effects"}:
+        used.add(":adl")
+    return used
+
+
+def _names_in(domain: m.Domain) -> tuple[set[str], set[str], set[str], set[str]]:
+    """Predicates read, predicates written, types used and terms used by the actions."""
+    read, written, types, terms = set(), set(), set(), set()
+    for a in domain.actions.values():
+        types.update(t for _, ts in a.params for t in ts)
+        for node in (*walk_condition(a.precondition), *walk_effect(a.effect)):
+            if isinstance(node, m.Pred):
+                read.add(node.predicate)
+                terms.update(node.terms)
+            elif isinstance(node, (m.AddEffect, m.DelEffect)):
+                written.add(node.atom.predicate)
+                terms.update(node.atom.terms)
+            elif isinstance(node, m.Equals):
+                terms.update((node.left, node.right))
+            elif isinstance(node, (m.Exists, m.Forall, m.ForallEffect)):
+                types.update(t for _, ts in node.params for t in ts)
+    for p in domain.predicates.values():
+        types.update(t for _, ts in p.params for t in ts)
+    types.update(domain.constants.values())
+    return read, written, types, terms
+
+
+def _section(text: str, name: str) -> int:
+    line, _ = locate(text, r"\(\s*:" + name + r"\b")
+    if line is None:
+        return 0
+    return sum(len(x) + 1 for x in text.split("\n")[: line - 1])
+
+
+def check_domain(domain: m.Domain, problems: tuple[m.Problem, ...] = ()) -> list[Finding]:
+    """All domain-level findings (``problems`` count as users of names)."""
+    out: list[Finding] = []
+    path, text = domain.path, domain.source
+    req_pat = r"\(\s*:requirements\b"
+    for w in domain.warnings:
+        mt = re.search(r"uses (:[\w-]+) without declaring it", w)
+        if mt:
+            out.append(at(W, "requirement-undeclared", f"uses {mt.group(1)} without declaring it in :requirements",
+                          path, text, req_pat, f"add {mt.group(1)} to (:requirements ...)"))
+        elif "uses types without declaring :typing" in w:
+            out.append(at(W, "requirement-undeclared", "uses types without declaring :typing in :requirements",
+                          path, text, req_pat, "add :typing to (:requirements ...)"))
+        elif "normalised" in w:
+            out.append(Finding(I, "keyword-case", w.split(": ", 1)[-1], path, hint="write PDDL keywords in lower case"))
+    used_reqs = requirements_used(domain, tuple(p.goal for p in problems))
+    for r in sorted(domain.requirements - used_reqs):
+        out.append(at(W, "requirement-unused", f"requirement {r} is declared but not used", path, text,
+                      re.escape(r) + r"(?![\w-])", f"remove {r} from (:requirements ...)"))
+
+    read, written, types_used, terms = _names_in(domain)
+    in_problems = {a.predicate for p in problems for a in p.init}
+    for p in problems:
+        in_problems |= {n.predicate for n in walk_condition(p.goal) if isinstance(n, m.Pred)}
+        terms |= {t for n in walk_condition(p.goal) if isinstance(n, m.Pred) for t in n.terms}
+        terms |= {o for a in p.init for o in a.args}
+        types_used |= set(p.objects.values())
+    pstart = _section(text, "predicates")
+    for name in domain.predicates:
+        pat = r"\(\s*" + re.escape(name) + r"(?![\w-])"
+        if name not in read and name not in written and name not in in_problems:
+            if problems:
+                out.append(at(W, "unused-predicate", f"predicate {name} is declared but never used", path, text,
+                              pat, f"use ({name} ...) in an action, or delete its declaration", pstart))
+            else:
+                out.append(at(I, "unused-predicate", f"predicate {name} is not used by any action", path, text,
+                              pat, "pass problem files to see whether problems use it", pstart))
+        elif name not in written and name in read | in_problems:
+            out.append(at(I, "static-predicate", f"predicate {name} is static: no action changes it", path, text,
+                          pat, "fine for fixed facts; if it should change, add it to an action's effect", pstart))
+    needed = set()
+    for t in types_used:
+        needed.update(domain.ancestors(t))
+    tstart = _section(text, "types")
+    for t in domain.types:
+        if t not in needed:
+            out.append(at(W, "unused-type", f"type {t} is declared but never used", path, text,
+                          r"(?<![\w?-])" + re.escape(t) + r"(?![\w-])",
+                          "use it for a parameter or object, or delete it from (:types ...)", tstart))
+    cstart = _section(text, "constants")
+    for c in domain.constants:
+        if c not in terms:
+            out.append(at(W, "unused-constant", f"constant {c} is declared but never used", path, text,
+                          r"(?<![\w?-])" + re.escape(c) + r"(?![\w-])",
+                          "use it in an action or problem, or delete it from (:constants ...)", cstart))
+    for a in domain.actions.values():
+        out.extend(_add_delete_conflicts(domain, a))
+    return out
+
+
+def _top_effects(e: m.Effect) -> Iterator[m.Effect]:
+    if isinstance(e, m.AndEffect):
+        for p in e.parts:
+            yield from _top_effects(p)
+    else:
+        yield e
+
+
+def _add_delete_conflicts(domain: m.Domain, action: m.ActionSchema) -> list[Finding]:
+    tops = list(_top_effects(action.effect))
+    adds = {e.atom for e in tops if isinstance(e, m.AddEffect)}
+    out = []
+    for e in tops:
+        if isinstance(e, m.DelEffect) and e.atom in adds:
+            start = _effect_offset(domain.source, action.name)
+            out.append(at(W, "add-delete-conflict",
+                          f"action {action.name} adds and deletes {e.atom} unconditionally (PDDL applies deletes "
+                          "first, so it always ends true)", domain.path, domain.source,
+                          r"\(\s*not\s*\(\s*" + re.escape(e.atom.predicate) + r"(?![\w-])",
+                          f"remove (not {e.atom}) or {e.atom} from the effect of {action.name}", start))
+    return out
+
+
+def _effect_offset(text: str, action: str) -> int:
+    """Offset of the ``:effect`` keyword of an action (0 if not found)."""
+    from toolkit.loader import _blank_comments
+
+    code = _blank_comments(text)
+    mt = re.search(r"\(\s*:action\s+" + re.escape(action) + r"(?![\w-])", code, re.I)
+    eff = re.compile(r":effect\b", re.I).search(code, mt.end()) if mt else None
+    return eff.start() if eff else 0

@@ -1,0 +1,98 @@
+"""Lint findings: what is wrong, where, how bad, and how to fix it."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from toolkit.errors import ArityError, PddlSyntaxError, PgtError, UnsupportedFeatureError
+from toolkit.loader import locate
+
+
+class Severity(str, Enum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One lint finding; ``str()`` reads ``path:line:col: severity: message [code]``."""
+
+    severity: Severity
+    code: str
+    message: str
+    path: str
+    line: int | None = None
+    column: int | None = None
+    hint: str = ""
+
+    @property
+    def location(self) -> str:
+        if self.line is None:
+            return self.path
+        return f"{self.path}:{self.line}:{self.column or 1}"
+
+    def __str__(self) -> str:
+        text = f"{self.location}: {self.severity.value}: {self.message} [{self.code}]"
+        return text + (f"\n    hint: {self.hint}" if self.hint else "")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"severity": self.severity.value, "code": self.code, "message": self.message, "path": self.path,
+                "line": self.line, "column": self.column, "hint": self.hint}
+
+
+def at(severity: Severity, code: str, message: str, path: str, text: str, pattern: str | None,
+       hint: str = "", start: int = 0) -> Finding:
+    """A finding located at the first match of ``pattern`` in ``text`` (after ``start``)."""
+    line, col = locate(text, pattern, start) if pattern else (None, None)
+    return Finding(severity, code, message, path, line, col, hint)
+
+
+_LOCATED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
+
+_HINTS = {
+    "UnknownSymbolError": "declare the name (in :predicates, :types, :constants or :objects) or fix its spelling",
+    "ArityError": "use the number of arguments of the declaration, or change the declaration",
+    "TypeMismatchError": "give the object the declared type (or a subtype), or widen the parameter's type",
+    "UnsupportedFeatureError": "rewrite without this feature; pgt supports STRIPS, typing, negative, disjunctive and "
+                               "quantified preconditions, equality and conditional effects",
+    "PddlSyntaxError": "check the parentheses and keywords around this position",
+}
+_CODES = {
+    "UnknownSymbolError": "undeclared-name", "ArityError": "arity-error", "TypeMismatchError": "type-error",
+    "UnsupportedFeatureError": "unsupported-feature", "PddlSyntaxError": "syntax-error",
+}
+
+
+def _arity_use(text: str, name: str, got: int) -> tuple[int, int] | None:
+    """Line and column of the first use of ``name`` with ``got`` arguments, outside declarations."""
+    from toolkit.loader import _blank_comments, line_col
+
+    code = _blank_comments(text)
+    for mt in re.finditer(r"\(\s*" + re.escape(name) + r"((?:\s+[^\s()]+)*)\s*\)", code, re.I):
+        args = mt.group(1).split()
+        if len(args) == got and "-" not in args:
+            return line_col(text, mt.start())
+    return None
+
+
+def from_error(exc: PgtError, path: str, text: str = "") -> Finding:
+    """A load error (the loader stops at the first one) as an error finding."""
+    kind = type(exc).__name__
+    code, hint = _CODES.get(kind, "load-error"), _HINTS.get(kind, "")
+    if isinstance(exc, (PddlSyntaxError, UnsupportedFeatureError)):
+        msg = exc.detail if isinstance(exc, PddlSyntaxError) else f"unsupported PDDL feature {exc.feature}"
+        return Finding(Severity.ERROR, code, msg, exc.path, exc.line, exc.column, hint)
+    message = str(exc)
+    mt = _LOCATED.match(message)
+    if mt:
+        line, col = int(mt.group("line")), int(mt.group("col"))
+        if isinstance(exc, ArityError) and text:  # the loader points at the declaration; find the use
+            line, col = _arity_use(text, exc.name, exc.got) or (line, col)
+        return Finding(Severity.ERROR, code, mt.group("msg"), mt.group("path"), line, col, hint)
+    if message.startswith(path + ": "):
+        message = message[len(path) + 2:]
+    return Finding(Severity.ERROR, code, message, path, None, None, hint)
