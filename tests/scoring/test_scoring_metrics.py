@@ -76,3 +76,12 @@ def test_share_and_mean_stderr():
     assert (mean, n) == (2.0, 3) and se == pytest.approx(1.0 / math.sqrt(3))
     assert mean_stderr([]) == (None, None, 0)
     assert mean_stderr([5]) == (5.0, None, 1)
+
+
+@pytest.mark.parametrize("module", ["metrics", "predict", "plan", "graph", "graph_model", "batch"])
+def test_scoring_doctests(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(f"toolkit.scoring.{module}"))
+    assert result.failed == 0

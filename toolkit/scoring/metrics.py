@@ -134,8 +134,9 @@ def mean_stderr(values: Iterable[float | int | bool | None]) -> tuple[float | No
 
     The standard error is None for fewer than two values.
 
-    >>> mean_stderr([1, 0, 1, None])
-    (0.6666666666666666, 0.3333333333333333, 3)
+    >>> mean, se, n = mean_stderr([1.0, 2.0, 3.0, None])
+    >>> (mean, round(se, 4), n)
+    (2.0, 0.5774, 3)
     """
     xs = [float(v) for v in values if v is not None]
     n = len(xs)
