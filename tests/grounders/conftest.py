@@ -1,10 +1,17 @@
-"""Make tests/support importable (the fake OpenAI server) for the grounder tests."""
+"""Grounder tests: make tests/support (the fake OpenAI server) importable.
+
+The repository root goes first on sys.path too: pytest puts ``tests/`` on the
+path, where ``tests/grounders`` would otherwise shadow the real ``grounders``
+package as a namespace package.
+"""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-SUPPORT = str(Path(__file__).resolve().parents[1] / "support")
-if SUPPORT not in sys.path:
-    sys.path.insert(0, SUPPORT)
+ROOT = Path(__file__).resolve().parents[2]
+for entry in (str(ROOT / "tests" / "support"), str(ROOT)):
+    if entry in sys.path:
+        sys.path.remove(entry)
+    sys.path.insert(0, entry)

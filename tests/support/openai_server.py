@@ -167,5 +167,5 @@ def start_fake_openai(responder: Responder | None = None, refuse_logprobs: bool 
     server.daemon_threads = True
     fake._server = server
     fake.base_url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
     return fake

@@ -1,0 +1,207 @@
+"""The VLM grounder against a local OpenAI-compatible server (real HTTP, real openai client)."""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+
+import pytest
+from openai_server import Reply, start_fake_openai, truth_responder
+
+from grounders import make_grounder
+from grounders.prompts import BASE_COT, BASE_NO_COT, BW_SCENE
+from grounders.records import read_records
+from grounders.replay import ReplayGrounder
+from grounders.vlm import VLMConfig, VLMGrounder
+from toolkit.domains import shipped_domain, shipped_problem
+from toolkit.model import Atom
+from toolkit.protocols import Observation, Verdict
+from toolkit.questions import QuestionBook
+from toolkit.task import load_task
+
+KEY = "sk-test-SECRET-0123456789"
+PNG = b"\x89PNG\r\n\x1a\nfake image bytes"
+
+
+@pytest.fixture(scope="module")
+def book() -> QuestionBook:
+    return QuestionBook(load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0")))
+
+
+@pytest.fixture()
+def server(book: QuestionBook):
+    true_questions = {book.question(a) for a in book.task.init}
+    fake = start_fake_openai(truth_responder(lambda q: q in true_questions))
+    yield fake
+    fake.stop()
+
+
+def _obs(book: QuestionBook) -> Observation:
+    return Observation(step=0, truth=book.task.init, render=lambda: PNG, state_key="s0")
+
+
+def _grounder(book: QuestionBook, url: str, **kw) -> VLMGrounder:
+    kw.setdefault("backoff_base", 0.01)
+    return VLMGrounder(book, VLMConfig(model="fake-vlm", base_url=url, api_key=KEY, **kw))
+
+
+def test_answers_every_atom_and_sends_the_viplan_prompt_with_the_question(book, server) -> None:
+    atoms = book.task.all_atoms()
+    answers = _grounder(book, server.base_url).ask(_obs(book), atoms)
+    assert [a.value for a in answers] == [a in book.task.init for a in atoms]
+    assert all(a.status == "ok" and a.prompt_tokens == 11 and a.completion_tokens == 2 for a in answers)
+    request = server.requests[0]
+    system, user = request["messages"]
+    assert system["content"].startswith(BASE_NO_COT) and BW_SCENE in system["content"]
+    image, question = user["content"]
+    assert image["image_url"]["url"].startswith("data:image/png;base64,")
+    assert question["text"].startswith("Question: ") and question["text"].endswith("?")
+    assert request["logprobs"] is True and request["top_logprobs"] == 5
+    assert server.headers[0]["authorization"] == f"Bearer {KEY}"
+
+
+def test_chain_of_thought_prompt_and_replies(book) -> None:
+    true_questions = {book.question(a) for a in book.task.init}
+    with start_fake_openai(truth_responder(lambda q: q in true_questions, cot=True)) as fake:
+        atoms = book.task.all_atoms()[:12]
+        answers = _grounder(book, fake.base_url, cot=True).ask(_obs(book), atoms)
+        assert [a.value for a in answers] == [a in book.task.init for a in atoms]
+        system, user = fake.requests[0]["messages"]
+        assert system["content"] == BASE_COT
+        assert user["content"][0] == {"type": "text", "text": BW_SCENE}
+
+
+def test_retries_429_and_500_then_answers(book, server) -> None:
+    server.script.extend([Reply(status=429), Reply(status=500), Reply("No")])
+    [answer] = _grounder(book, server.base_url).ask(_obs(book), [Atom("clear", ("r",))])
+    assert (answer.verdict, answer.status, len(server.requests)) == (Verdict.NO, "ok", 3)
+
+
+def test_gives_up_with_an_error_verdict_after_retries(book, server) -> None:
+    server.script.extend([Reply(status=503)] * 3)
+    [answer] = _grounder(book, server.base_url, max_retries=2).ask(_obs(book), [Atom("clear", ("r",))])
+    assert (answer.verdict, answer.status) == (Verdict.UNKNOWN, "error")
+    assert "HTTP 503" in answer.raw and "gave up after 3 attempt(s)" in answer.raw
+
+
+def test_slow_reply_times_out_into_an_error_verdict(book, server) -> None:
+    server.script.append(Reply(delay=1.0))
+    [answer] = _grounder(book, server.base_url, timeout=0.2, max_retries=0).ask(_obs(book), [Atom("clear", ("r",))])
+    assert answer.status == "error" and "timed out after 0.2 s" in answer.raw
+
+
+@pytest.mark.parametrize("reply", [Reply(body="this is not json"), Reply(body='{"choices": []}'),
+                                   Reply(content=None)])
+def test_malformed_replies_are_error_verdicts(book, server, reply: Reply) -> None:
+    server.script.append(reply)
+    [answer] = _grounder(book, server.base_url).ask(_obs(book), [Atom("clear", ("r",))])
+    assert (answer.verdict, answer.status) == (Verdict.UNKNOWN, "error")
+    assert "malformed reply" in answer.raw
+
+
+def test_unreadable_text_is_unparseable_not_an_error(book, server) -> None:
+    server.script.append(Reply("Perhaps, hard to say."))
+    [answer] = _grounder(book, server.base_url).ask(_obs(book), [Atom("clear", ("r",))])
+    assert (answer.verdict, answer.status, answer.raw) == (Verdict.UNKNOWN, "unparseable", "Perhaps, hard to say.")
+
+
+def test_logprobs_become_the_confidence(book, server) -> None:
+    lp = [("Yes", math.log(0.8), [("Yes", math.log(0.8)), ("No", math.log(0.2)), ("The", math.log(0.01))])]
+    server.script.extend([Reply("Yes", logprobs=lp), Reply("No", logprobs=[("No", math.log(0.6), [
+        ("No", math.log(0.6)), ("Yes", math.log(0.3))])])])
+    g = _grounder(book, server.base_url, max_concurrency=1)
+    first, second = g.ask(_obs(book), [Atom("clear", ("r",)), Atom("clear", ("y",))])
+    assert first.confidence == pytest.approx(0.8 / 1.0)
+    assert second.verdict is Verdict.NO and second.confidence == pytest.approx(0.6 / 0.9, abs=1e-5)
+
+
+def test_endpoint_that_refuses_logprobs_still_answers(book) -> None:
+    with start_fake_openai(lambda request: Reply("Yes"), refuse_logprobs=True) as fake:
+        answers = _grounder(book, fake.base_url, max_concurrency=1).ask(
+            _obs(book), [Atom("clear", ("r",)), Atom("clear", ("y",))])
+        assert [a.status for a in answers] == ["ok", "ok"] and answers[0].confidence == 1.0
+        assert [bool(r.get("logprobs")) for r in fake.requests] == [True, False, False]
+
+
+def test_wrong_url_gives_a_clear_error_quickly(book) -> None:
+    g = _grounder(book, "http://127.0.0.1:9/v1", max_retries=1)
+    answers = g.ask(_obs(book), book.task.all_atoms()[:20])
+    assert all(a.status == "error" and a.verdict is Verdict.UNKNOWN for a in answers)
+    assert "cannot connect to http://127.0.0.1:9/v1" in answers[-1].raw
+    assert g.last_error and "Connection refused" in g.last_error
+
+
+def test_auth_error_is_not_retried_and_the_key_never_leaks(book, server, tmp_path) -> None:
+    server.script.append(Reply(status=401, body='{"error": {"message": "Incorrect API key provided: '
+                                                + KEY + '"}}'))
+    g = _grounder(book, server.base_url, cache_path=str(tmp_path / "cache.sqlite"),
+                  log_path=str(tmp_path / "answers.jsonl"), max_concurrency=1)
+    answers = g.ask(_obs(book), book.task.all_atoms()[:5])
+    assert len(server.requests) == 1
+    assert all(a.status == "error" and "authentication failed" in a.raw for a in answers)
+    assert KEY not in repr(g.config) and all(KEY not in a.raw for a in answers)
+    g.ask(_obs(book), book.task.all_atoms()[:5])  # now succeeds, and fills cache and log
+    for path in tmp_path.iterdir():
+        assert KEY.encode() not in path.read_bytes(), path
+
+
+def test_disk_cache_answers_repeats_without_calls_across_instances(book, server, tmp_path) -> None:
+    atoms = book.task.all_atoms()[:8]
+    cache = str(tmp_path / "c.sqlite")
+    first = _grounder(book, server.base_url, cache_path=cache).ask(_obs(book), atoms)
+    calls = len(server.requests)
+    second = _grounder(book, server.base_url, cache_path=cache).ask(_obs(book), atoms)
+    assert len(server.requests) == calls
+    assert [a.verdict for a in first] == [a.verdict for a in second]
+    assert all(a.prompt_tokens == 0 for a in second)
+    other_image = Observation(step=0, truth=book.task.init, render=lambda: PNG + b"2", state_key="s1")
+    _grounder(book, server.base_url, cache_path=cache).ask(other_image, atoms)
+    assert len(server.requests) == calls + len(atoms)
+
+
+def test_concurrency_limit(book) -> None:
+    lock, state = threading.Lock(), {"now": 0, "peak": 0}
+
+    def slow(request):
+        with lock:
+            state["now"] += 1
+            state["peak"] = max(state["peak"], state["now"])
+        time.sleep(0.05)
+        with lock:
+            state["now"] -= 1
+        return Reply("Yes")
+
+    with start_fake_openai(slow) as fake:
+        _grounder(book, fake.base_url, max_concurrency=3).ask(_obs(book), book.task.all_atoms()[:12])
+    assert 1 < state["peak"] <= 3
+
+
+def test_answer_log_replays_offline(book, server, tmp_path) -> None:
+    log = tmp_path / "answers.jsonl"
+    atoms = book.task.all_atoms()[:10]
+    live = _grounder(book, server.base_url, log_path=str(log)).ask(_obs(book), atoms)
+    assert len(list(read_records(log))) == 10
+    replayed = ReplayGrounder(log).ask(_obs(book), atoms)
+    assert [(a.atom, a.verdict, a.raw, a.question) for a in live] == \
+        [(a.atom, a.verdict, a.raw, a.question) for a in replayed]
+    missing = ReplayGrounder(log).ask(Observation(step=1, truth=frozenset(), state_key="other"), atoms[:1])[0]
+    assert missing.status == "error" and "no recorded answer for (clear p) in state 'other'" in missing.raw
+
+
+def test_registry_builds_every_grounder(book, server, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    task = book.task
+    atom = Atom("inColumn", ("y", "c2"))
+    for name, options in [("oracle", {}), ("noisy", {"accuracy": 1.0}), ("vlm", {"model": "m", "seed": 1}),
+                          ("noisy", {"calibration": "viplan-bw-cot-gpt-4.1", "split": "hard"})]:
+        [answer] = make_grounder(name, task, **options).ask(_obs(book), [atom])
+        assert answer.status == "ok", name
+        if "calibration" in options:  # GPT-4.1, hard split, inColumn: accuracy 0.96
+            assert answer.confidence == pytest.approx(0.96)
+        else:
+            assert answer.verdict is Verdict.YES, name
+    log = tmp_path / "a.jsonl"
+    _grounder(book, server.base_url, log_path=str(log)).ask(_obs(book), [atom])
+    assert make_grounder("replay", task, log=str(log)).ask(_obs(book), [atom])[0].verdict is Verdict.YES
