@@ -60,6 +60,8 @@ def _optimal_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=10.0, metavar="S",
                    help="time limit for the optimal-length search per task (default 10)")
     p.add_argument("--no-optimal", action="store_true", help="skip the optimal length (no efficiency ratio)")
+    p.add_argument("--planner", default="auto",
+                   help="optimal planner from the planners registry (default auto: own A*, then Fast Downward)")
 
 
 def _pct(x: float | None) -> str:
@@ -96,7 +98,7 @@ def run_plan(args: argparse.Namespace) -> int:
 
     task = load(args.domain, args.problem)
     gold = [(g, read_text(g)) for g in args.gold]
-    optimal = None if args.no_optimal else (lambda: optimal_length(task, args.timeout))
+    optimal = None if args.no_optimal else (lambda: optimal_length(task, args.timeout, planner=args.planner))
     score = score_plan(task, read_text(args.plan), gold, optimal)
     if args.json:
         print(json.dumps(score.to_json(), indent=2))
@@ -129,7 +131,8 @@ def run_batch(args: argparse.Namespace) -> int:
     else:
         text, base = read_text(args.input), Path(args.input).resolve().parent
     kind = args.batch_kind
-    ctx = BatchContext(base, getattr(args, "timeout", 10.0), not getattr(args, "no_optimal", False))
+    ctx = BatchContext(base, getattr(args, "timeout", 10.0), not getattr(args, "no_optimal", False),
+                       getattr(args, "planner", "auto"))
     results: list[dict[str, Any]] = []
     for out in score_records(kind, records_of(text, args.input), ctx):
         results.append(out)

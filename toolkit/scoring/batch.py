@@ -49,8 +49,8 @@ SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
 class BatchContext:
     """Per-batch caches: tasks by (domain, problem) and optimal lengths by task."""
 
-    def __init__(self, base: Path, timeout: float = 10.0, optimal: bool = True) -> None:
-        self.base, self.timeout, self.optimal = base, timeout, optimal
+    def __init__(self, base: Path, timeout: float = 10.0, optimal: bool = True, planner: str = "auto") -> None:
+        self.base, self.timeout, self.optimal, self.planner = base, timeout, optimal, planner
         self.tasks: dict[tuple[str, str], Task] = {}
         self.optima: dict[int, OptimalLength] = {}
 
@@ -92,7 +92,7 @@ class BatchContext:
 
         def get() -> OptimalLength:
             if id(task) not in self.optima:
-                self.optima[id(task)] = optimal_length(task, self.timeout)
+                self.optima[id(task)] = optimal_length(task, self.timeout, planner=self.planner)
             return self.optima[id(task)]
 
         return get

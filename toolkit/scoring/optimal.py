@@ -1,10 +1,11 @@
 """Optimal plan lengths for the efficiency ratio, with a time limit and an honest "unknown".
 
 The efficiency ratio (LLM-BabyBench) needs the length of an optimal plan. We use
-the toolkit's optimal planner (:class:`toolkit.planners.search.AStarPlanner`, A*
-with an admissible heuristic) when it is importable, and otherwise a small blind
-breadth-first search over :meth:`Task.applicable_actions` kept here, so scoring
-works even without the planners package. Both are optimal for unit costs; when
+the planners registry (:func:`toolkit.planners.get_planner`; default ``auto``: the
+toolkit's own A* with an admissible heuristic, then Fast Downward A*/hmax on
+overflow) and keep a small blind breadth-first search here as the fallback for
+when the planners package cannot be imported (and as an independent check in the
+tests). Both are optimal for unit costs; when
 the time (or state) budget runs out the length is ``None`` with status ``timeout``
 and the ratio is reported as unknown, never guessed.
 """
@@ -15,6 +16,7 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.task import Task
 
@@ -63,30 +65,38 @@ def bfs_optimal_length(task: Task, timeout: float = 10.0, max_states: int = 500_
     return OptimalLength("unsolvable", None, "bfs", time.perf_counter() - start)
 
 
-def _planner():
-    """The toolkit's optimal planner if the planners package is there, else None."""
+DEFAULT_PLANNER = "auto"  # the planners registry's optimal default: own A*, then Fast Downward A*/hmax
+
+
+def _planner(name: str):
+    """The registry planner ``name`` if the planners package is there, else None (use BFS)."""
     try:
-        from toolkit.planners.search import AStarPlanner
+        from toolkit.planners import get_planner
     except ImportError:
         return None
-    return AStarPlanner()
+    return get_planner(name)  # an unknown name raises UnknownSymbolError (bad input)
 
 
-def optimal_length(task: Task, timeout: float = 10.0, use_planner: bool = True) -> OptimalLength:
-    """Optimal plan length from the task's initial state (A* if available, else BFS)."""
-    planner = _planner() if use_planner else None
-    if planner is None:
+def optimal_length(task: Task, timeout: float = 10.0, use_planner: bool = True,
+                   planner: str = DEFAULT_PLANNER) -> OptimalLength:
+    """Optimal plan length from the task's initial state (registry planner if available, else BFS).
+
+    A planner that does not certify optimality (e.g. ``fd-lama``) gives status ``error``:
+    an efficiency ratio against a non-optimal length would be meaningless.
+    """
+    solver = _planner(planner) if use_planner else None
+    if solver is None:
         return bfs_optimal_length(task, timeout)
     start = time.perf_counter()
     try:
-        result = planner.solve(task, timeout=timeout)
-    except Exception as exc:  # a planner bug must not sink a whole batch: fall back, and say so
+        result = solver.solve(task, timeout=timeout)
+    except PgtError as exc:  # e.g. the planner crashed: fall back, and say so
         fallback = bfs_optimal_length(task, timeout)
         return OptimalLength(fallback.status, fallback.length, "bfs", fallback.seconds,
-                             f"planner {planner.name} failed ({exc}); used breadth-first search")
+                             f"planner {planner} failed ({exc}); used breadth-first search")
     status = result.status.value
     if status == "solved" and not result.optimal:
         return OptimalLength("error", None, result.planner, time.perf_counter() - start,
-                             "planner did not certify optimality")
+                             f"planner {result.planner} does not certify optimality; choose an optimal one")
     return OptimalLength(status, len(result.plan) if status == "solved" else None, result.planner,
                          time.perf_counter() - start, result.message)
