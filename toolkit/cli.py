@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "plan": "toolkit.commands.plan",
     "solve-all": "toolkit.commands.solve_all",
     "lint": "toolkit.commands.lint",
+    "generate": "toolkit.commands.generate",
     "questions": "toolkit.commands.questions",
     "score": "toolkit.commands.score",
     "render": "scene_graphs.commands.render",

@@ -25,7 +25,7 @@ class AutoPlanner:
         self.fd = FastDownwardPlanner("fd-opt", "astar(hmax())", optimal=True, unknown_as=unknown_as)
 
     def config(self) -> str:
-        return f"auto(max_states={self.own.max_states},unknown_as={self.unknown_as})"
+        return f"auto(max_states={self.own.max_states},own_time={self.own_time},unknown_as={self.unknown_as})"
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         clock = Stopwatch(timeout)

@@ -1,0 +1,159 @@
+"""Household (igibson) problems from task templates, with a requested optimal length.
+
+Templates are data: ``pddl_domains/household/tasks.toml`` lists the task
+families (cleaning out drawers, packing food for work, sorting books, ...),
+their item pools, sources and targets; see the file's header for the schema.
+Each sample picks a number of items, a source and a target per item, builds the
+problem, and keeps it if its optimal plan length is in range.
+
+>>> probs = generate_household("sorting_books", 4, 8, count=2, seed=0)
+>>> [p.name for p in probs], all(4 <= p.optimal_length <= 8 for p in probs)
+(['sorting_books_0', 'sorting_books_1'], True)
+"""
+
+from __future__ import annotations
+
+import random
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from toolkit import model as m
+from toolkit.domains import domain_dir, shipped_domain
+from toolkit.errors import PgtError, UnknownSymbolError
+from toolkit.generators.common import ProblemText, check_range, not_enough, optimal_length
+from toolkit.model import Atom
+from toolkit.planners.auto import AutoPlanner
+from toolkit.task import load_domain_cached
+
+
+@dataclass(frozen=True)
+class Place:
+    name: str
+    relation: str
+    container: bool = False
+    open: bool = False
+
+
+@dataclass(frozen=True)
+class Family:
+    key: str
+    title: str
+    items: tuple[str, ...]
+    items_count: tuple[int, int]
+    sources: tuple[Place, ...]
+    targets: tuple[Place, ...]
+    close_targets: bool = False
+
+
+def _place(raw: dict, where: str) -> Place:
+    place = Place(str(raw["place"]), str(raw["relation"]), bool(raw.get("container", False)),
+                  bool(raw.get("open", False)))
+    if place.relation not in ("ontop", "nextto", "inside"):
+        raise PgtError(f"{where}: relation must be ontop, nextto or inside, got {place.relation!r}")
+    if place.relation == "inside" and not place.container:
+        raise PgtError(f"{where}: 'inside' needs a container place, {place.name!r} is not one")
+    return place
+
+
+def load_families(path: str | Path | None = None) -> dict[str, Family]:
+    """Task families from a TOML file (default: the shipped household tasks.toml)."""
+    path = Path(path) if path else domain_dir("household") / "tasks.toml"
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise PgtError(f"cannot read task templates {path}: {exc}") from None
+    out = {}
+    for key, raw in data.items():
+        where = f"{path} [{key}]"
+        try:
+            lo, hi = raw["items_count"]
+            out[key] = Family(key, str(raw.get("title", key)), tuple(raw["items"]), (int(lo), int(hi)),
+                              tuple(_place(s, where) for s in raw["sources"]),
+                              tuple(_place(t, where) for t in raw["targets"]), bool(raw.get("close_targets", False)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise PgtError(f"{where}: malformed task family ({exc})") from None
+    return out
+
+
+def _sample(rng: random.Random, fam: Family):
+    n = rng.randint(fam.items_count[0], min(fam.items_count[1], len(fam.items)))
+    kinds = sorted(rng.sample(fam.items, n))
+    plan = []
+    for kind in kinds:
+        src = rng.choice(fam.sources)
+        tgt = rng.choice([t for t in fam.targets if t.name != src.name] or fam.targets)
+        plan.append((f"{kind}_1", src, tgt))
+    return tuple(plan)
+
+
+def _build(fam: Family, sample) -> tuple[dict[str, str], list[Atom], list[tuple[Atom, bool]]]:
+    objects: dict[str, str] = {}
+    places: dict[str, Place] = {}
+    init: set[Atom] = set()
+    goal: list[tuple[Atom, bool]] = []
+    for item, src, tgt in sample:
+        objects[item] = "movable"
+        for p in (src, tgt):
+            places.setdefault(f"{p.name}_1", p)
+        init.add(Atom(src.relation, (item, f"{src.name}_1")))
+        goal.append((Atom(tgt.relation, (item, f"{tgt.name}_1")), True))
+    for name, p in sorted(places.items()):
+        objects[name] = "container" if p.container else "object"
+        if p.container and p.open:
+            init.add(Atom("open", (name,)))
+    if fam.close_targets:
+        for name in sorted({f"{t.name}_1" for _, _, t in sample if t.container}):
+            goal.append((Atom("open", (name,)), False))
+    return objects, sorted(init), goal
+
+
+def render(name: str, fam: Family, objects: dict[str, str], init: list[Atom], goal: list[tuple[Atom, bool]],
+           length: int, seed: int) -> str:
+    """Byte-stable PDDL text of one problem."""
+    by_type: dict[str, list[str]] = {}
+    for o, t in sorted(objects.items()):
+        by_type.setdefault(t, []).append(o)
+    objs = "\n".join(f"        {' '.join(by_type[t])} - {t}" for t in ("movable", "container", "object") if t in by_type)
+    init_text = "\n".join(f"        {a}" for a in init)
+    goal_text = "\n".join(f"            {a}" if pos else f"            (not {a})" for a, pos in goal)
+    return (f";; generated by pgt generate (seed {seed}): {fam.title}, optimal plan length {length}\n"
+            f"(define (problem {name})\n    (:domain igibson)\n    (:objects\n{objs}\n    )\n"
+            f"    (:init\n{init_text}\n    )\n    (:goal\n        (and\n{goal_text}\n        )\n    )\n)\n")
+
+
+def generate_household(family: str, min_len: int, max_len: int, count: int, seed: int, prefix: str | None = None,
+                       templates: str | Path | None = None, max_tries: int = 200) -> list[ProblemText]:
+    """``count`` problems of one task family with optimal length in ``[min_len, max_len]``.
+
+    Raises:
+        UnknownSymbolError: no such family.
+        PgtError: bad range, or too few problems found.
+    """
+    families = load_families(templates)
+    if family not in families:
+        raise UnknownSymbolError("task family", family, families)
+    check_range(min_len, max_len, count)
+    fam = families[family]
+    rng = random.Random(seed)
+    domain = load_domain_cached(shipped_domain("household"))
+    planner = AutoPlanner(own_time=0.5)
+    seen, out, tries = set(), [], 0
+    while len(out) < count:
+        if tries >= max_tries * count:
+            raise not_enough(len(out), count, fam.title, min_len, max_len, tries)
+        tries += 1
+        sample = _sample(rng, fam)
+        objects, init, goal = _build(fam, sample)
+        key = (tuple(init), tuple(goal))
+        if key in seen:
+            continue
+        seen.add(key)
+        parts = tuple(m.Pred(a.predicate, a.args) if pos else m.Not(m.Pred(a.predicate, a.args)) for a, pos in goal)
+        problem = m.Problem("p", domain.name, objects, frozenset(init), m.And(parts))
+        length = optimal_length(domain, problem, planner)
+        if length is None or not min_len <= length <= max_len:
+            continue
+        name = f"{prefix or family}_{len(out)}"
+        out.append(ProblemText(name, render(name, fam, objects, init, goal, length, seed), length))
+    return out
