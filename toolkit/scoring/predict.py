@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from toolkit import model as m
@@ -167,7 +167,6 @@ class PredictScore:
     parsed: ParsedState
     all_atoms: SetScores
     fluent_atoms: SetScores
-    extra_info: dict[str, Any] = field(default_factory=dict)
 
     @property
     def exact(self) -> bool:
