@@ -291,8 +291,12 @@ class _Converter:
         terms = tuple(self.term(t, scope) for t in p.terms)
         decl = self.predicates[pred]
         if len(terms) != decl.arity:
-            raise ArityError("predicate", pred, decl.arity, len(terms),
-                             _where(self.path, self.text, r"\(\s*" + re.escape(str(p.name)) + r"(?![\w-])"))
+            # Point at the use with the wrong count (not the declaration), if we can find it.
+            name = re.escape(str(p.name))
+            where = _where(self.path, self.text, r"\(\s*" + name + r"(?:\s+[^\s()]+){%d}\s*\)" % len(terms))
+            if where == self.path:
+                where = _where(self.path, self.text, r"\(\s*" + name + r"(?![\w-])")
+            raise ArityError("predicate", pred, decl.arity, len(terms), where)
         return m.Pred(pred, terms)
 
     def _scoped(self, variables, scope):

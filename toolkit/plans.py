@@ -143,7 +143,22 @@ def _json_steps(data: object) -> list[tuple[str, tuple[str, ...] | None, str]] |
     return out
 
 
+def _fenced_only(text: str) -> str:
+    """With markdown fences, only the fenced lines (prose around them blanked, line numbers kept)."""
+    lines = text.splitlines()
+    fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
+    if not fences:
+        return text
+    inside = [False] * len(lines)
+    for k in range(0, len(fences), 2):  # an unclosed last fence runs to the end
+        end = fences[k + 1] if k + 1 < len(fences) else len(lines)
+        for i in range(fences[k] + 1, end):
+            inside[i] = True
+    return "\n".join(line if keep else "" for line, keep in zip(lines, inside))
+
+
 def _raw_steps(text: str, action_text: ActionTextParser | None) -> list[tuple[int | None, str, tuple[str, tuple[str, ...]] | None]]:
+    text = _fenced_only(text)
     stripped = "\n".join(line for line in text.splitlines() if not _FENCE.match(line)).strip()
     if stripped[:1] in "[{":
         try:

@@ -1,0 +1,177 @@
+"""Every loader error path, with its message pinned: located syntax errors,
+unknown names with did-you-mean, arity and type errors, unsupported features,
+unreadable files; and the lenient paths that warn instead of refusing."""
+
+from __future__ import annotations
+
+import pytest
+
+from toolkit.domains import shipped_domain, shipped_problem
+from toolkit.errors import (
+    ArityError,
+    PddlSyntaxError,
+    PgtError,
+    TypeMismatchError,
+    UnknownSymbolError,
+    UnsupportedFeatureError,
+)
+from toolkit.loader import load_domain, load_problem, parse_domain, parse_problem
+
+BW = shipped_domain("blocksworld").read_text()
+PROB = shipped_problem("blocksworld", "simple_problem_0").read_text()
+DOMAIN = parse_domain(BW, "bw.pddl")
+SUPPORTED = ("pgt supports STRIPS, typing, negative/disjunctive/quantified preconditions, "
+             "equality and conditional effects (ADL)")
+
+
+def _domain(old: str, new: str) -> str:
+    assert old in BW
+    return BW.replace(old, new, 1)
+
+
+def _problem(old: str, new: str) -> str:
+    assert old in PROB
+    return PROB.replace(old, new, 1)
+
+
+# ------------------------------------------------------------ syntax
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    (_domain("(clear ?b1) (not", "(clear ?b1 (not"),
+     "bw.pddl:16:35: unexpected '('; expected one of NAME, QMARK, RPAR"),
+    (_domain(":parameters", ":parameter"), "bw.pddl:15:5: unexpected character ':'"),
+    (BW.rstrip()[:-1], "bw.pddl:30:1: unexpected end of file (1 unclosed parenthesis)"),
+    ("", "bw.pddl:1:1: unexpected end of file"),
+    ("(define (problem p))", "bw.pddl:1:10: unexpected 'problem'; expected one of DOMAIN"),
+])
+def test_syntax_errors_name_file_line_and_column(text: str, message: str) -> None:
+    with pytest.raises(PddlSyntaxError) as err:
+        parse_domain(text, "bw.pddl")
+    assert str(err.value) == message
+    assert err.value.path == "bw.pddl" and err.value.line == int(message.split(":")[1])
+
+
+def test_deep_nesting_is_a_syntax_error_not_a_crash() -> None:
+    deep = "(not " * 3000 + "(q)" + ")" * 3000
+    with pytest.raises(PddlSyntaxError, match=r"^d.pddl: formulas nested too deeply \(3003 levels"):
+        parse_domain(f"(define (domain d) (:predicates (q)) (:action a :parameters () :precondition {deep}))", "d.pddl")
+
+
+# ------------------------------------------------------------ names, arity, types
+
+
+@pytest.mark.parametrize(("text", "kind", "message"), [
+    (_domain("(clear ?b1) (not", "(cleer ?b1) (not"), "predicate",
+     "bw.pddl:16:24: unknown predicate 'cleer'; did you mean clear?"),
+    (_domain("?c1 - column)", "?c1 - colum)"), "type", "bw.pddl:15:34: unknown type 'colum'; did you mean column?"),
+    (_domain("(clear ?b1) (not", "(clear ?b3) (not"), "variable",
+     "bw.pddl:16:31: unknown variable '?b3'; did you mean ?b1?"),
+])
+def test_unknown_names_in_domains_suggest_the_closest(text: str, kind: str, message: str) -> None:
+    with pytest.raises(UnknownSymbolError) as err:
+        parse_domain(text, "bw.pddl")
+    assert str(err.value) == message
+    assert err.value.kind == kind and err.value.suggestions
+
+
+@pytest.mark.parametrize(("old", "new", "kind", "message"), [
+    ("(clear r)", "(clear rr)", "object", "p.pddl:12:12: unknown object 'rr'; did you mean r?"),
+    ("(clear r)", "(clearr r)", "predicate", "p.pddl:12:5: unknown predicate 'clearr'; did you mean clear?"),
+    ("- block", "- blok", "type", "p.pddl:6:13: unknown type 'blok'; did you mean block?"),
+])
+def test_unknown_names_in_problems_suggest_the_closest(old: str, new: str, kind: str, message: str) -> None:
+    with pytest.raises(UnknownSymbolError) as err:
+        parse_problem(_problem(old, new), DOMAIN, "p.pddl")
+    assert str(err.value) == message and err.value.kind == kind
+
+
+def test_wrong_arity_points_at_the_use() -> None:
+    with pytest.raises(ArityError, match=r"^bw.pddl:16:24: predicate 'clear' takes 1 argument\(s\), got 2$") as err:
+        parse_domain(_domain("(clear ?b1) (not", "(clear ?b1 ?c1) (not"), "bw.pddl")
+    assert (err.value.expected, err.value.got) == (1, 2)
+    with pytest.raises(ArityError, match=r"^p.pddl:12:5: predicate 'clear' takes 1 argument\(s\), got 2$"):
+        parse_problem(_problem("(clear r)", "(clear r c1)"), DOMAIN, "p.pddl")
+
+
+def test_wrong_type_in_the_initial_state() -> None:
+    with pytest.raises(TypeMismatchError, match=r"^p.pddl:12:5: object 'c1' has type column, expected block$"):
+        parse_problem(_problem("(clear r)", "(clear c1)"), DOMAIN, "p.pddl")
+
+
+# ------------------------------------------------------------ unsupported features
+
+
+@pytest.mark.parametrize(("text", "feature", "where"), [
+    (_domain("(:predicates", "(:functions (cost)) (:predicates"), "numeric fluents (:functions)", "6:4"),
+    (_domain(":equality", ":equality :numeric-fluents"), "numeric fluents (:numeric-fluents)", "4:89"),
+    (_domain("(:action moveBlock", "(:durative-action moveBlock"), "durative actions (:durative-action)", "14:4"),
+    (_domain("  ;; move block", "  (:derived (clear ?b - block) (not (exists (?x - block) (on ?x ?b))))\n  ;; move"),
+     "derived predicates (:derived)", "13:4"),
+    (_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) 1)))"), "numeric effects (increase)", "29:19"),
+    (_domain("(clear ?b1)))", "(clear ?b1) (oneof (clear ?b1) (clear ?b1))))"),
+     "non-deterministic effects (oneof)", "29:19"),
+])
+def test_unsupported_features_are_refused_with_a_clear_message(text: str, feature: str, where: str) -> None:
+    with pytest.raises(UnsupportedFeatureError) as err:
+        parse_domain(text, "bw.pddl")
+    assert str(err.value) == f"bw.pddl:{where}: unsupported PDDL feature {feature}; {SUPPORTED}"
+    assert err.value.feature == feature
+
+
+def test_unsupported_problem_features_are_refused() -> None:
+    with pytest.raises(UnsupportedFeatureError, match="plan metrics"):
+        parse_problem(_problem("(:goal", "(:metric minimize (total-cost)) (:goal"), DOMAIN, "p.pddl")
+
+
+# ------------------------------------------------------------ files
+
+
+def test_unreadable_files(tmp_path) -> None:
+    with pytest.raises(PgtError, match=r"^cannot read /nonexistent/d.pddl: No such file or directory$"):
+        load_domain("/nonexistent/d.pddl")
+    with pytest.raises(PgtError, match=r"^cannot read .*: Is a directory$"):
+        load_domain(tmp_path)
+    binary = tmp_path / "bin.pddl"
+    binary.write_bytes(b"\xff\xfe\x00")
+    with pytest.raises(PgtError, match=r"^cannot read .*bin.pddl: 'utf-8' codec can't decode byte 0xff"):
+        load_problem(binary, DOMAIN)
+
+
+# ------------------------------------------------------------ lenient paths
+
+
+def test_upper_case_keywords_are_accepted_with_a_warning() -> None:
+    domain = parse_domain(_domain("(:action moveBlock", "(:ACTION moveBlock").replace("(and (clear", "(AND (clear"),
+                          "bw.pddl")
+    assert domain == DOMAIN
+    assert domain.warnings == ("bw.pddl: keywords in upper case normalised (:ACTION, AND)",)
+
+
+def test_undeclared_requirements_are_accepted_with_a_warning() -> None:
+    domain = parse_domain(_domain(" :conditional-effects", ""), "bw.pddl")
+    assert domain.actions == DOMAIN.actions
+    assert domain.warnings == ("bw.pddl: uses :conditional-effects without declaring it in :requirements",)
+    bare = parse_domain(_domain("(:requirements :strips :typing :negative-preconditions :conditional-effects :equality)",
+                                ""), "bw.pddl")
+    assert bare.actions == DOMAIN.actions
+    assert bare.warnings == (
+        "bw.pddl: uses :conditional-effects without declaring it in :requirements",
+        "bw.pddl: uses :equality without declaring it in :requirements",
+        "bw.pddl: uses :negative-preconditions without declaring it in :requirements",
+        "bw.pddl: uses types without declaring :typing in :requirements",
+    )
+
+
+def test_omitted_or_empty_precondition_and_effect_mean_none() -> None:
+    for body in (":effect (q)", ":precondition () :effect (q)", ":precondition (and) :effect (and (q))"):
+        domain = parse_domain(f"(define (domain d) (:predicates (q)) (:action a :parameters () {body}))")
+        assert str(domain.actions["a"].precondition) == "(and)"
+    assert str(parse_domain("(define (domain d) (:predicates (q)) (:action a :parameters ()))").actions["a"].effect) == "(and)"
+
+
+def test_problem_goals_may_use_quantifiers_and_equality_undeclared() -> None:
+    problem = parse_problem("(define (problem p) (:domain blocksworld) (:objects a b - block c - column) (:init)"
+                            " (:goal (and (forall (?x - block) (exists (?k - column) (inColumn ?x ?k)))"
+                            " (not (= a b)))))", DOMAIN, "p.pddl")
+    assert str(problem.goal) == "(and (forall (?x - block) (exists (?k - column) (inColumn ?x ?k))) (not (= a b)))"
