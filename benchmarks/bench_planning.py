@@ -1,0 +1,106 @@
+"""Planning benchmark: replanning latency with and without the cache, plan lengths vs lama-first.
+
+Run: ``.venv/bin/python benchmarks/bench_planning.py [--count 10] [--seed 0]``
+
+On freshly generated hard-split column Blocksworld problems (6 blocks, 4
+columns, optimal length 8-15) it replans, as a grounding loop does, from every
+state along an optimal plan to the goal, and prints from this one run:
+
+- median replanning latency of the default planner without cache, with a warm
+  cache, and of Fast Downward (lama-first and A*/hmax) for comparison;
+- plan lengths of the default planner against lama-first (ratio);
+- the cost of the two unified-planning translations (direct vs PDDL reader).
+
+All ratios compare peers measured in the same run on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+from toolkit import loader
+from toolkit.domains import shipped_domain
+from toolkit.generators import generate_blocksworld
+from toolkit.planners import DEFAULT_PLANNER, PlanCache, get_planner
+from toolkit.planners.up_bridge import to_up_problem, to_up_problem_via_text
+from toolkit.task import Task
+
+
+def _ms(xs: list[float]) -> str:
+    return f"{statistics.median(xs) * 1e3:8.2f} ms"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--count", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--fd-states", type=int, default=3, help="replanning states per problem sent to FD (slow)")
+    args = ap.parse_args()
+    domain = loader.load_domain(shipped_domain("blocksworld"))
+    problems = generate_blocksworld(6, 4, 8, 15, count=args.count, seed=args.seed, prefix="hard")
+    tasks = [Task(domain, loader.parse_problem(p.text, domain)) for p in problems]
+    default = get_planner(DEFAULT_PLANNER)
+    lama, fd_opt = get_planner("fd-lama"), get_planner("fd-opt")
+    lama.solve(tasks[0], timeout=60)  # warm imports so the first FD call is not charged for them
+
+    cold, cold_init, cold_sub, warm, t_lama, t_fdopt, len_default, len_lama = ([] for _ in range(8))
+    t_direct, t_text = [], []
+    for task in tasks:
+        plan = default.solve(task).plan
+        states = [task.init]
+        for act in plan[:-1]:
+            states.append(act.apply(states[-1]))
+        cached = get_planner(DEFAULT_PLANNER, cache=PlanCache())
+        for s in states:
+            cached.solve(task, init=s)  # fill the cache
+        for i, s in enumerate(states):
+            t0 = time.perf_counter()
+            r = default.solve(task, init=s)
+            cold.append(time.perf_counter() - t0)
+            t0 = time.perf_counter()
+            hit = cached.solve(task, init=s)
+            warm.append(time.perf_counter() - t0)
+            assert hit.cached and len(hit.plan) == len(r.plan)
+            if i == 0:
+                cold_init.append(cold[-1])
+            if i < args.fd_states:
+                cold_sub.append(cold[-1])
+                rl = lama.solve(task, init=s, timeout=60)
+                t_lama.append(rl.time)
+                t_fdopt.append(fd_opt.solve(task, init=s, timeout=60).time)
+                if i == 0:
+                    len_default.append(len(r.plan))
+                    len_lama.append(len(rl.plan))
+        args_up = (domain, dict(task.problem.objects), task.init, task.problem.goal)
+        t0 = time.perf_counter()
+        to_up_problem(*args_up)
+        t_direct.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        to_up_problem_via_text(*args_up)
+        t_text.append(time.perf_counter() - t0)
+
+    print(f"hard split: {len(tasks)} problems (6 blocks, 4 columns, optimal 8-15), seed {args.seed}, "
+          f"{len(cold)} replanning states")
+    print(f"median replanning latency, default ({DEFAULT_PLANNER}), no cache : {_ms(cold)}")
+    print(f"median latency from the initial states, no cache    : {_ms(cold_init)}   (max {max(cold_init) * 1e3:.1f} ms)")
+    print(f"median replanning latency, default ({DEFAULT_PLANNER}), cache hit: {_ms(warm)}"
+          f"   (max {max(warm) * 1e3:.3f} ms)")
+    print(f"on the first {args.fd_states} states of each plan: default {_ms(cold_sub)}")
+    print(f"median latency fd-lama (lama-first)                 : {_ms(t_lama)}")
+    print(f"median latency fd-opt (A* hmax)                     : {_ms(t_fdopt)}")
+    print(f"speed-up: cache hit vs no cache      x{statistics.median(cold) / statistics.median(warm):,.0f}")
+    print(f"speed-up: default vs fd-lama         x{statistics.median(t_lama) / statistics.median(cold_sub):.1f}")
+    print(f"speed-up: default vs fd-opt          x{statistics.median(t_fdopt) / statistics.median(cold_sub):.1f}")
+    ratios = [lb / ld for ld, lb in zip(len_default, len_lama)]
+    print(f"plan lengths from the initial state, default (optimal): {len_default}")
+    print(f"plan lengths from the initial state, fd-lama          : {len_lama}")
+    print(f"lama-first / optimal length ratio: median {statistics.median(ratios):.2f}, max {max(ratios):.2f}, "
+          f"total {sum(len_lama)}/{sum(len_default)} = {sum(len_lama) / sum(len_default):.2f}")
+    print(f"UP translation: direct {_ms(t_direct)}, PDDL reader {_ms(t_text)}, "
+          f"ratio x{statistics.median(t_text) / statistics.median(t_direct):.0f}")
+
+
+if __name__ == "__main__":
+    main()
