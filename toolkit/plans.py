@@ -168,7 +168,11 @@ def _raw_steps(text: str, action_text: ActionTextParser | None) -> list[tuple[in
         if steps is not None:
             return [(None, t, (n, a) if a is not None else None) for n, a, t in steps]
     out = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    fenced = _inside_fences(lines)
+    for lineno, line in enumerate(lines, 1):
+        if fenced is not None and lineno not in fenced:
+            continue  # prose around a fenced plan ("Here is the plan:") is not part of it
         if _FENCE.match(line) or not _strip_comment(line).strip() or _COST_LINE.match(line):
             continue
         split = split_step(line)
@@ -177,6 +181,18 @@ def _raw_steps(text: str, action_text: ActionTextParser | None) -> list[tuple[in
             split = (hit[0], tuple(hit[1])) if hit else None
         out.append((lineno, line.strip(), split))
     return out
+
+
+def _inside_fences(lines: list[str]) -> set[int] | None:
+    """Line numbers inside markdown code fences, or None when the text has no complete fence."""
+    inside, opened, out = False, False, set()
+    for lineno, line in enumerate(lines, 1):
+        if _FENCE.match(line):
+            inside = not inside
+            opened = True
+        elif inside:
+            out.add(lineno)
+    return out if opened and not inside else None
 
 
 def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = None) -> ParsedPlan:
