@@ -12,6 +12,7 @@ evaluated in the old state (PDDL semantics); see :mod:`toolkit.semantics`.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from dataclasses import dataclass, field
 from typing import Callable, Union
@@ -75,7 +76,12 @@ class ConditionalEffect:
     adds: frozenset[Atom]
     dels: frozenset[Atom]
     trigger: Atom | None  # a positive condition atom, tested first as a cheap filter
-    text: str = field(compare=False, default="")
+    node: GNode = field(compare=False, default=True)  # the ground condition, for explanations
+
+    @property
+    def text(self) -> str:
+        """``(when <condition> <effect>)``, built only when asked (reports), not at grounding."""
+        return f"(when {self.node} {_effect_text(self.adds, self.dels)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +95,7 @@ class CompiledEffect:
 
 
 def _subst(term: str, sub: dict[str, str]) -> str:
-    return sub.get(term, term) if term.startswith("?") else term
+    return sub.get(term, term)  # only variables ("?x") are keys
 
 
 def _combos(params: tuple[m.Param, ...], objects_of: ObjectsOf):
@@ -102,8 +108,7 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
                      positive: bool = True, bindings: Bindings = ()) -> GNode:
     """Ground a lifted condition in negation normal form (``positive`` = not negated)."""
     if isinstance(cond, m.Pred):
-        atom = Atom(cond.predicate, tuple(_subst(t, sub) for t in cond.terms))
-        return GLit(atom, positive, bindings)
+        return GLit(Atom(cond.predicate, tuple([sub.get(t, t) for t in cond.terms])), positive, bindings)
     if isinstance(cond, m.Equals):
         same = _subst(cond.left, sub) == _subst(cond.right, sub)
         return same if positive else not same
@@ -183,9 +188,9 @@ def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf)
     def walk(eff: m.Effect, sub: dict[str, str], conds: tuple[m.Condition, ...],
              out_adds: set[Atom], out_dels: set[Atom]) -> None:
         if isinstance(eff, m.AddEffect):
-            out_adds.add(Atom(eff.atom.predicate, tuple(_subst(t, sub) for t in eff.atom.terms)))
+            out_adds.add(Atom(eff.atom.predicate, tuple([sub.get(t, t) for t in eff.atom.terms])))
         elif isinstance(eff, m.DelEffect):
-            out_dels.add(Atom(eff.atom.predicate, tuple(_subst(t, sub) for t in eff.atom.terms)))
+            out_dels.add(Atom(eff.atom.predicate, tuple([sub.get(t, t) for t in eff.atom.terms])))
         elif isinstance(eff, m.AndEffect):
             for p in eff.parts:
                 walk(p, sub, conds, out_adds, out_dels)
@@ -195,7 +200,11 @@ def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf)
                 inner.update(zip(names, values))
                 walk(eff.body, inner, conds, out_adds, out_dels)
         elif isinstance(eff, m.WhenEffect):
-            node = ground_condition(m.And((*conds, eff.condition)), sub, objects_of)
+            flat = None if conds else _flat_literals(eff.condition)
+            if flat is not None:  # fast path: a conjunction of literals (the common case)
+                when_literals(flat, eff.body, sub)
+                return
+            node = ground_condition(m.And((*conds, eff.condition)) if conds else eff.condition, sub, objects_of)
             if node is False:
                 return
             c_adds: set[Atom] = set()
@@ -209,15 +218,63 @@ def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf)
             if cc.tree is False or not (c_adds or c_dels):
                 return
             trigger = next((lit.atom for lit in cc.literals if lit.positive), None)
-            text = f"(when {node} {_effect_text(c_adds, c_dels)})"
-            conditional.append(ConditionalEffect(cc, frozenset(c_adds), frozenset(c_dels), trigger, text))
+            conditional.append(ConditionalEffect(cc, frozenset(c_adds), frozenset(c_dels), trigger, node))
         else:
             raise TypeError(f"not an effect: {eff!r}")
+
+    def when_literals(flat: tuple[tuple[bool, bool, str, tuple[str, ...]], ...], body: m.Effect,
+                      sub: dict[str, str]) -> None:
+        lits: list[GLit] = []
+        for is_eq, positive, pred, terms in flat:
+            args = tuple([sub.get(t, t) for t in terms])
+            if is_eq:
+                if (args[0] == args[1]) != positive:
+                    return  # the condition can never hold: no effect
+                continue
+            lits.append(GLit(Atom(pred, args), positive))
+        c_adds: set[Atom] = set()
+        c_dels: set[Atom] = set()
+        walk(body, sub, (), c_adds, c_dels)
+        if not lits:
+            adds.update(c_adds)
+            dels.update(c_dels)
+            return
+        if not (c_adds or c_dels):
+            return
+        pos = frozenset(lit.atom for lit in lits if lit.positive)
+        neg = frozenset(lit.atom for lit in lits if not lit.positive)
+        if pos & neg:
+            return  # (and p (not p)) can never hold
+        node: GNode = lits[0] if len(lits) == 1 else GAnd(tuple(lits))
+        trigger = next((lit.atom for lit in lits if lit.positive), None)
+        cc = CompiledCondition(pos, neg, tuple(lits))
+        conditional.append(ConditionalEffect(cc, frozenset(c_adds), frozenset(c_dels), trigger, node))
 
     walk(effect, sub, (), adds, dels)
     return CompiledEffect(frozenset(adds), frozenset(dels), tuple(conditional))
 
 
-def _effect_text(adds: set[Atom], dels: set[Atom]) -> str:
+@functools.lru_cache(maxsize=4096)
+def _flat_literals(cond: m.Condition) -> tuple[tuple[bool, bool, str, tuple[str, ...]], ...] | None:
+    """A conjunction of (possibly negated) atoms and equalities as (is_eq, positive, predicate, terms); else None.
+
+    A pure memo over immutable lifted conditions: grounding a conditional effect
+    then costs one atom per literal instead of a walk over the formula.
+    """
+    parts = cond.parts if isinstance(cond, m.And) else (cond,)
+    out = []
+    for part in parts:
+        positive = not isinstance(part, m.Not)
+        inner = part.arg if not positive else part
+        if isinstance(inner, m.Pred):
+            out.append((False, positive, inner.predicate, inner.terms))
+        elif isinstance(inner, m.Equals):
+            out.append((True, positive, "=", (inner.left, inner.right)))
+        else:
+            return None
+    return tuple(out)
+
+
+def _effect_text(adds: frozenset[Atom], dels: frozenset[Atom]) -> str:
     parts = [f"(not {a})" for a in sorted(dels)] + [str(a) for a in sorted(adds)]
     return parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
