@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--persistence", type=float, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
     p.add_argument("--action-failure", type=float, default=0.0, help="probability that an action fails in the world")
     p.add_argument("--seeds", type=int, default=1, help="seeds per problem")
+    p.add_argument("--problems", type=int, help="use only the first N problems of each split")
     p.add_argument("--max-steps", type=int, help="override the suite's step cap")
     p.add_argument("--planner", default="default", help="planner name (see pgt plan --help)")
     p.add_argument("--model", help="VLM model name (grounder vlm)")
@@ -46,6 +47,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--out", default="runs/demo", help="folder for the runs and the report")
     d.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0")
+    d.add_argument("--problems", type=int, default=10, help="problems per split (25 = the full suite)")
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=demo_cmd)
 
@@ -65,7 +67,7 @@ def _config(args: argparse.Namespace):
                      calibration=args.calibration, fp=args.fp, fn=args.fn, persistence=args.persistence,
                      action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
-                     cot=args.cot, replay=args.replay)
+                     cot=args.cot, replay=args.replay, problems=args.problems)
 
 
 def run_cmd(args: argparse.Namespace) -> int:
@@ -102,10 +104,11 @@ def demo_cmd(args: argparse.Namespace) -> int:
     accs = [float(a) for a in args.accuracies.split(",")]
     out = Path(args.out)
     folders = []
-    print(f"pgt demo: ViPlan grounder protocol on viplan-bw (simple, medium, hard; 25 problems each), "
+    print(f"pgt demo: ViPlan grounder protocol on viplan-bw (simple, medium, hard; {args.problems} problems each), "
           f"noisy oracle at accuracy {', '.join(map(str, accs))}", file=sys.stderr)
     for acc in accs:
-        cfg = RunConfig(suite="viplan-bw", protocol="viplan-grounder", grounder="noisy", accuracy=acc)
+        cfg = RunConfig(suite="viplan-bw", protocol="viplan-grounder", grounder="noisy", accuracy=acc,
+                        problems=args.problems)
         folder = out / f"viplan-grounder-acc{acc}"
         run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
         folders.append(str(folder))

@@ -52,6 +52,7 @@ class RunConfig:
     base_url: str | None = None
     cot: bool = False
     replay: str | None = None
+    problems: int | None = None  # first N problems of each split (None: all)
 
     def label(self) -> str:
         """A short name for tables and plots."""
@@ -83,7 +84,7 @@ class EpisodeSpec:
 def episode_specs(config: RunConfig) -> list[EpisodeSpec]:
     splits: list[Split] = resolve_suite(config.suite, config.domain, config.max_steps)
     return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed, s.max_steps)
-            for s in splits for p in s.problems for seed in range(config.seeds)]
+            for s in splits for p in s.problems[: config.problems] for seed in range(config.seeds)]
 
 
 # ------------------------------------------------------------------ episode
