@@ -96,7 +96,7 @@ def generate_blocksworld(n_blocks: int, n_columns: int, min_len: int, max_len: i
     blocks = COLOURS[:n_blocks]
     objects = {**{b: "block" for b in blocks}, **{f"c{i}": "column" for i in range(1, n_columns + 1)}}
     right, left = _column_facts(n_columns)
-    planner = AutoPlanner(own_time=0.5)
+    planner = AutoPlanner(max_states=20_000)
     seen: set[tuple[Placement, Placement]] = set()
     out: list[ProblemText] = []
     tries = 0

@@ -137,7 +137,7 @@ def generate_household(family: str, min_len: int, max_len: int, count: int, seed
     fam = families[family]
     rng = random.Random(seed)
     domain = load_domain_cached(shipped_domain("household"))
-    planner = AutoPlanner(own_time=0.5)
+    planner = AutoPlanner(max_states=20_000)
     seen, out, tries = set(), [], 0
     while len(out) < count:
         if tries >= max_tries * count:
