@@ -95,13 +95,7 @@ def plots(runs: list[Run], out: Path) -> list[Path]:
             if pts:
                 xs, ys, es = zip(*pts)
                 ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=f"{proto} / {split}")
-    ax.set_xlabel("measured predicate accuracy")
-    ax.set_ylabel("success rate (± SEM)")
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title("Success against grounding accuracy")
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
+    _success_axes(fig, ax, "measured predicate accuracy", "Success against grounding accuracy")
     written.append(_save(fig, out / "success_vs_accuracy.png", plt))
 
     # 2. the accuracy/success gap per run (combined over splits)
@@ -134,15 +128,20 @@ def plots(runs: list[Run], out: Path) -> list[Path]:
         if pts:
             xs2, ys, es, _ = zip(*pts)
             ax.errorbar(xs2, ys, yerr=es, marker="o", capsize=3, label=run.label)
-    ax.set_xlabel("predictions a perfect grounder needs for the task")
+    _success_axes(fig, ax, "predictions a perfect grounder needs for the task", "Compounding errors (cf. ViPlan Figure 2)")
+    written.append(_save(fig, out / "success_vs_predictions.png", plt))
+    return written
+
+
+def _success_axes(fig, ax, xlabel: str, title: str) -> None:
+    """Shared finish of the plots whose y axis is a success rate with error bars."""
+    ax.set_xlabel(xlabel)
     ax.set_ylabel("success rate (± SEM)")
     ax.set_ylim(-0.02, 1.02)
-    ax.set_title("Compounding errors (cf. ViPlan Figure 2)")
+    ax.set_title(title)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7)
     fig.tight_layout()
-    written.append(_save(fig, out / "success_vs_predictions.png", plt))
-    return written
 
 
 def _save(fig, path: Path, plt) -> Path:
