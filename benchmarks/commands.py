@@ -101,7 +101,12 @@ def demo_cmd(args: argparse.Namespace) -> int:
     from benchmarks.runner import RunConfig, run_study
 
     start = time.perf_counter()
-    accs = [float(a) for a in args.accuracies.split(",")]
+    try:
+        accs = [float(a) for a in args.accuracies.split(",")]
+    except ValueError:
+        raise PgtError(f"--accuracies takes numbers separated by commas, got {args.accuracies!r}") from None
+    if not all(0.0 <= a <= 1.0 for a in accs):
+        raise PgtError(f"--accuracies must be in [0, 1], got {args.accuracies!r}")
     out = Path(args.out)
     folders = []
     print(f"pgt demo: ViPlan grounder protocol on viplan-bw (simple, medium, hard; {args.problems} problems each), "
