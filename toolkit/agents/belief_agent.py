@@ -1,0 +1,271 @@
+"""``pgt-grounder``: a symbolic-first grounding agent that asks only what matters.
+
+Where the ViPlan protocol (:mod:`toolkit.agents.viplan`) re-enumerates every atom
+after any surprise, this agent keeps an :class:`~toolkit.agents.evidence.EvidenceBelief`
+and spends questions where a wrong belief would hurt:
+
+1. **Survey** once: every visible atom of a *relevant* predicate (one that some
+   precondition, effect condition or the goal mentions; ``leftOf`` in ViPlan-BW is
+   not). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
+   are kept when the survey shows them holding; answers that break a group are
+   re-asked until the group is settled.
+2. **Plan** on the most likely state.
+3. Before each action, ask the precondition atoms that are not yet certain enough
+   (``trust``); atoms backed by an invariant group often need no question at all.
+4. After each action, test "the action did what the model predicts" against "it did
+   nothing" with as few of the changed atoms as it takes. Confirmed: the belief
+   takes the predicted state. Refuted: a failure; the atoms that mention the
+   action's arguments are re-asked, and the invariant groups they sit in are
+   settled again (the failure can only have touched those). Then replan.
+5. Stop when the believed state satisfies the goal *and* every goal atom has been
+   confirmed to ``goal_trust``.
+
+Atoms the view cannot show are filled from privileged information, exactly as the
+ViPlan protocol does, so the two protocols are compared on equal terms.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import Sequence
+
+from toolkit.agents.base import Clock, EpisodeResult, Ledger, condition_atoms
+from toolkit.agents.evidence import EvidenceBelief, logit, sigmoid
+from toolkit.invariants import Group, Pattern, groups
+from toolkit.model import Atom
+from toolkit.planners.base import Planner
+from toolkit.protocols import Environment, Grounder, Observation
+from toolkit.task import GroundAction, Task
+
+
+@dataclass(frozen=True)
+class BeliefAgentConfig:
+    max_steps: int = 20
+    planner_timeout: float = 30.0
+    trust: float = 0.99  # act on an atom without asking when its belief is at least this certain
+    goal_trust: float = 0.995  # stop only when every goal atom is at least this certain
+    settle: float = 0.9  # re-ask atoms of a disturbed invariant group below this certainty
+    action_success_prior: float = 0.9  # before looking, P(an action did what the model predicts)
+    stale_weight: float = 0.25  # after a failure, old evidence about the touched atoms counts this much
+    max_rounds: int = 4  # rounds of re-asking per decision
+    max_recoveries: int = 2  # second opinions when no plan exists from the believed state
+    max_replans: int = 50
+
+
+def relevant_atoms(task: Task) -> list[Atom]:
+    """Atoms of predicates that some precondition, effect condition or the goal mentions."""
+    names = {a.predicate for a, _ in _goal_literals(task)}
+    for action in task.all_actions():
+        names.update(a.predicate for a, _ in condition_atoms(action))
+        for c in action.effect.conditional:
+            names.update(a.predicate for a in c.condition.pos | c.condition.neg)
+            names.update(lit.atom.predicate for lit in c.condition.literals)
+    return [a for a in task.all_atoms() if a.predicate in names]
+
+
+def _goal_literals(task: Task) -> list[tuple[Atom, bool]]:
+    from toolkit.agents.base import _tree_literals
+
+    out = {lit.atom: lit.positive for lit in task.goal.literals}
+    if task.goal.tree not in (None, True, False):
+        for atom, positive in _tree_literals(task.goal.tree):
+            out.setdefault(atom, positive)
+    return list(out.items())
+
+
+class _Episode:
+    """One episode's mutable state: the belief, the current observation and the ledger."""
+
+    def __init__(self, env: Environment, ledger: Ledger, config: BeliefAgentConfig, obs: Observation) -> None:
+        self.env, self.task, self.ledger, self.config = env, env.task, ledger, config
+        self.obs = obs
+        self.step = 0
+        self.belief = EvidenceBelief(relevant_atoms(self.task), ())
+
+    # ------------------------------------------------------------ asking
+
+    def ask(self, atoms: Sequence[Atom], phase: str) -> list[tuple[Atom, bool | None, float]]:
+        """Ask the visible atoms: (atom, answer or None, evidence weight) each.
+
+        Hidden atoms are filled from privileged information (as the ViPlan protocol does).
+        """
+        visible = [a for a in dict.fromkeys(atoms) if a in self.belief and self.obs.can_see(a)]
+        for a in atoms:
+            if a in self.belief and not self.obs.can_see(a):
+                self.belief.set(a, a in self.obs.truth, 1.0)
+        out = []
+        for atom, ans in zip(visible, self.ledger.ask(self.obs, visible, phase, self.step)):
+            if ans.value is not None:
+                self.belief.observe(atom, ans.value, ans.confidence)
+            out.append((atom, ans.value, self.belief.weight(ans.confidence)))
+        return out
+
+    def make_certain(self, atoms: Sequence[Atom], level: float, phase: str) -> None:
+        """Re-ask until every atom is at least ``level`` certain (or the rounds run out)."""
+        for _ in range(self.config.max_rounds):
+            todo = [a for a in dict.fromkeys(atoms) if a in self.belief and self.belief.confidence(a) < level]
+            if not todo:
+                return
+            self.ask(todo, phase)
+            self.settle(todo)
+
+    def settle(self, focus: Sequence[Atom]) -> None:
+        """Re-ask atoms that a conflict inside an invariant group left uncertain."""
+        for _ in range(self.config.max_rounds):
+            touched = {g for a in focus for g in self.belief.groups_of.get(a, ())}
+            todo = sorted({a for g in touched for a in g.atoms if self.belief.confidence(a) < self.config.settle})
+            if not todo:
+                return
+            self.ask(todo, "settle")
+            focus = todo
+
+    # ------------------------------------------------------------ phases
+
+    def survey(self) -> None:
+        atoms = list(self.belief.logodds)
+        self.ask(atoms, "survey")
+        for g in self._groups_the_survey_supports():
+            self.belief.add_group(g)
+        self.settle(atoms)
+
+    def _groups_the_survey_supports(self) -> list[Group]:
+        """Invariant groups whose pattern the surveyed state satisfies in most instances.
+
+        The action model proves a group is *preserved*; whether this problem's
+        initial state satisfies it is learnt from the answers, not from the file.
+        """
+        state = frozenset(a for a, v in self.belief.logodds.items() if v > 0)
+        kept: list[Group] = []
+        by_pattern: dict[object, list[Group]] = {}
+        for g in groups(self.task):
+            by_pattern.setdefault(g.pattern, []).append(g)
+        for pattern, instances in by_pattern.items():
+            counts = [len(g.atoms & state) for g in instances]
+            if pattern.exactly_one and 2 * sum(c == 1 for c in counts) > len(counts):
+                kept += instances
+            elif 2 * sum(c <= 1 for c in counts) > len(counts):
+                weaker = Pattern(pattern.members, False)
+                kept += [Group(weaker, g.key, g.atoms) for g in instances]
+        return kept
+
+    def preconditions_hold(self, action: GroundAction) -> bool:
+        atoms = [a for a, _ in condition_atoms(action)]
+        self.make_certain(atoms, self.config.trust, "precondition")
+        return action.is_applicable(self.belief.state())
+
+    def goal_confirmed(self) -> bool:
+        self.make_certain([a for a, _ in _goal_literals(self.task)], self.config.goal_trust, "goal")
+        return self.task.goal_holds(self.belief.state())
+
+    def act(self, action: GroundAction) -> bool:
+        """Execute, then test success against no effect; on a refuted action re-establish what it touched."""
+        before = self.belief.state()
+        predicted = action.apply(before)
+        changed = sorted(a for a in predicted ^ before if a in self.belief)
+        strength = self._prediction_strength(action, before)
+        outcome = self.env.execute(action)
+        self.step += 1
+        self.obs = outcome.observation
+        self.ledger.note("act", self.step, action=str(action), executed=outcome.executed, failure=outcome.failure)
+        odds = logit(self.config.action_success_prior)
+        checks = [a for a in changed if a in predicted] + [a for a in changed if a not in predicted]
+        for atom in itertools.islice(itertools.cycle(checks), self.config.max_rounds * len(checks)):
+            if abs(odds) >= logit(self.config.trust):
+                break
+            for _, value, weight in self.ask([atom], "effect"):
+                if value is not None:
+                    odds += weight if value == (atom in predicted) else -weight
+        p_success = sigmoid(odds)
+        self.ledger.note("effect_check", self.step, action=str(action), p_success=round(p_success, 4))
+        if p_success > 0.5:
+            for atom in changed:
+                self.belief.set(atom, atom in predicted, min(p_success, strength.get(atom, 1.0)))
+            return True
+        self.reestablish(action, changed)
+        return False
+
+    def _prediction_strength(self, action: GroundAction, state: frozenset[Atom]) -> dict[Atom, float]:
+        """How sure we are of each conditional effect's outcome: its weakest condition atom."""
+        from toolkit.semantics import holds
+
+        out: dict[Atom, float] = {}
+        for c in action.effect.conditional:
+            if not holds(c.condition, state):
+                continue
+            atoms = [a for a in c.condition.pos | c.condition.neg if a in self.belief]
+            sure = min((self.belief.confidence(a) for a in atoms), default=1.0)
+            for a in c.adds | c.dels:
+                out[a] = min(out.get(a, 1.0), sure)
+        return out
+
+    def reestablish(self, action: GroundAction, changed: Sequence[Atom]) -> None:
+        """After a failure: re-ask what mentions the action's arguments, then settle their groups."""
+        args = set(action.args)
+        touched = sorted(set(changed) | {a for a in self.belief.logodds if args & set(a.args)})
+        self.belief.weaken(touched, self.config.stale_weight)
+        self.ask(touched, "recheck")
+        self.settle(touched)
+
+    def second_opinion(self) -> None:
+        """No plan from the believed state: something believed is wrong; re-ask the weakest beliefs."""
+        weak = [a for a in self.belief.logodds if self.belief.confidence(a) < self.config.goal_trust]
+        self.ask(weak, "second_opinion")
+        self.settle(weak)
+
+
+def _plan_still_works(task: Task, plan: Sequence[GroundAction], state: frozenset[Atom]) -> bool:
+    for action in plan:
+        if not action.is_applicable(state):
+            return False
+        state = action.apply(state)
+    return task.goal_holds(state)
+
+
+def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
+                     config: BeliefAgentConfig = BeliefAgentConfig(), seed: int | None = None) -> EpisodeResult:
+    """Run one episode of the ``pgt-grounder`` protocol (see the module docstring)."""
+    clock = Clock()
+    task = env.task
+    ledger = Ledger(grounder)
+    ep = _Episode(env, ledger, config, env.reset(seed))
+    ep.survey()
+    replans, recoveries, plans = 0, 0, 0
+    plan_lengths: list[int] = []
+    stop = "step_cap"
+    while ep.step < config.max_steps:
+        state = ep.belief.state()
+        if task.goal_holds(state):
+            if ep.goal_confirmed():
+                stop = "goal_believed"
+                break
+            state = ep.belief.state()  # a goal atom turned out false: plan from the corrected belief
+        result = planner.solve(task, init=state, timeout=config.planner_timeout)
+        if not result.solved:
+            ledger.note("plan", ep.step, status=result.status.value, message=result.message)
+            if recoveries < config.max_recoveries:
+                recoveries += 1
+                ep.second_opinion()
+                continue
+            stop = f"no_plan:{result.status.value}"
+            break
+        plans += 1
+        if plans > 1:
+            replans += 1
+            if replans > config.max_replans:
+                stop = "replan_cap"
+                break
+        plan = list(result.plan)
+        plan_lengths.append(len(plan))
+        ledger.note("plan", ep.step, plan=[str(a) for a in plan])
+        for i, action in enumerate(plan):
+            if ep.step >= config.max_steps:
+                break
+            if not ep.preconditions_hold(action):
+                break
+            ok = ep.act(action)
+            if not ok or not _plan_still_works(task, plan[i + 1:], ep.belief.state()):
+                break
+    success = task.goal_holds(env.true_state())
+    failures = sum(1 for e in ledger.events if e.get("phase") == "act" and e.get("failure"))
+    return EpisodeResult(success, stop, ep.step, replans, 1, ledger, clock.seconds(), plan_lengths, failures)

@@ -1,0 +1,244 @@
+"""Mutual-exclusion invariants, derived from the action model (never written by hand).
+
+An *invariant group* is a set of atoms of which at most one is true in every
+reachable state ("a block is in at most one column"), and, where the actions also
+preserve it, at least one ("exactly one": "a block has exactly one thing on it or
+is clear"). Groups come from lifted *patterns* such as ``{on(*, ?b), clear(?b)}``:
+every member predicate fixes the group parameters (``?b``) at some argument
+positions and counts over the others (``*``).
+
+The analysis follows the balance argument of Helmert's invariant synthesis
+(Fast Downward's translator), but checks it on the *ground* actions of one task,
+which handles conditional effects under ``forall`` that the lifted synthesis
+gives up on (it finds no invariant in either ViPlan domain). A pattern is kept
+when every ground action, in every state where it can fire and the group holds:
+
+* adds at most one atom of a group instance (never two at once), and leaves every
+  other atom of the instance false: deleted whenever true, known false from the
+  precondition, or false because another atom of the instance is known true;
+* for *exactly one*, additionally: whenever it deletes a true atom of an
+  instance, it surely adds another one.
+
+This proves the group is *preserved*; whether the initial state satisfies it is a
+fact about the problem, which an agent without privileged access learns from its
+observations (see :mod:`toolkit.agents.belief_agent`).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+from typing import Iterable
+
+from toolkit.model import Atom
+from toolkit.task import GroundAction, Task
+
+MAX_MEMBERS = 2  # predicates per pattern; pairs already capture the ViPlan invariants
+
+
+@dataclass(frozen=True, order=True)
+class Member:
+    """One predicate of a pattern: ``positions`` hold the group parameters, in group order."""
+
+    predicate: str
+    positions: tuple[int, ...]
+    arity: int
+
+    def key(self, atom: Atom) -> tuple[str, ...]:
+        return tuple(atom.args[p] for p in self.positions)
+
+    def text(self) -> str:
+        names = [f"?g{self.positions.index(i)}" if i in self.positions else "*" for i in range(self.arity)]
+        return f"({' '.join((self.predicate, *names))})"
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """A lifted invariant: per group-parameter binding, at most (or exactly) one member atom is true."""
+
+    members: tuple[Member, ...]
+    exactly_one: bool  # the actions also never take the last true atom away
+
+    def __str__(self) -> str:
+        kind = "exactly one of" if self.exactly_one else "at most one of"
+        return f"{kind} {{{', '.join(m.text() for m in self.members)}}}"
+
+
+@dataclass(frozen=True)
+class Group:
+    """A ground instance of a pattern."""
+
+    pattern: Pattern
+    key: tuple[str, ...]
+    atoms: frozenset[Atom]
+
+    def __str__(self) -> str:
+        return f"{self.pattern} with {', '.join(self.key) or 'no parameters'}: {len(self.atoms)} atoms"
+
+
+@dataclass(frozen=True)
+class _Entry:
+    """One ground add or delete with the literals under which it fires (besides the precondition)."""
+
+    atom: Atom
+    pos: frozenset[Atom]
+    neg: frozenset[Atom]
+
+
+def fluent_predicates(task: Task) -> list[str]:
+    """Predicates some action can change."""
+    names: set[str] = set()
+    for action in task.all_actions():
+        eff = action.effect
+        names.update(a.predicate for a in eff.adds | eff.dels)
+        for c in eff.conditional:
+            names.update(a.predicate for a in c.adds | c.dels)
+    return sorted(names)
+
+
+def _candidates(task: Task, fluents: list[str]) -> Iterable[tuple[Member, ...]]:
+    by_k: dict[int, list[Member]] = {}
+    for name in fluents:
+        arity = task.domain.predicates[name].arity
+        for k in range(arity + 1):
+            for positions in itertools.permutations(range(arity), k):
+                by_k.setdefault(k, []).append(Member(name, positions, arity))
+    for members in by_k.values():
+        for size in range(1, MAX_MEMBERS + 1):
+            for combo in itertools.combinations(members, size):
+                if len({m.predicate for m in combo}) < size:
+                    continue  # one predicate twice is a different counting; not needed here
+                if all(m.arity == len(m.positions) for m in combo) and size == 1:
+                    continue  # a single atom: trivially at most one
+                yield combo
+
+
+def _instances(task: Task, members: tuple[Member, ...]) -> dict[tuple[str, ...], frozenset[Atom]]:
+    out: dict[tuple[str, ...], set[Atom]] = {}
+    for m in members:
+        for atom in task.all_atoms(m.predicate):
+            out.setdefault(m.key(atom), set()).add(atom)
+    return {k: frozenset(v) for k, v in out.items() if len(v) > 1}
+
+
+def _entries(action: GroundAction) -> tuple[list[_Entry], list[_Entry]]:
+    """Adds and deletes with their (conjunctive) firing conditions; disjunctive parts are ignored (conservative)."""
+    eff, none = action.effect, frozenset()
+    adds = [_Entry(a, none, none) for a in eff.adds]
+    dels = [_Entry(a, none, none) for a in eff.dels]
+    for c in eff.conditional:
+        adds += [_Entry(a, c.condition.pos, c.condition.neg) for a in c.adds]
+        dels += [_Entry(a, c.condition.pos, c.condition.neg) for a in c.dels]
+    return adds, dels
+
+
+def _consistent(pos: frozenset[Atom], neg: frozenset[Atom], group: frozenset[Atom]) -> bool:
+    """Could these literals hold together, given that the group holds (at most one true)?"""
+    return pos.isdisjoint(neg) and len(pos & group) <= 1
+
+
+def _implied(entry: _Entry, pos: frozenset[Atom], neg: frozenset[Atom]) -> bool:
+    return entry.pos <= pos and entry.neg <= neg
+
+
+def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry], dels: list[_Entry],
+               exactly_one: bool) -> bool:
+    if action.precondition.tree is False:
+        return True  # never applicable
+    pre_pos, pre_neg = action.precondition.pos, action.precondition.neg
+    g_adds = [e for e in adds if e.atom in group]
+    g_dels = [e for e in dels if e.atom in group]
+    for add in g_adds:
+        pos, neg = pre_pos | add.pos, pre_neg | add.neg
+        if not _consistent(pos, neg, group):
+            continue  # never fires
+        for other in g_adds:
+            if other.atom != add.atom and _consistent(pos | other.pos, neg | other.neg, group):
+                return False  # two atoms of the group can be added at once
+        for beta in group - {add.atom}:
+            if beta in neg or any(g != beta for g in pos & group):
+                continue  # false before (known, or because another group atom is true) and not added
+            if any(d.atom == beta and _implied(d, pos | {beta}, neg) for d in g_dels):
+                continue  # deleted whenever it is true
+            return False
+    if exactly_one:
+        for d in g_dels:
+            pos, neg = pre_pos | d.pos | {d.atom}, pre_neg | d.neg
+            if not _consistent(pos, neg, group):
+                continue
+            if not any(_implied(a, pos, neg) for a in g_adds):
+                return False  # the last true atom can disappear
+    return True
+
+
+@functools.lru_cache(maxsize=64)
+def find_patterns(task: Task) -> tuple[Pattern, ...]:
+    """Every invariant pattern (up to :data:`MAX_MEMBERS` predicates) the task's actions preserve.
+
+    A pattern whose instances are all contained in a kept pattern's instances is
+    dropped: it adds no constraint.
+    """
+    actions = list(task.all_actions())
+    effects = {a: _entries(a) for a in actions}
+    found: list[tuple[Pattern, dict[tuple[str, ...], frozenset[Atom]]]] = []
+    for members in _candidates(task, fluent_predicates(task)):
+        instances = _instances(task, members)
+        if not instances:
+            continue
+        kinds = [True, False]
+        for exactly in kinds:
+            if all(_preserves(a, g, *effects[a], exactly) for g in instances.values() for a in actions
+                   if _touches(effects[a], g)):
+                found.append((Pattern(members, exactly), instances))
+                break
+    kept: list[tuple[Pattern, dict[tuple[str, ...], frozenset[Atom]]]] = []
+    for pattern, inst in sorted(found, key=lambda f: (-max(map(len, f[1].values())), not f[0].exactly_one)):
+        if not any(_implies(p, other, pattern, inst) for p, other in kept):
+            kept.append((pattern, inst))
+    return tuple(p for p, _ in kept)
+
+
+def _implies(strong: Pattern, strong_inst: dict, weak: Pattern, weak_inst: dict) -> bool:
+    """Whether ``strong``'s groups already say everything ``weak``'s say."""
+    if weak.exactly_one:
+        return strong.exactly_one and set(weak_inst.values()) <= set(strong_inst.values())
+    return all(any(g <= h for h in strong_inst.values()) for g in weak_inst.values())
+
+
+def _touches(effect: tuple[list[_Entry], list[_Entry]], group: frozenset[Atom]) -> bool:
+    adds, dels = effect
+    return any(e.atom in group for e in adds) or any(e.atom in group for e in dels)
+
+
+def groups(task: Task, patterns: Iterable[Pattern] | None = None) -> list[Group]:
+    """The ground instances of invariant patterns (default: every preserved one)."""
+    out = []
+    for pattern in find_patterns(task) if patterns is None else patterns:
+        for key, atoms in sorted(_instances(task, pattern.members).items()):
+            out.append(Group(pattern, key, atoms))
+    return out
+
+
+def violations(group: Group, state: frozenset[Atom]) -> int:
+    """How far ``state`` is from satisfying the group: extra true atoms, or 1 for none under exactly-one."""
+    n = len(group.atoms & state)
+    return max(n - 1, 0) + (n == 0 and group.pattern.exactly_one)
+
+
+def invariants_of(task: Task, state: frozenset[Atom] | None = None) -> tuple[Pattern, ...]:
+    """The preserved patterns that ``state`` (default: the problem's initial state) satisfies.
+
+    A preserved pattern is an invariant of the problem when its initial state
+    satisfies it; an exactly-one pattern that the state satisfies only as
+    at-most-one is returned as at-most-one.
+    """
+    state = task.init if state is None else state
+    out = []
+    for pattern in find_patterns(task):
+        gs = groups(task, [pattern])
+        if all(len(g.atoms & state) == 1 for g in gs):
+            out.append(pattern)
+        elif all(len(g.atoms & state) <= 1 for g in gs):
+            out.append(Pattern(pattern.members, False))
+    return tuple(out)
