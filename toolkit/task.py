@@ -1,7 +1,9 @@
 """A planning task: a domain and a problem, with grounding caches.
 
-:class:`Task` is the object the rest of the toolkit works with. Ground actions are
-compiled on first use and cached, so stepping a plan is a few set operations.
+:class:`Task` is the object the rest of the toolkit works with. Each action schema
+is compiled once per task into a template (:class:`toolkit.grounding.ActionTemplate`);
+ground actions are made from it on first use and cached, so stepping a plan is a
+few set operations.
 
 >>> from toolkit.domains import shipped_domain, shipped_problem
 >>> task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0"))
@@ -20,9 +22,10 @@ from typing import Iterator
 from toolkit import loader
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
-from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition, compile_effect
+from toolkit.grounding import (ActionTemplate, AtomTable, CompiledCondition, CompiledEffect, GroundEffect,
+                               compile_condition)
 from toolkit.model import Atom
-from toolkit.semantics import Unmet, apply_effect, effect_delta, explain, holds
+from toolkit.semantics import Unmet, explain, holds
 
 
 @dataclass(frozen=True, eq=False)
@@ -32,7 +35,12 @@ class GroundAction:
     schema: m.ActionSchema
     args: tuple[str, ...]
     precondition: CompiledCondition = field(repr=False)
-    effect: CompiledEffect = field(repr=False)
+    ground_effect: GroundEffect = field(repr=False)
+
+    @property
+    def effect(self) -> CompiledEffect:
+        """The effect as unconditional adds/deletes plus conditional effects (built on first use)."""
+        return self.ground_effect.compiled
 
     @property
     def name(self) -> str:
@@ -50,11 +58,11 @@ class GroundAction:
 
     def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
         """Successor state (PDDL semantics); does not check the precondition."""
-        return apply_effect(self.effect, state)
+        return self.ground_effect.apply(state)
 
     def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
         """Successor state and the conditional effects that fired."""
-        adds, dels, fired = effect_delta(self.effect, state)
+        adds, dels, fired = self.ground_effect.delta(state)
         return (state - dels) | adds, fired
 
 
@@ -68,6 +76,9 @@ class Task:
         self.init: frozenset[Atom] = problem.init
         self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        # Ground atoms interned per task (seeded with the initial state) and one template per schema.
+        self.atom_table = AtomTable(problem.init)
+        self._templates: dict[str, ActionTemplate] = {}
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -120,11 +131,16 @@ class Task:
         canon = (schema.name, objs)
         hit = self._actions.get(canon)
         if hit is None:
-            sub = {var: obj for (var, _), obj in zip(schema.params, objs)}
-            hit = GroundAction(schema, objs, compile_condition(schema.precondition, sub, self.objects_of),
-                               compile_effect(schema.effect, sub, self.objects_of))
+            hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs))
             self._actions[canon] = hit
         self._actions[key] = hit
+        return hit
+
+    def template(self, name: str) -> ActionTemplate:
+        """The schema ``name`` compiled against this task's objects (built on first use)."""
+        hit = self._templates.get(name)
+        if hit is None:
+            hit = self._templates[name] = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table)
         return hit
 
     def all_actions(self) -> Iterator[GroundAction]:
