@@ -174,26 +174,31 @@ def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry],
 
 @functools.lru_cache(maxsize=64)
 def find_patterns(task: Task) -> tuple[Pattern, ...]:
-    """Every invariant pattern (up to :data:`MAX_MEMBERS` predicates) the task's actions preserve.
+    """Every pattern (up to :data:`MAX_MEMBERS` predicates) the task's actions preserve.
 
-    A pattern whose instances are all contained in a kept pattern's instances is
-    dropped: it adds no constraint.
+    Preserved is not yet invariant: the initial state must satisfy the pattern too
+    (see :func:`invariants_of`, or the agent's survey).
     """
     actions = list(task.all_actions())
     effects = {a: _entries(a) for a in actions}
-    found: list[tuple[Pattern, dict[tuple[str, ...], frozenset[Atom]]]] = []
+    found: list[Pattern] = []
     for members in _candidates(task, fluent_predicates(task)):
-        instances = _instances(task, members)
+        instances = _instances(task, members).values()
         if not instances:
             continue
-        kinds = [True, False]
-        for exactly in kinds:
-            if all(_preserves(a, g, *effects[a], exactly) for g in instances.values() for a in actions
+        for exactly in (True, False):
+            if all(_preserves(a, g, *effects[a], exactly) for g in instances for a in actions
                    if _touches(effects[a], g)):
-                found.append((Pattern(members, exactly), instances))
+                found.append(Pattern(members, exactly))
                 break
-    kept: list[tuple[Pattern, dict[tuple[str, ...], frozenset[Atom]]]] = []
-    for pattern, inst in sorted(found, key=lambda f: (-max(map(len, f[1].values())), not f[0].exactly_one)):
+    return tuple(found)
+
+
+def drop_implied(task: Task, patterns: Iterable[Pattern]) -> tuple[Pattern, ...]:
+    """Leave out patterns whose every group another kept pattern already constrains."""
+    with_inst = [(p, _instances(task, p.members)) for p in patterns]
+    kept: list[tuple[Pattern, dict]] = []
+    for pattern, inst in sorted(with_inst, key=lambda f: (-max(map(len, f[1].values())), not f[0].exactly_one)):
         if not any(_implies(p, other, pattern, inst) for p, other in kept):
             kept.append((pattern, inst))
     return tuple(p for p, _ in kept)
@@ -241,4 +246,4 @@ def invariants_of(task: Task, state: frozenset[Atom] | None = None) -> tuple[Pat
             out.append(pattern)
         elif all(len(g.atoms & state) <= 1 for g in gs):
             out.append(Pattern(pattern.members, False))
-    return tuple(out)
+    return drop_implied(task, out)

@@ -27,12 +27,13 @@ ViPlan protocol does, so the two protocols are compared on equal terms.
 from __future__ import annotations
 
 import itertools
+import math
 from dataclasses import dataclass
 from typing import Sequence
 
 from toolkit.agents.base import Clock, EpisodeResult, Ledger, condition_atoms
-from toolkit.agents.evidence import EvidenceBelief, logit, sigmoid
-from toolkit.invariants import Group, Pattern, groups
+from toolkit.agents.evidence import EvidenceBelief, sigmoid
+from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups
 from toolkit.model import Atom
 from toolkit.planners.base import Planner
 from toolkit.protocols import Environment, Grounder, Observation
@@ -44,7 +45,8 @@ class BeliefAgentConfig:
     max_steps: int = 20
     planner_timeout: float = 30.0
     trust: float = 0.99  # act on an atom without asking when its belief is at least this certain
-    goal_trust: float = 0.995  # stop only when every goal atom is at least this certain
+    goal_trust: float = 0.999  # stop only when every goal atom is at least this certain
+    effect_trust: float = 0.999  # ask changed atoms until "it worked" or "it failed" is this certain
     settle: float = 0.9  # re-ask atoms of a disturbed invariant group below this certainty
     action_success_prior: float = 0.9  # before looking, P(an action did what the model predicts)
     stale_weight: float = 0.25  # after a failure, old evidence about the touched atoms counts this much
@@ -136,18 +138,14 @@ class _Episode:
         initial state satisfies it is learnt from the answers, not from the file.
         """
         state = frozenset(a for a, v in self.belief.logodds.items() if v > 0)
-        kept: list[Group] = []
-        by_pattern: dict[object, list[Group]] = {}
-        for g in groups(self.task):
-            by_pattern.setdefault(g.pattern, []).append(g)
-        for pattern, instances in by_pattern.items():
-            counts = [len(g.atoms & state) for g in instances]
+        supported = []
+        for pattern in find_patterns(self.task):
+            counts = [len(g.atoms & state) for g in groups(self.task, [pattern])]
             if pattern.exactly_one and 2 * sum(c == 1 for c in counts) > len(counts):
-                kept += instances
+                supported.append(pattern)
             elif 2 * sum(c <= 1 for c in counts) > len(counts):
-                weaker = Pattern(pattern.members, False)
-                kept += [Group(weaker, g.key, g.atoms) for g in instances]
-        return kept
+                supported.append(Pattern(pattern.members, False))
+        return groups(self.task, drop_implied(self.task, supported))
 
     def preconditions_hold(self, action: GroundAction) -> bool:
         atoms = [a for a, _ in condition_atoms(action)]
@@ -159,7 +157,14 @@ class _Episode:
         return self.task.goal_holds(self.belief.state())
 
     def act(self, action: GroundAction) -> bool:
-        """Execute, then test success against no effect; on a refuted action re-establish what it touched."""
+        """Execute, then check the outcome; on a refuted prediction re-establish what the action touched.
+
+        Three hypotheses compete: the action did what the model predicts, it did
+        nothing, or something else happened (its own unconditional change is
+        missing and its side effects are open: the block fell into another
+        column). Changed atoms are asked, most telling first, until "as
+        predicted" is ``effect_trust`` certain or refuted.
+        """
         before = self.belief.state()
         predicted = action.apply(before)
         changed = sorted(a for a in predicted ^ before if a in self.belief)
@@ -168,22 +173,47 @@ class _Episode:
         self.step += 1
         self.obs = outcome.observation
         self.ledger.note("act", self.step, action=str(action), executed=outcome.executed, failure=outcome.failure)
-        odds = logit(self.config.action_success_prior)
-        checks = [a for a in changed if a in predicted] + [a for a in changed if a not in predicted]
+        prior = self.config.action_success_prior
+        # log P(answers, H) for H = as predicted, no effect, something else
+        logp = [math.log(prior), math.log((1 - prior) / 2), math.log((1 - prior) / 2)]
+        checks = sorted(changed, key=lambda a: self._diagnostic_rank(action, a, predicted))
+        direct = action.effect.adds | action.effect.dels
+
+        def logp_other(atom: Atom, value: bool, right: float) -> float:
+            if atom not in direct:
+                return math.log(0.5)
+            return math.log(right if value == (atom in before) else 1 - right)
+
         for atom in itertools.islice(itertools.cycle(checks), self.config.max_rounds * len(checks)):
-            if abs(odds) >= logit(self.config.trust):
+            p_success = _normalised(logp)[0]
+            if p_success >= self.config.effect_trust or p_success <= 1 - self.config.trust:
                 break
             for _, value, weight in self.ask([atom], "effect"):
                 if value is not None:
-                    odds += weight if value == (atom in predicted) else -weight
-        p_success = sigmoid(odds)
+                    right = sigmoid(weight)
+                    logp[0] += math.log(right if value == (atom in predicted) else 1 - right)
+                    logp[1] += math.log(right if value == (atom in before) else 1 - right)
+                    # "something else": the action's own (unconditional) change did not happen, the rest is open
+                    logp[2] += logp_other(atom, value, right)
+        p_success = _normalised(logp)[0]
         self.ledger.note("effect_check", self.step, action=str(action), p_success=round(p_success, 4))
-        if p_success > 0.5:
+        if p_success >= self.config.trust or (not checks and p_success > 0.5):
             for atom in changed:
                 self.belief.set(atom, atom in predicted, min(p_success, strength.get(atom, 1.0)))
             return True
         self.reestablish(action, changed)
         return False
+
+    @staticmethod
+    def _diagnostic_rank(action: GroundAction, atom: Atom, predicted: frozenset[Atom]) -> tuple:
+        """Ask first what the action is *for*: unconditional adds naming most of its arguments.
+
+        A side effect such as ``clear`` of the block left behind also happens when
+        the block is dropped in the wrong column, so it says little about success.
+        """
+        unconditional = atom in action.effect.adds or atom in action.effect.dels
+        named = sum(arg in atom.args for arg in set(action.args))
+        return (not unconditional, -named, atom not in predicted, atom)
 
     def _prediction_strength(self, action: GroundAction, state: frozenset[Atom]) -> dict[Atom, float]:
         """How sure we are of each conditional effect's outcome: its weakest condition atom."""
@@ -212,6 +242,12 @@ class _Episode:
         weak = [a for a in self.belief.logodds if self.belief.confidence(a) < self.config.goal_trust]
         self.ask(weak, "second_opinion")
         self.settle(weak)
+
+
+def _normalised(logp: list[float]) -> list[float]:
+    top = max(logp)
+    weights = [math.exp(v - top) for v in logp]
+    return [w / sum(weights) for w in weights]
 
 
 def _plan_still_works(task: Task, plan: Sequence[GroundAction], state: frozenset[Atom]) -> bool:

@@ -74,13 +74,10 @@ class EvidenceBelief:
 
     def prob(self, atom: Atom) -> float:
         """P(atom is true) under the evidence and the invariant groups."""
-        own = self.logodds[atom]
-        best = sigmoid(own)
-        for g in self.groups_of.get(atom, ()):
-            p = self._group_prob(atom, g)
-            if abs(p - 0.5) < abs(best - 0.5):
-                best = p
-        return best
+        in_groups = self.groups_of.get(atom)
+        if not in_groups:
+            return sigmoid(self.logodds[atom])
+        return min((self._group_prob(atom, g) for g in in_groups), key=lambda p: abs(p - 0.5))
 
     def _group_prob(self, atom: Atom, group: Group) -> float:
         values = [self.logodds[a] for a in group.atoms]

@@ -1,0 +1,94 @@
+"""Invariant groups derived from the action model: found where they exist, sound along real runs."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from toolkit.domains import shipped_domain
+from toolkit.invariants import find_patterns, groups, invariants_of, violations
+from toolkit.loader import parse_domain, parse_problem
+from toolkit.task import Task, load_task
+
+ROOT = Path(__file__).resolve().parents[2] / "pddl_domains"
+SHIPPED = sorted(p.parent.name for p in ROOT.glob("*/domain.pddl"))
+
+
+def first_problem(name: str) -> Path:
+    return sorted((ROOT / name / "problems").glob("*.pddl"))[0]
+
+
+def texts(task: Task) -> set[str]:
+    return {str(p) for p in invariants_of(task)}
+
+
+def test_viplan_blocksworld_invariants_are_found():
+    task = load_task(shipped_domain("blocksworld"), first_problem("blocksworld"))
+    assert texts(task) == {"exactly one of {(inColumn ?g0 *)}", "exactly one of {(clear ?g0), (on * ?g0)}"}
+
+
+def test_viplan_household_invariants_are_found():
+    suite = ROOT.parent / "benchmarks" / "suites" / "viplan-hh" / "hard"
+    task = load_task(shipped_domain("household"), suite / "hard_cleaning_out_drawers_0.pddl")
+    assert "at most one of {(holding *)}" in texts(task)
+    assert "at most one of {(holding ?g0), (inside ?g0 *)}" in texts(task)
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_invariants_hold_along_random_walks(name: str):
+    """Soundness: every invariant that holds initially holds in every state a random walk reaches."""
+    for problem in sorted((ROOT / name / "problems").glob("*.pddl"))[:3]:
+        task = load_task(ROOT / name / "domain.pddl", problem)
+        gs = groups(task, invariants_of(task))
+        rng = random.Random(0)
+        for _walk in range(5):
+            state = task.init
+            for _step in range(40):
+                assert all(violations(g, state) == 0 for g in gs), (name, problem.name)
+                options = task.applicable_actions(state)
+                if not options:
+                    break
+                state = rng.choice(options).apply(state)
+
+
+TOY = """
+(define (domain toy)
+  (:requirements :strips :typing)
+  (:types ball room)
+  (:predicates (at ?b - ball ?r - room) (held ?b - ball))
+  (:action move :parameters (?b - ball ?from ?to - room)
+    :precondition (at ?b ?from)
+    :effect (and (not (at ?b ?from)) (at ?b ?to)))
+  (:action pick :parameters (?b - ball ?r - room)
+    :precondition (at ?b ?r)
+    :effect (and (held ?b) (not (at ?b ?r))))
+  (:action %s)
+)
+"""
+PROBLEM = """(define (problem p) (:domain toy) (:objects b c - ball r1 r2 - room)
+  (:init (at b r1) (at c r1)) (:goal (at b r2)))"""
+
+
+def toy_patterns(extra: str) -> set[str]:
+    domain = parse_domain(TOY % extra)
+    return {str(p) for p in find_patterns(Task(domain, parse_problem(PROBLEM, domain)))}
+
+
+def test_a_delete_without_an_add_weakens_exactly_one_to_at_most_one():
+    assert "exactly one of {(at ?g0 *), (held ?g0)}" in toy_patterns("noop :parameters () :effect (and)")
+    found = toy_patterns("vanish :parameters (?b - ball) :precondition (held ?b) :effect (not (held ?b))")
+    assert "at most one of {(at ?g0 *), (held ?g0)}" in found
+    assert not any("exactly one of {(at ?g0 *), (held ?g0)}" in f for f in found)
+
+
+def test_an_action_adding_two_group_atoms_breaks_the_group():
+    found = toy_patterns("split :parameters (?b - ball ?r1 ?r2 - room) :precondition (held ?b) "
+                         ":effect (and (at ?b ?r1) (at ?b ?r2) (not (held ?b)))")
+    assert not any("(at ?g0 *)" in f for f in found)
+
+
+def test_an_add_that_leaves_an_old_atom_true_breaks_the_group():
+    found = toy_patterns("teleport :parameters (?b - ball ?r - room) :precondition () :effect (at ?b ?r)")
+    assert not any("(at ?g0 *)" in f for f in found)
