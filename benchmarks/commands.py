@@ -51,6 +51,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=demo_cmd)
 
+    c = sub.add_parser("compare", help="pgt-grounder against the ViPlan grounder protocol over a noise grid (offline)",
+                       description="Run viplan-grounder and pgt-grounder under the same noisy oracle for every suite, "
+                                   "noise setting and action-failure rate, then write one report (table and plots). "
+                                   "Resumable: re-run the same command to finish an interrupted grid.")
+    c.add_argument("--suites", default="viplan-bw,viplan-hh", help="comma-separated suites")
+    c.add_argument("--accuracies", default="0.9,0.95,0.97,0.99", help="uniform accuracies (comma-separated)")
+    c.add_argument("--calibrations", default="shipped",
+                   help="calibration names or files (comma-separated); 'shipped': every shipped one for the suite; "
+                        "'none': skip")
+    c.add_argument("--action-failures", default="0,0.1", help="action failure probabilities (comma-separated)")
+    c.add_argument("--persistence", type=float, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
+    c.add_argument("--seeds", type=int, default=1)
+    c.add_argument("--problems", type=int, help="first N problems of each split (default: all)")
+    c.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
+    c.add_argument("--out", default="runs/compare", help="folder for the runs and the report")
+    c.add_argument("--quiet", action="store_true")
+    c.set_defaults(func=compare_cmd)
+
 
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
@@ -96,17 +114,76 @@ def report_cmd(args: argparse.Namespace) -> int:
     return 0
 
 
+def _numbers(text: str, option: str) -> list[float]:
+    try:
+        values = [float(a) for a in text.split(",") if a.strip()]
+    except ValueError:
+        raise PgtError(f"{option} takes numbers separated by commas, got {text!r}") from None
+    if not all(0.0 <= v <= 1.0 for v in values):
+        raise PgtError(f"{option} must be in [0, 1], got {text!r}")
+    return values
+
+
+def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
+    """(folder name, RunConfig) for every run of a ``pgt compare`` grid, both protocols."""
+    from benchmarks.runner import RunConfig, calibration_name
+    from benchmarks.suites import resolve_suite
+    from grounders.calibration import list_calibrations, resolve_calibration
+
+    accuracies = _numbers(args.accuracies, "--accuracies")
+    failures = _numbers(args.action_failures, "--action-failures")
+    if args.seeds < 1:
+        raise PgtError("--seeds must be at least 1")
+    grid = []
+    for suite in [s.strip() for s in args.suites.split(",") if s.strip()]:
+        resolve_suite(suite)  # a clear error for an unknown suite, before anything runs
+        base = suite.split("/")[0]
+        if args.calibrations == "shipped":
+            cals = [c for c in list_calibrations() if c.startswith(base + "-")]
+        elif args.calibrations == "none":
+            cals = []
+        else:
+            cals = [c.strip() for c in args.calibrations.split(",") if c.strip()]
+            for c in cals:
+                resolve_calibration(c)  # did-you-mean for a misspelt name
+        noises = [("acc" + str(a), {"accuracy": a}) for a in accuracies] + \
+                 [("cal-" + calibration_name(c), {"calibration": c}) for c in cals]
+        for fail in failures:
+            for noise_name, noise in noises:
+                for protocol in ("viplan-grounder", "pgt-grounder"):
+                    cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
+                                    persistence=args.persistence, seeds=args.seeds, problems=args.problems, **noise)
+                    grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))
+    return grid
+
+
+def compare_cmd(args: argparse.Namespace) -> int:
+    from benchmarks.report import write_report
+    from benchmarks.runner import run_study
+
+    start = time.perf_counter()
+    grid = compare_grid(args)
+    out = Path(args.out)
+    folders = []
+    print(f"pgt compare: {len(grid)} runs (viplan-grounder and pgt-grounder) into {out}", file=sys.stderr)
+    for name, cfg in grid:
+        folder = out / name
+        run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
+        folders.append(str(folder))
+    files = write_report(folders, out / "report")
+    print(files["markdown"].read_text(encoding="utf-8"))
+    print(f"finished in {time.perf_counter() - start:.0f} s")
+    for kind, path in files.items():
+        print(f"{kind}: {path}")
+    return 0
+
+
 def demo_cmd(args: argparse.Namespace) -> int:
     from benchmarks.report import write_report
     from benchmarks.runner import RunConfig, run_study
 
     start = time.perf_counter()
-    try:
-        accs = [float(a) for a in args.accuracies.split(",")]
-    except ValueError:
-        raise PgtError(f"--accuracies takes numbers separated by commas, got {args.accuracies!r}") from None
-    if not all(0.0 <= a <= 1.0 for a in accs):
-        raise PgtError(f"--accuracies must be in [0, 1], got {args.accuracies!r}")
+    accs = _numbers(args.accuracies, "--accuracies")
     out = Path(args.out)
     folders = []
     print(f"pgt demo: ViPlan grounder protocol on viplan-bw (simple, medium, hard; {args.problems} problems each), "

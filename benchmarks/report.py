@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import metrics
+from benchmarks import compare, metrics
 from benchmarks.runner import read_records
 from toolkit.errors import PgtError
+
+
+MAX_BARS = 16  # runs beyond which per-run bar charts are left out
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,7 @@ def rows(runs: list[Run]) -> list[dict[str, Any]]:
     out = []
     for run in runs:
         for split, s in metrics.split_table(run.records).items():
-            out.append({"run": run.name, "label": run.label, "split": split, **s})
+            out.append({"run": run.name, "suite": _suite(run), "label": run.label, "split": split, **s})
     return out
 
 
@@ -62,9 +65,9 @@ def markdown(runs: list[Run]) -> str:
     lines = ["| run | split | episodes | success (SEM) | accuracy | questions/ep | replans/ep | actions/ep |",
              "|---|---|---:|---:|---:|---:|---:|---:|"]
     for r in rows(runs):
-        lines.append(f"| {r['label']} | {r['split']} | {r['episodes']} | {_fmt(r['success'])} ({_fmt(r['success_sem'])}) "
+        lines.append(f"| {r['suite']} {r['label']} | {r['split']} | {r['episodes']} | {_fmt(r['success'])} ({_fmt(r['success_sem'])}) "
                      f"| {_fmt(r['accuracy'], 3)} | {_fmt(r['questions'], 1)} | {_fmt(r['replans'], 2)} | {_fmt(r['actions'], 1)} |")
-    preds = {run.label: metrics.predicate_accuracy(run.records) for run in runs}
+    preds = {f"{_suite(run)} {run.label}": metrics.predicate_accuracy(run.records) for run in runs}
     names = sorted({p for v in preds.values() for p in v})
     if names:
         lines += ["", "Predicate accuracy (answers with a yes/no verdict):", "",
@@ -84,19 +87,22 @@ def plots(runs: list[Run], out: Path) -> list[Path]:
     written = []
     table = rows(runs)
     splits = [s for s in dict.fromkeys(r["split"] for r in table)]
-    protocols = list(dict.fromkeys(r["label"].split("[")[0] for r in table))
 
-    # 1. success against measured accuracy, one line per protocol and split
+    # 1. success against measured accuracy: per split for one study line, else one combined line per study
+    lines = list(dict.fromkeys(_line_key(run) for run in runs))
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for proto in protocols:
-        for split in splits:
-            pts = sorted((r["accuracy"], r["success"], r["success_sem"]) for r in table
-                         if r["split"] == split and r["label"].startswith(proto + "[") and not math.isnan(r["accuracy"]))
+    for line in lines:
+        for split in splits if len(lines) == 1 else ["combined" if "combined" in splits else splits[0]]:
+            pts = sorted((r["accuracy"], r["success"], r["success_sem"]) for run in runs if _line_key(run) == line
+                         for r in table if r["run"] == run.name and r["split"] == split and not math.isnan(r["accuracy"]))
             if pts:
                 xs, ys, es = zip(*pts)
-                ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=f"{proto} / {split}")
+                ax.errorbar(xs, ys, yerr=es, marker="o", capsize=3, label=f"{' '.join(line)} / {split}")
     _success_axes(fig, ax, "measured predicate accuracy", "Success against grounding accuracy")
     written.append(_save(fig, out / "success_vs_accuracy.png", plt))
+
+    if len(runs) > MAX_BARS:  # one bar per run stops being readable; the comparison plots cover many runs
+        return written + _predictions_plot(runs, out, plt)
 
     # 2. the accuracy/success gap per run (combined over splits)
     combined = [r for r in table if r["split"] == ("combined" if "combined" in splits else splits[0])]
@@ -121,16 +127,30 @@ def plots(runs: list[Run], out: Path) -> list[Path]:
     fig.tight_layout()
     written.append(_save(fig, out / "questions_per_episode.png", plt))
 
-    # 4. success against predictions needed (ViPlan Figure 2)
+    return written + _predictions_plot(runs, out, plt)
+
+
+def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
+    """Success against predictions needed (ViPlan Figure 2), one line per run."""
     fig, ax = plt.subplots(figsize=(7, 4.5))
-    for run in runs:
+    for run in runs[:MAX_BARS]:
         pts = metrics.success_by_predictions(run.records)
         if pts:
             xs2, ys, es, _ = zip(*pts)
             ax.errorbar(xs2, ys, yerr=es, marker="o", capsize=3, label=run.label)
     _success_axes(fig, ax, "predictions a perfect grounder needs for the task", "Compounding errors (cf. ViPlan Figure 2)")
-    written.append(_save(fig, out / "success_vs_predictions.png", plt))
-    return written
+    return [_save(fig, out / "success_vs_predictions.png", plt)]
+
+
+def _suite(run: Run) -> str:
+    return str(run.records[0].get("suite", "")).split("/")[0]
+
+
+def _line_key(run: Run) -> tuple[str, ...]:
+    """What one line of the accuracy plot holds fixed: suite, protocol, action failures."""
+    cfg = run.records[0].get("config", {})
+    fail = cfg.get("action_failure") or 0.0
+    return (_suite(run), run.label.split("[")[0]) + ((f"fail={fail:g}",) if fail else ())
 
 
 def _success_axes(fig, ax, xlabel: str, title: str) -> None:
@@ -154,10 +174,12 @@ def write_report(run_paths: list[str], out: Path) -> dict[str, Path]:
     runs = load_runs(run_paths)
     out.mkdir(parents=True, exist_ok=True)
     md = out / "report.md"
-    md.write_text("# pgt study report\n\n" + markdown(runs), encoding="utf-8")
+    paired = compare.pairs(runs)
+    md.write_text("# pgt study report\n\n" + compare.markdown(paired) + ("\n" if paired else "") + markdown(runs),
+                  encoding="utf-8")
     csv_path = out / "report.csv"
     write_csv(runs, csv_path)
     files = {"markdown": md, "csv": csv_path}
-    for p in plots(runs, out):
+    for p in plots(runs, out) + compare.plots(paired, out):
         files[p.stem] = p
     return files

@@ -57,7 +57,7 @@ class RunConfig:
     def label(self) -> str:
         """A short name for tables and plots."""
         if self.grounder == "noisy":
-            noise = (f"cal={Path(self.calibration).stem}" if self.calibration else
+            noise = (f"cal={calibration_name(self.calibration)}" if self.calibration else
                      f"fp={self.fp},fn={self.fn}" if self.fp is not None else f"acc={self.accuracy}")
         elif self.grounder == "vlm":
             noise = f"model={self.model}" + (",cot" if self.cot else "")
@@ -65,6 +65,12 @@ class RunConfig:
             noise = self.grounder
         fail = f",fail={self.action_failure}" if self.action_failure else ""
         return f"{self.protocol}[{noise}{fail}]"
+
+
+def calibration_name(name_or_path: str) -> str:
+    """``viplan-bw-cot-gpt-4.1`` for that name or for ``.../viplan-bw-cot-gpt-4.1.toml`` (keeps the ``.1``)."""
+    name = Path(name_or_path).name
+    return name.rsplit(".", 1)[0] if name.endswith((".toml", ".json")) else name
 
 
 @dataclass(frozen=True)
@@ -258,6 +264,8 @@ class Progress:
 def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = True) -> Path:
     """Run (or resume) a study; returns the episodes file."""
     specs = episode_specs(config)
+    if specs and config.grounder == "noisy":  # a bad noise setting fails here, not in every episode
+        make_grounder(_task(specs[0].domain, specs[0].problem), specs[0], 0)
     done = _prepare_out(out, config)
     todo = [s for s in specs if s.id not in done]
     episodes = out / "episodes.jsonl"

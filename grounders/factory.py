@@ -39,7 +39,13 @@ def _oracle(config: Any, task: Task, split: str, seed: int):
 def _noisy(config: Any, task: Task, split: str, seed: int):
     from grounders.noisy import NoisyOracle
 
-    return NoisyOracle(_error_model(config, split), seed=seed, persistence=config.persistence, book=QuestionBook(task))
+    model = _error_model(config, split)
+    predicates = {p.lower() for p in task.domain.predicates}
+    if config.calibration and model.per_predicate and not predicates & set(model.per_predicate):
+        raise PgtError(f"calibration {config.calibration} describes {', '.join(sorted(model.per_predicate))}, "
+                       f"none of the predicates of domain {task.domain.name} ({', '.join(sorted(predicates))}); "
+                       "pick the calibration of this suite")
+    return NoisyOracle(model, seed=seed, persistence=config.persistence, book=QuestionBook(task))
 
 
 def _vlm(config: Any, task: Task, split: str, seed: int):

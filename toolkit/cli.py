@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "run": "benchmarks.commands",
     "report": "benchmarks.commands",
     "demo": "benchmarks.commands",
+    "compare": "benchmarks.commands",
 }
 
 
