@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "lint": "toolkit.commands.lint",
     "generate": "toolkit.commands.generate",
     "questions": "toolkit.commands.questions",
+    "invariants": "toolkit.commands.invariants",
     "score": "toolkit.commands.score",
     "render": "scene_graphs.commands.render",
     "import-scene": "scene_graphs.commands.import_scene",

@@ -92,3 +92,19 @@ def test_an_action_adding_two_group_atoms_breaks_the_group():
 def test_an_add_that_leaves_an_old_atom_true_breaks_the_group():
     found = toy_patterns("teleport :parameters (?b - ball ?r - room) :precondition () :effect (at ?b ?r)")
     assert not any("(at ?g0 *)" in f for f in found)
+
+
+def test_cli_lists_invariants_and_flags_a_broken_init(tmp_path: Path, capsys):
+    from toolkit.cli import main
+
+    assert main(["invariants", "blocksworld", "simple_problem_0"]) == 0
+    out = capsys.readouterr().out
+    assert "exactly one of {(inColumn ?g0 *)}  (3 groups)" in out
+    bad = tmp_path / "bad.pddl"  # a block in two columns at once
+    text = first_problem("blocksworld").read_text()
+    bad.write_text(text.replace("(:init", "(:init (inColumn r c4) (inColumn r c3)", 1))
+    assert main(["invariants", str(ROOT / "blocksworld" / "domain.pddl"), str(bad), "--json"]) == 0
+    import json
+    data = json.loads(capsys.readouterr().out)
+    assert "exactly one of {(inColumn ?g0 *)}" not in data["invariants"]
+    assert any(r["pattern"] == "exactly one of {(inColumn ?g0 *)}" and r["broken_in_init"] for r in data["preserved"])
