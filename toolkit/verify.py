@@ -108,7 +108,7 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     >>> from toolkit.task import load_task
     >>> task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0"))
     >>> print(check_plan(task, "(moveBlock nope c1)").message)
-    step 1: unknown object 'nope'
+    step 1 (line 1): unknown object 'nope'
     """
     parsed = _as_parsed(task, plan, action_text)
     state = task.init if init is None else init
