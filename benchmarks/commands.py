@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     r.add_argument("--out", help="report folder (default: the first run's folder/report)")
     r.set_defaults(func=report_cmd)
 
-    d = sub.add_parser("demo", help="offline demo: a noisy-oracle accuracy sweep on viplan-bw (no key, no GPU)")
+    d = sub.add_parser("demo", help="offline demo: ViPlan protocol vs pgt-grounder, noisy-oracle sweep on viplan-bw "
+                                    "(no key, no GPU)")
     d.add_argument("--out", default="runs/demo", help="folder for the runs and the report")
     d.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
     d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0")
@@ -158,40 +159,29 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
 
 
 def compare_cmd(args: argparse.Namespace) -> int:
+    grid = compare_grid(args)
+    print(f"pgt compare: {len(grid)} runs (viplan-grounder and pgt-grounder) into {args.out}", file=sys.stderr)
+    return _run_grid(grid, Path(args.out), args)
+
+
+def demo_cmd(args: argparse.Namespace) -> int:
+    accs = _numbers(args.accuracies, "--accuracies")
+    print(f"pgt demo: the ViPlan grounder protocol and pgt-grounder on viplan-bw (simple, medium, hard; "
+          f"{args.problems} problems each), noisy oracle at accuracy {', '.join(map(str, accs))}", file=sys.stderr)
+    grid = compare_grid(argparse.Namespace(suites="viplan-bw", accuracies=args.accuracies, calibrations="none",
+                                           action_failures="0", persistence=0.0, seeds=1, problems=args.problems))
+    return _run_grid(grid, Path(args.out), args)
+
+
+def _run_grid(grid: list, out: Path, args: argparse.Namespace) -> int:
+    """Run (or resume) every study of a grid, then print and write one report over all of them."""
     from benchmarks.report import write_report
     from benchmarks.runner import run_study
 
     start = time.perf_counter()
-    grid = compare_grid(args)
-    out = Path(args.out)
     folders = []
-    print(f"pgt compare: {len(grid)} runs (viplan-grounder and pgt-grounder) into {out}", file=sys.stderr)
     for name, cfg in grid:
         folder = out / name
-        run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
-        folders.append(str(folder))
-    files = write_report(folders, out / "report")
-    print(files["markdown"].read_text(encoding="utf-8"))
-    print(f"finished in {time.perf_counter() - start:.0f} s")
-    for kind, path in files.items():
-        print(f"{kind}: {path}")
-    return 0
-
-
-def demo_cmd(args: argparse.Namespace) -> int:
-    from benchmarks.report import write_report
-    from benchmarks.runner import RunConfig, run_study
-
-    start = time.perf_counter()
-    accs = _numbers(args.accuracies, "--accuracies")
-    out = Path(args.out)
-    folders = []
-    print(f"pgt demo: ViPlan grounder protocol on viplan-bw (simple, medium, hard; {args.problems} problems each), "
-          f"noisy oracle at accuracy {', '.join(map(str, accs))}", file=sys.stderr)
-    for acc in accs:
-        cfg = RunConfig(suite="viplan-bw", protocol="viplan-grounder", grounder="noisy", accuracy=acc,
-                        problems=args.problems)
-        folder = out / f"viplan-grounder-acc{acc}"
         run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
         folders.append(str(folder))
     files = write_report(folders, out / "report")

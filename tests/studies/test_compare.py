@@ -55,3 +55,11 @@ def test_compare_writes_a_paired_report(tmp_path: Path, capsys):
     assert main(["report", *map(str, sorted(tmp_path.glob("viplan-bw-*"))), "--out", str(tmp_path / "again")]) == 0
     again = (tmp_path / "again" / "report.md").read_text()
     assert again.split("\n\n| run |")[0] == report.split("\n\n| run |")[0]  # pgt report makes the same table
+
+
+def test_demo_runs_both_protocols_and_reports_the_pairs(tmp_path: Path, capsys):
+    assert main(["demo", "--problems", "1", "--accuracies", "0.95,1.0", "--workers", "1", "--out", str(tmp_path),
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "| viplan-bw | acc=0.95 | 0 | combined |" in out and "| viplan-bw | acc=1.0 | 0 | combined |" in out
+    assert main(["demo", "--accuracies", "0.9,x", "--out", str(tmp_path)]) == 2
