@@ -383,15 +383,7 @@ class ActionTemplate:
         self._pre_eqs: tuple = ()
         self._pre_false = False
         if flat is not None:
-            lits, eqs = [], []
-            for is_eq, positive, pred, terms in flat:
-                args = tuple([slots.get(t, t) for t in terms])
-                if not is_eq:
-                    lits.append((self._pos(pred, args), positive))
-                elif any(a.__class__ is int for a in args):
-                    eqs.append((args[0], args[1], positive))
-                elif (args[0] == args[1]) != positive:
-                    self._pre_false = True
+            lits, eqs, self._pre_false = self._template_literals(flat, slots)
             self._pre_lits, self._pre_eqs = tuple(lits), tuple(eqs)
 
         # Effect: walk order is kept in ``_entries`` so materialized effects match compile_effect.
@@ -407,6 +399,20 @@ class ActionTemplate:
         self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
 
     # ---------------------------------------------------------- building
+
+    def _template_literals(self, flat, sub: dict) -> tuple[list, list, bool]:
+        """Atom literals as (vector position, positive), equalities over slots, and whether a
+        constant equality makes the conjunction impossible."""
+        lits, eqs, never = [], [], False
+        for is_eq, positive, pred, terms in flat:
+            args = tuple([sub.get(t, t) for t in terms])
+            if not is_eq:
+                lits.append((self._pos(pred, args), positive))
+            elif any(a.__class__ is int for a in args):
+                eqs.append((args[0], args[1], positive))
+            elif (args[0] == args[1]) != positive:
+                never = True
+        return lits, eqs, never
 
     def _pos(self, pred: str, terms: tuple[Slot | str, ...]) -> int:
         key = (pred, terms)
@@ -450,15 +456,9 @@ class ActionTemplate:
                 self._entries.append(("d", len(self._deferred)))
                 self._deferred.append((eff, sub, conds))
                 return
-            lits, eqs = [], []
-            for is_eq, positive, pred, terms in flat:
-                args = tuple([sub.get(t, t) for t in terms])
-                if not is_eq:
-                    lits.append((self._pos(pred, args), positive))
-                elif any(a.__class__ is int for a in args):
-                    eqs.append((args[0], args[1], positive))
-                elif (args[0] == args[1]) != positive:
-                    return  # the condition can never hold: no effect
+            lits, eqs, never = self._template_literals(flat, sub)
+            if never:
+                return  # the condition can never hold: no effect
             c_adds: list[int] = []
             c_dels: list[int] = []
             self._walk(eff.body, sub, (), c_adds, c_dels)
