@@ -34,3 +34,24 @@ def test_viplan_grounder_episode_through_real_http():
         body = server.requests[0]
         assert any(p.get("type") == "image_url" for p in body["messages"][-1]["content"])
     assert truth_now["state"] is not None
+
+
+def test_pgt_grounder_episode_through_real_http():
+    from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
+
+    task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_1"))
+    book = QuestionBook(task)
+    world = make_world(task)
+    world.reset()
+
+    def truth(question: str) -> bool | None:
+        atom = book.atom_for_question(question)
+        return None if atom is None else atom in world.true_state()
+
+    with start_fake_openai(truth_responder(truth)) as server:
+        grounder = VLMGrounder(book, VLMConfig(model="fake-vlm", base_url=server.base_url, api_key="sk-test",
+                                               max_retries=1, backoff_base=0.01))
+        result = run_belief_agent(world, grounder, get_planner(), BeliefAgentConfig(max_steps=20))
+        assert result.success, result.stop_reason
+        assert result.ledger.questions == len(server.requests) > 0
+        assert result.ledger.correct == result.ledger.answered
