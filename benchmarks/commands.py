@@ -135,6 +135,8 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
     failures = _numbers(args.action_failures, "--action-failures")
     if args.seeds < 1:
         raise PgtError("--seeds must be at least 1")
+    if not 0.0 <= args.persistence <= 1.0:
+        raise PgtError(f"--persistence must be in [0, 1], got {args.persistence}")
     grid = []
     for suite in [s.strip() for s in args.suites.split(",") if s.strip()]:
         resolve_suite(suite)  # a clear error for an unknown suite, before anything runs

@@ -37,7 +37,8 @@ def test_the_grid_pairs_both_protocols_for_every_setting():
 @pytest.mark.parametrize("bad,match", [(dict(calibrations="viplan-bw-gpt4"), "did you mean"),
                                        (dict(accuracies="0.9,high"), "numbers separated by commas"),
                                        (dict(action_failures="1.5"), r"must be in \[0, 1\]"),
-                                       (dict(suites="viplan-xx"), "viplan-xx")])
+                                       (dict(suites="viplan-xx"), "viplan-xx"),
+                                       (dict(persistence=2.0), "persistence")])
 def test_bad_settings_fail_before_anything_runs(bad, match):
     with pytest.raises(PgtError, match=match):
         compare_grid(args(**bad))
