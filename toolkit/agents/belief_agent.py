@@ -53,6 +53,7 @@ class BeliefAgentConfig:
     max_rounds: int = 4  # rounds of re-asking per decision
     max_recoveries: int = 2  # second opinions when no plan exists from the believed state
     max_replans: int = 50
+    min_information: float = 0.4  # log-odds; a predicate whose answers carry less is not asked again
 
 
 def relevant_atoms(task: Task) -> list[Atom]:
@@ -84,6 +85,7 @@ class _Episode:
         self.obs = obs
         self.step = 0
         self.belief = EvidenceBelief(relevant_atoms(self.task), ())
+        self.information: dict[str, float] = {}  # predicate -> |log-odds| of its latest answer
 
     # ------------------------------------------------------------ asking
 
@@ -98,15 +100,22 @@ class _Episode:
                 self.belief.set(a, a in self.obs.truth, 1.0)
         out = []
         for atom, ans in zip(visible, self.ledger.ask(self.obs, visible, phase, self.step)):
+            weight = self.belief.weight(ans.confidence)
             if ans.value is not None:
                 self.belief.observe(atom, ans.value, ans.confidence)
-            out.append((atom, ans.value, self.belief.weight(ans.confidence)))
+                self.information[atom.predicate] = abs(weight)
+            out.append((atom, ans.value, weight))
         return out
+
+    def worth_asking(self, atom: Atom) -> bool:
+        """False for atoms of a predicate whose answers have proved nearly uninformative (a coin flip)."""
+        return self.information.get(atom.predicate, math.inf) >= self.config.min_information
 
     def make_certain(self, atoms: Sequence[Atom], level: float, phase: str) -> None:
         """Re-ask until every atom is at least ``level`` certain (or the rounds run out)."""
         for _ in range(self.config.max_rounds):
-            todo = [a for a in dict.fromkeys(atoms) if a in self.belief and self.belief.confidence(a) < level]
+            todo = [a for a in dict.fromkeys(atoms)
+                    if a in self.belief and self.belief.confidence(a) < level and self.worth_asking(a)]
             if not todo:
                 return
             self.ask(todo, phase)
@@ -116,7 +125,8 @@ class _Episode:
         """Re-ask atoms that a conflict inside an invariant group left uncertain."""
         for _ in range(self.config.max_rounds):
             touched = {g for a in focus for g in self.belief.groups_of.get(a, ())}
-            todo = sorted({a for g in touched for a in g.atoms if self.belief.confidence(a) < self.config.settle})
+            todo = sorted({a for g in touched for a in g.atoms
+                           if self.belief.confidence(a) < self.config.settle and self.worth_asking(a)})
             if not todo:
                 return
             self.ask(todo, "settle")
@@ -176,7 +186,8 @@ class _Episode:
         prior = self.config.action_success_prior
         # log P(answers, H) for H = as predicted, no effect, something else
         logp = [math.log(prior), math.log((1 - prior) / 2), math.log((1 - prior) / 2)]
-        checks = sorted(changed, key=lambda a: self._diagnostic_rank(action, a, predicted))
+        checks = sorted((a for a in changed if self.worth_asking(a)),
+                        key=lambda a: self._diagnostic_rank(action, a, predicted))
         direct = action.effect.adds | action.effect.dels
 
         def logp_other(atom: Atom, value: bool, right: float) -> float:
@@ -197,7 +208,7 @@ class _Episode:
                     logp[2] += logp_other(atom, value, right)
         p_success = _normalised(logp)[0]
         self.ledger.note("effect_check", self.step, action=str(action), p_success=round(p_success, 4))
-        if p_success >= self.config.trust or (not checks and p_success > 0.5):
+        if p_success > 0.5:  # decided, or the most likely outcome once the questions ran out
             for atom in changed:
                 self.belief.set(atom, atom in predicted, min(p_success, strength.get(atom, 1.0)))
             return True
@@ -234,12 +245,13 @@ class _Episode:
         args = set(action.args)
         touched = sorted(set(changed) | {a for a in self.belief.logodds if args & set(a.args)})
         self.belief.weaken(touched, self.config.stale_weight)
-        self.ask(touched, "recheck")
+        self.ask([a for a in touched if self.worth_asking(a)], "recheck")
         self.settle(touched)
 
     def second_opinion(self) -> None:
         """No plan from the believed state: something believed is wrong; re-ask the weakest beliefs."""
-        weak = [a for a in self.belief.logodds if self.belief.confidence(a) < self.config.goal_trust]
+        weak = [a for a in self.belief.logodds
+                if self.belief.confidence(a) < self.config.goal_trust and self.worth_asking(a)]
         self.ask(weak, "second_opinion")
         self.settle(weak)
 

@@ -52,8 +52,13 @@ class EvidenceBelief:
     # ------------------------------------------------------------ evidence
 
     def weight(self, confidence: float) -> float:
-        """Log-odds of one answer; 0 for a coin flip, capped so no answer is infinitely sure."""
-        c = min(max(confidence, 0.5), self.max_confidence)
+        """Log-odds of one answer; 0 for a coin flip, capped so no answer is infinitely sure.
+
+        A confidence below 0.5 (a predicate the grounder gets wrong more often than
+        right, as in some ViPlan-HH calibrations) gives a negative weight: the
+        answer is evidence for the opposite.
+        """
+        c = min(max(confidence, 1.0 - self.max_confidence), self.max_confidence)
         return logit(c)
 
     def observe(self, atom: Atom, value: bool, confidence: float) -> None:
