@@ -6,9 +6,10 @@ True
 
 from __future__ import annotations
 
+import argparse
 from pathlib import Path
 
-from toolkit.errors import UnknownSymbolError
+from toolkit.errors import PgtError, UnknownSymbolError
 
 DOMAINS_ROOT = Path(__file__).resolve().parent.parent / "pddl_domains"
 
@@ -47,3 +48,26 @@ def resolve_domain_arg(arg: str) -> Path:
     if not p.exists() and "/" not in arg and not arg.endswith(".pddl"):
         return shipped_domain(arg)
     return p
+
+
+def resolve_problem_arg(domain_arg: str, problem_arg: str) -> Path:
+    """A CLI problem argument: a file path, or a shipped problem name such as ``simple_problem_0``."""
+    p = Path(problem_arg)
+    if p.is_file():
+        return p
+    if not p.exists() and "/" not in problem_arg and not Path(domain_arg).exists():
+        return shipped_problem(domain_arg, problem_arg.removesuffix(".pddl"))
+    raise PgtError(f"problem file not found: {problem_arg}")
+
+
+def add_task_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``DOMAIN PROBLEM`` positionals of commands that work on one problem."""
+    parser.add_argument("domain", help="domain file, folder with domain.pddl, or shipped domain name")
+    parser.add_argument("problem", help="problem file, or the name of a shipped problem of the domain")
+
+
+def load_task_args(args: argparse.Namespace):
+    """The :class:`~toolkit.task.Task` named by :func:`add_task_arguments`' positionals."""
+    from toolkit.task import load_task
+
+    return load_task(resolve_domain_arg(args.domain), resolve_problem_arg(args.domain, args.problem))

@@ -12,14 +12,15 @@ import argparse
 import json
 from pathlib import Path
 
+from toolkit.domains import add_task_arguments, load_task_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "render", help="draw a problem's scene-graph world (and each plan step) to PNG files",
         description="Write step_000.png (initial state) and, with --plan, step_NNN.png after each step, "
                     "plus states.jsonl with the true and visible atoms of each image.")
-    p.add_argument("domain", help="domain file, folder with domain.pddl, or shipped domain name")
-    p.add_argument("problem", help="problem file, or the name of a shipped problem of the domain")
+    add_task_arguments(p)
     p.add_argument("--plan", help="plan file to execute step by step")
     p.add_argument("--out", required=True, help="output folder (created)")
     p.add_argument("--layout", help="household layout TOML (default: layouts/<problem>.toml beside the problems)")
@@ -30,13 +31,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scene_graphs.registry import make_world
-    from toolkit.commands.questions import resolve_problem_arg
-    from toolkit.domains import resolve_domain_arg
     from toolkit.errors import PgtError
     from toolkit.plans import read_plan_actions
-    from toolkit.task import load_task
 
-    task = load_task(resolve_domain_arg(args.domain), resolve_problem_arg(args.domain, args.problem))
+    task = load_task_args(args)
     world = make_world(task, failure_prob=args.failure_prob, seed=args.seed, layout=args.layout)
     actions = []
     if args.plan:

@@ -11,25 +11,23 @@ from __future__ import annotations
 import argparse
 import json
 
+from toolkit.domains import add_task_arguments, load_task_args
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "invariants", help="mutual exclusions the actions preserve, and whether a problem's init respects them",
         description="Derive invariant groups (at most / exactly one true atom) from the ground actions of a problem, "
                     "then check them on its initial state.")
-    p.add_argument("domain", help="domain file, folder with domain.pddl, or shipped domain name")
-    p.add_argument("problem", help="problem file, or the name of a shipped problem of the domain")
+    add_task_arguments(p)
     p.add_argument("--json", action="store_true", help="one JSON object")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from toolkit.commands.questions import resolve_problem_arg
-    from toolkit.domains import resolve_domain_arg
     from toolkit.invariants import find_patterns, groups, invariants_of, violations
-    from toolkit.task import load_task
 
-    task = load_task(resolve_domain_arg(args.domain), resolve_problem_arg(args.domain, args.problem))
+    task = load_task_args(args)
     holding = invariants_of(task)
     holding_members = {p.members for p in holding}
     rows = []

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
-from toolkit.errors import PgtError
+from toolkit.domains import add_task_arguments, load_task_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,8 +17,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "questions", help="list every grounded atom of a problem with its yes/no question",
         description="List every grounded atom with its question and its truth in the initial state. "
                     "Templates come from questions.toml beside the domain; other predicates use the fallback.")
-    p.add_argument("domain", help="domain file, folder with domain.pddl, or shipped domain name")
-    p.add_argument("problem", help="problem file, or the name of a shipped problem of the domain")
+    add_task_arguments(p)
     p.add_argument("--predicate", action="append", default=[], help="only this predicate (repeatable)")
     p.add_argument("--true-only", action="store_true", help="only atoms true in the initial state")
     p.add_argument("--actions", action="store_true", help="also list every ground action as text")
@@ -27,24 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def resolve_problem_arg(domain_arg: str, problem_arg: str) -> Path:
-    """A problem file path, or a shipped problem name such as ``simple_problem_0``."""
-    from toolkit.domains import shipped_problem
-
-    p = Path(problem_arg)
-    if p.is_file():
-        return p
-    if not p.exists() and "/" not in problem_arg and not Path(domain_arg).exists():
-        return shipped_problem(domain_arg, problem_arg.removesuffix(".pddl"))
-    raise PgtError(f"problem file not found: {problem_arg}")
-
-
 def run(args: argparse.Namespace) -> int:
-    from toolkit.domains import resolve_domain_arg
     from toolkit.questions import QuestionBook
-    from toolkit.task import load_task
 
-    task = load_task(resolve_domain_arg(args.domain), resolve_problem_arg(args.domain, args.problem))
+    task = load_task_args(args)
     book = QuestionBook(task)
     preds = [_pred(task, p) for p in args.predicate] or [None]
     atoms = [a for pred in preds for a in task.all_atoms(pred)]
