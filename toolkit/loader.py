@@ -112,6 +112,11 @@ def locate(text: str, pattern: str, start: int = 0) -> tuple[int | None, int | N
     return line_col(text, mt.start()) if mt else (None, None)
 
 
+def name_pattern(name: str) -> str:
+    """A regex for ``name`` as a whole PDDL name: not part of a longer name, not a ``?variable``."""
+    return r"(?<![\w?-])" + re.escape(name) + r"(?![\w-])"
+
+
 def _where(path: str, text: str, pattern: str) -> str:
     line, col = locate(text, pattern)
     return path if line is None else f"{path}:{line}:{col}"
@@ -251,7 +256,7 @@ class _Scope:
     def resolve(self, name: str, pattern: str | None = None) -> str:
         hit = self.by_lower.get(name.lower())
         if hit is None:
-            where = _where(self.path, self.text, pattern or r"(?<![\w?-])" + re.escape(name) + r"(?![\w-])")
+            where = _where(self.path, self.text, pattern or name_pattern(name))
             raise UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
         return hit
 

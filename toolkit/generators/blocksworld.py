@@ -21,7 +21,7 @@ import random
 from toolkit import model as m
 from toolkit.domains import shipped_domain
 from toolkit.errors import PgtError
-from toolkit.generators.common import ProblemText, check_range, not_enough, optimal_length
+from toolkit.generators.common import ProblemText, check_range, length_in_range, not_enough
 from toolkit.model import Atom
 from toolkit.planners.auto import AutoPlanner
 from toolkit.task import load_domain_cached
@@ -110,8 +110,8 @@ def generate_blocksworld(n_blocks: int, n_columns: int, min_len: int, max_len: i
         seen.add((init, goal))
         goal_cond = m.And(tuple(m.Pred(a.predicate, a.args) for a in _atoms(goal)))
         problem = m.Problem("p", domain.name, objects, frozenset([*_atoms(init), *right, *left]), goal_cond)
-        length = optimal_length(domain, problem, planner)
-        if length is None or not min_len <= length <= max_len:
+        length = length_in_range(domain, problem, planner, min_len, max_len)
+        if length is None:
             continue
         name = f"{prefix}_{len(out)}"
         out.append(ProblemText(name, render(name, blocks, n_columns, init, goal, length, seed), length))

@@ -30,6 +30,12 @@ def optimal_length(domain: m.Domain, problem: m.Problem, planner: Planner, timeo
     return len(result.plan) if result.status is PlanStatus.SOLVED else None
 
 
+def length_in_range(domain: m.Domain, problem: m.Problem, planner: Planner, min_len: int, max_len: int) -> int | None:
+    """The problem's optimal plan length if it lies in ``[min_len, max_len]``, else None (the sample is dropped)."""
+    length = optimal_length(domain, problem, planner)
+    return length if length is not None and min_len <= length <= max_len else None
+
+
 def check_range(min_len: int, max_len: int, count: int) -> None:
     if min_len < 0 or max_len < min_len:
         raise PgtError(f"bad plan-length range [{min_len}, {max_len}]")

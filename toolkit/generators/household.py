@@ -21,7 +21,7 @@ from pathlib import Path
 from toolkit import model as m
 from toolkit.domains import domain_dir, shipped_domain
 from toolkit.errors import PgtError, UnknownSymbolError
-from toolkit.generators.common import ProblemText, check_range, not_enough, optimal_length
+from toolkit.generators.common import ProblemText, check_range, length_in_range, not_enough
 from toolkit.model import Atom
 from toolkit.planners.auto import AutoPlanner
 from toolkit.task import load_domain_cached
@@ -151,8 +151,8 @@ def generate_household(family: str, min_len: int, max_len: int, count: int, seed
         seen.add(key)
         parts = tuple(m.Pred(a.predicate, a.args) if pos else m.Not(m.Pred(a.predicate, a.args)) for a, pos in goal)
         problem = m.Problem("p", domain.name, objects, frozenset(init), m.And(parts))
-        length = optimal_length(domain, problem, planner)
-        if length is None or not min_len <= length <= max_len:
+        length = length_in_range(domain, problem, planner, min_len, max_len)
+        if length is None:
             continue
         name = f"{prefix or family}_{len(out)}"
         out.append(ProblemText(name, render(name, fam, objects, init, goal, length, seed), length))

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 from toolkit import model as m
 from toolkit.lint.findings import Finding, Severity, at
-from toolkit.loader import locate
+from toolkit.loader import locate, name_pattern
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
 
@@ -151,13 +151,13 @@ def check_domain(domain: m.Domain, problems: tuple[m.Problem, ...] = ()) -> list
     for t in domain.types:
         if t not in needed:
             out.append(at(W, "unused-type", f"type {t} is declared but never used", path, text,
-                          r"(?<![\w?-])" + re.escape(t) + r"(?![\w-])",
+                          name_pattern(t),
                           "use it for a parameter or object, or delete it from (:types ...)", tstart))
     cstart = _section(text, "constants")
     for c in domain.constants:
         if c not in terms:
             out.append(at(W, "unused-constant", f"constant {c} is declared but never used", path, text,
-                          r"(?<![\w?-])" + re.escape(c) + r"(?![\w-])",
+                          name_pattern(c),
                           "use it in an action or problem, or delete it from (:constants ...)", cstart))
     for a in domain.actions.values():
         out.extend(_add_delete_conflicts(domain, a))
