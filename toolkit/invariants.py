@@ -231,19 +231,24 @@ def violations(group: Group, state: frozenset[Atom]) -> int:
     return max(n - 1, 0) + (n == 0 and group.pattern.exactly_one)
 
 
-def invariants_of(task: Task, state: frozenset[Atom] | None = None) -> tuple[Pattern, ...]:
+def invariants_of(task: Task, state: frozenset[Atom] | None = None, majority: bool = False) -> tuple[Pattern, ...]:
     """The preserved patterns that ``state`` (default: the problem's initial state) satisfies.
 
     A preserved pattern is an invariant of the problem when its initial state
     satisfies it; an exactly-one pattern that the state satisfies only as
-    at-most-one is returned as at-most-one.
+    at-most-one is returned as at-most-one. With ``majority``, more than half of a
+    pattern's groups satisfying it is enough (a state read from noisy answers).
     """
     state = task.init if state is None else state
+
+    def enough(hits: int, total: int) -> bool:
+        return 2 * hits > total if majority else hits == total
+
     out = []
     for pattern in find_patterns(task):
-        gs = groups(task, [pattern])
-        if all(len(g.atoms & state) == 1 for g in gs):
+        counts = [len(g.atoms & state) for g in groups(task, [pattern])]
+        if pattern.exactly_one and enough(sum(c == 1 for c in counts), len(counts)):
             out.append(pattern)
-        elif all(len(g.atoms & state) <= 1 for g in gs):
+        elif enough(sum(c <= 1 for c in counts), len(counts)):
             out.append(Pattern(pattern.members, False))
     return drop_implied(task, out)

@@ -12,6 +12,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
+from toolkit.grounding import CompiledCondition
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Grounder, Observation, Verdict
 from toolkit.task import GroundAction
@@ -94,12 +95,16 @@ class EpisodeResult:
 
 def condition_atoms(action: GroundAction) -> list[tuple[Atom, bool]]:
     """The precondition's literals as (atom, expected truth), in order, deduplicated."""
+    return condition_literals(action.precondition)
+
+
+def condition_literals(cond: CompiledCondition) -> list[tuple[Atom, bool]]:
+    """A compiled condition's literals, then those inside its disjunctive part, as (atom, expected truth)."""
     out: dict[Atom, bool] = {}
-    for lit in action.precondition.literals:
+    for lit in cond.literals:
         out.setdefault(lit.atom, lit.positive)
-    tree = action.precondition.tree
-    if tree not in (None, True, False):
-        for atom, positive in _tree_literals(tree):
+    if cond.tree not in (None, True, False):
+        for atom, positive in _tree_literals(cond.tree):
             out.setdefault(atom, positive)
     return list(out.items())
 

@@ -31,12 +31,13 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
-from toolkit.agents.base import Clock, EpisodeResult, Ledger, condition_atoms
+from toolkit.agents.base import Clock, EpisodeResult, Ledger, condition_atoms, condition_literals
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
-from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups
+from toolkit.invariants import Group, groups, invariants_of
 from toolkit.model import Atom
 from toolkit.planners.base import Planner
 from toolkit.protocols import Environment, Grounder, Observation
+from toolkit.semantics import holds
 from toolkit.task import GroundAction, Task
 
 
@@ -58,23 +59,12 @@ class BeliefAgentConfig:
 
 def relevant_atoms(task: Task) -> list[Atom]:
     """Atoms of predicates that some precondition, effect condition or the goal mentions."""
-    names = {a.predicate for a, _ in _goal_literals(task)}
+    conditions = [task.goal]
     for action in task.all_actions():
-        names.update(a.predicate for a, _ in condition_atoms(action))
-        for c in action.effect.conditional:
-            names.update(a.predicate for a in c.condition.pos | c.condition.neg)
-            names.update(lit.atom.predicate for lit in c.condition.literals)
+        conditions.append(action.precondition)
+        conditions += [c.condition for c in action.effect.conditional]
+    names = {a.predicate for cond in conditions for a, _ in condition_literals(cond)}
     return [a for a in task.all_atoms() if a.predicate in names]
-
-
-def _goal_literals(task: Task) -> list[tuple[Atom, bool]]:
-    from toolkit.agents.base import _tree_literals
-
-    out = {lit.atom: lit.positive for lit in task.goal.literals}
-    if task.goal.tree not in (None, True, False):
-        for atom, positive in _tree_literals(task.goal.tree):
-            out.setdefault(atom, positive)
-    return list(out.items())
 
 
 class _Episode:
@@ -148,14 +138,7 @@ class _Episode:
         initial state satisfies it is learnt from the answers, not from the file.
         """
         state = frozenset(a for a, v in self.belief.logodds.items() if v > 0)
-        supported = []
-        for pattern in find_patterns(self.task):
-            counts = [len(g.atoms & state) for g in groups(self.task, [pattern])]
-            if pattern.exactly_one and 2 * sum(c == 1 for c in counts) > len(counts):
-                supported.append(pattern)
-            elif 2 * sum(c <= 1 for c in counts) > len(counts):
-                supported.append(Pattern(pattern.members, False))
-        return groups(self.task, drop_implied(self.task, supported))
+        return groups(self.task, invariants_of(self.task, state, majority=True))
 
     def preconditions_hold(self, action: GroundAction) -> bool:
         atoms = [a for a, _ in condition_atoms(action)]
@@ -163,7 +146,7 @@ class _Episode:
         return action.is_applicable(self.belief.state())
 
     def goal_confirmed(self) -> bool:
-        self.make_certain([a for a, _ in _goal_literals(self.task)], self.config.goal_trust, "goal")
+        self.make_certain([a for a, _ in condition_literals(self.task.goal)], self.config.goal_trust, "goal")
         return self.task.goal_holds(self.belief.state())
 
     def act(self, action: GroundAction) -> bool:
@@ -228,8 +211,6 @@ class _Episode:
 
     def _prediction_strength(self, action: GroundAction, state: frozenset[Atom]) -> dict[Atom, float]:
         """How sure we are of each conditional effect's outcome: its weakest condition atom."""
-        from toolkit.semantics import holds
-
         out: dict[Atom, float] = {}
         for c in action.effect.conditional:
             if not holds(c.condition, state):
@@ -278,7 +259,7 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
     ledger = Ledger(grounder)
     ep = _Episode(env, ledger, config, env.reset(seed))
     ep.survey()
-    replans, recoveries, plans = 0, 0, 0
+    recoveries = 0
     plan_lengths: list[int] = []
     stop = "step_cap"
     while ep.step < config.max_steps:
@@ -297,12 +278,9 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
                 continue
             stop = f"no_plan:{result.status.value}"
             break
-        plans += 1
-        if plans > 1:
-            replans += 1
-            if replans > config.max_replans:
-                stop = "replan_cap"
-                break
+        if len(plan_lengths) > config.max_replans:  # this plan would be replan number len(plan_lengths)
+            stop = "replan_cap"
+            break
         plan = list(result.plan)
         plan_lengths.append(len(plan))
         ledger.note("plan", ep.step, plan=[str(a) for a in plan])
@@ -316,4 +294,5 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
                 break
     success = task.goal_holds(env.true_state())
     failures = sum(1 for e in ledger.events if e.get("phase") == "act" and e.get("failure"))
+    replans = max(len(plan_lengths) - 1, 0)
     return EpisodeResult(success, stop, ep.step, replans, 1, ledger, clock.seconds(), plan_lengths, failures)

@@ -17,7 +17,7 @@ from typing import Callable
 from toolkit.agents.base import Clock, EpisodeResult, Ledger
 from toolkit.agents.planner_prompts import build_prompt
 from toolkit.plans import parse_plan
-from toolkit.protocols import Environment, Grounder, PlanProposer
+from toolkit.protocols import Environment, PlanProposer
 from toolkit.task import Task
 
 _JSON_BLOCK = re.compile(r"\{.*\}", re.S)
