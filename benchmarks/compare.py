@@ -28,10 +28,10 @@ class Pair:
 
 
 def _setting(record: dict[str, Any]) -> tuple[str, str, float]:
-    cfg = record["config"]
-    label = record["label"]
-    noise = label[label.index("[") + 1:].rstrip("]").split(",fail=")[0]
-    return str(cfg["suite"]).split("/")[0], noise, float(cfg.get("action_failure") or 0.0)
+    from benchmarks.runner import RunConfig
+
+    cfg = RunConfig(**record["config"])
+    return cfg.suite_family, cfg.noise_label(), cfg.action_failure
 
 
 def _key(record: dict[str, Any]) -> tuple:
@@ -56,9 +56,8 @@ def pairs(runs: list) -> list[Pair]:
         for split in t_base:
             if split in t_ours:
                 out.append(Pair(suite, setting, failure, split, t_base[split], t_ours[split]))
-    order = {"simple": 0, "medium": 1, "hard": 2, "combined": 3}
     return sorted(out, key=lambda p: (p.suite, p.failure, not p.setting.startswith("acc"), p.setting,
-                                      order.get(p.split, 9)))
+                                      metrics.split_order(p.split)))
 
 
 def _ratio(a: float, b: float) -> str:

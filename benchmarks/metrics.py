@@ -50,8 +50,12 @@ def by_split(records: Iterable[Record]) -> dict[str, list[Record]]:
     out: dict[str, list[Record]] = defaultdict(list)
     for r in records:
         out[r["split"]].append(r)
-    order = {"simple": 0, "medium": 1, "hard": 2}
-    return dict(sorted(out.items(), key=lambda kv: (order.get(kv[0], 9), kv[0])))
+    return dict(sorted(out.items(), key=lambda kv: split_order(kv[0])))
+
+
+def split_order(split: str) -> tuple[int, str]:
+    """Sort key: the ViPlan splits easiest first, then any other split by name, ``combined`` last."""
+    return {"simple": 0, "medium": 1, "hard": 2}.get(split, 9 if split == "combined" else 8), split
 
 
 def split_table(records: Sequence[Record]) -> dict[str, dict[str, float]]:

@@ -142,15 +142,21 @@ def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
     return [_save(fig, out / "success_vs_predictions.png", plt)]
 
 
+def _config(run: Run):
+    from benchmarks.runner import RunConfig
+
+    return RunConfig(**run.records[0]["config"])
+
+
 def _suite(run: Run) -> str:
-    return str(run.records[0].get("suite", "")).split("/")[0]
+    return _config(run).suite_family
 
 
 def _line_key(run: Run) -> tuple[str, ...]:
     """What one line of the accuracy plot holds fixed: suite, protocol, action failures."""
-    cfg = run.records[0].get("config", {})
-    fail = cfg.get("action_failure") or 0.0
-    return (_suite(run), run.label.split("[")[0]) + ((f"fail={fail:g}",) if fail else ())
+    cfg = _config(run)
+    fail = (f"fail={cfg.action_failure:g}",) if cfg.action_failure else ()
+    return (cfg.suite_family, cfg.protocol) + fail
 
 
 def _success_axes(fig, ax, xlabel: str, title: str) -> None:

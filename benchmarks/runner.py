@@ -17,7 +17,7 @@ import multiprocessing
 import os
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -54,17 +54,24 @@ class RunConfig:
     replay: str | None = None
     problems: int | None = None  # first N problems of each split (None: all)
 
+    def noise_label(self) -> str:
+        """What the grounder gets wrong, e.g. ``acc=0.97`` or ``cal=viplan-bw-cot-gpt-4.1``."""
+        if self.grounder == "noisy":
+            return (f"cal={calibration_name(self.calibration)}" if self.calibration else
+                    f"fp={self.fp},fn={self.fn}" if self.fp is not None else f"acc={self.accuracy}")
+        if self.grounder == "vlm":
+            return f"model={self.model}" + (",cot" if self.cot else "")
+        return self.grounder
+
+    @property
+    def suite_family(self) -> str:
+        """The suite without its split selection: ``viplan-bw`` for ``viplan-bw/hard``."""
+        return self.suite.split("/")[0]
+
     def label(self) -> str:
         """A short name for tables and plots."""
-        if self.grounder == "noisy":
-            noise = (f"cal={calibration_name(self.calibration)}" if self.calibration else
-                     f"fp={self.fp},fn={self.fn}" if self.fp is not None else f"acc={self.accuracy}")
-        elif self.grounder == "vlm":
-            noise = f"model={self.model}" + (",cot" if self.cot else "")
-        else:
-            noise = self.grounder
         fail = f",fail={self.action_failure}" if self.action_failure else ""
-        return f"{self.protocol}[{noise}{fail}]"
+        return f"{self.protocol}[{self.noise_label()}{fail}]"
 
 
 def calibration_name(name_or_path: str) -> str:
