@@ -108,11 +108,17 @@ def report_cmd(args: argparse.Namespace) -> int:
     from benchmarks.report import write_report
 
     out = Path(args.out) if args.out else Path(args.runs[0]) / "report"
-    files = write_report(args.runs, out)
+    _print_report(write_report(args.runs, out))
+    return 0
+
+
+def _print_report(files: dict[str, Path], footer: str = "") -> None:
+    """The report's Markdown, an optional footer line, then the path of every file written."""
     print(files["markdown"].read_text(encoding="utf-8"))
+    if footer:
+        print(footer)
     for kind, path in files.items():
         print(f"{kind}: {path}")
-    return 0
 
 
 def _numbers(text: str, option: str) -> list[float]:
@@ -186,9 +192,5 @@ def _run_grid(grid: list, out: Path, args: argparse.Namespace) -> int:
         folder = out / name
         run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
         folders.append(str(folder))
-    files = write_report(folders, out / "report")
-    print(files["markdown"].read_text(encoding="utf-8"))
-    print(f"finished in {time.perf_counter() - start:.0f} s")
-    for kind, path in files.items():
-        print(f"{kind}: {path}")
+    _print_report(write_report(folders, out / "report"), f"finished in {time.perf_counter() - start:.0f} s")
     return 0
