@@ -43,7 +43,7 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
     "put down": ("set down", "place down", "lay down", "putdown"),
     "move": ("go", "travel", "drive", "walk"),
 }
-_LEAD = re.compile(r"^(?:(?:then|next|now|first(?:ly)?|second(?:ly)?|finally|lastly|after\s+that|afterwards|and|so|"
+LEAD = re.compile(r"^(?:(?:then|next|now|first(?:ly)?|second(?:ly)?|finally|lastly|after\s+that|afterwards|and|so|"
                    r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|please|step)\b[\s,]*)+")
 _TOKEN = re.compile(r"[a-z0-9]+")
 _QUOTES = re.compile(r"[\"'`“”‘’]")
@@ -115,8 +115,13 @@ class ActionLanguage:
                     self._aliases.setdefault(toks, set()).add(obj)
         self._max_alias = max((len(k) for k in self._aliases), default=1)
         self._compiled = [self._compile(n, t) for n, t in self.templates.items()]
-        self.verbs = frozenset(c.markers[0][0] if c.markers and c.markers[0] else "" for c in self._compiled) - {""}
-        self.verbs |= {tokens(ph.split_words(n))[0] for n in task.domain.actions if tokens(n)}
+        # The first word of each action's sentence and name: how a line that means an action starts.
+        self.verb_actions: dict[str, list[str]] = {}
+        for comp in self._compiled:
+            lead = comp.markers[0][:1] if comp.markers else ()
+            for verb in {*lead, *tokens(comp.name)[:1]}:
+                self.verb_actions.setdefault(verb, []).append(comp.name)
+        self.verbs = frozenset(self.verb_actions)
 
     # ------------------------------------------------------------ rendering
 
@@ -196,7 +201,7 @@ class ActionLanguage:
 
     def parse(self, text: str) -> TextMatch | None:
         """Read a sentence as an action; None if it fits no template (ambiguity is a match with candidates)."""
-        body = _LEAD.sub("", " ".join(tokens(text)))
+        body = LEAD.sub("", " ".join(tokens(text)))
         words = body.split()
         if not words:
             return None
