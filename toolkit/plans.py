@@ -261,7 +261,8 @@ class _Reader:
             return self._english_result(hit, cand)
         if REFUSAL.search(cand.text):
             return "refusal", None
-        if _action_like(cand.text, self.task, self.lang) or (split is not None and split[2] != "bare"):
+        code = "(" in cand.text or ")" in cand.text
+        if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
         return "other", None
 

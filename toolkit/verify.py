@@ -116,11 +116,11 @@ def _no_steps(task: Task, parsed: ParsedPlan, state: frozenset[Atom], goal_size:
     if parsed.verdict == Reason.CLAIMS_UNSOLVABLE.value:
         said = next((k.text for k in parsed.skipped if k.why.startswith("says")), "")
         msg = f"no plan: the reply says the task cannot be solved ({said!r})"
-        return PlanReport(False, None, Reason.CLAIMS_UNSOLVABLE, (), goal, msg, (), state, (), goal_size, parsed)
+        return PlanReport(False, 1, Reason.CLAIMS_UNSOLVABLE, (), goal, msg, (), state, (), goal_size, parsed)
     n = len(parsed.skipped)
     msg = "no plan: the reply is empty" if not n else (
         f"no plan: the reply has no plan steps ({n} line{'s' if n != 1 else ''} of prose skipped)")
-    return PlanReport(False, None, Reason.EMPTY, (), goal, msg, (), state, (), goal_size, parsed)
+    return PlanReport(False, 1, Reason.EMPTY, (), goal, msg, (), state, (), goal_size, parsed)
 
 
 def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], *, keep_going: bool = False,
