@@ -96,22 +96,13 @@ class ParsedPlan:
         parts = []
         if self.rephrased:
             parts.append(f"{self.rephrased} step{'s' if self.rephrased != 1 else ''} read from English")
-        if self.skipped:
-            lines = ", ".join(str(k.line) for k in self.skipped[:8]) + (", ..." if len(self.skipped) > 8 else "")
-            parts.append(f"skipped {len(self.skipped)} line{'s' if len(self.skipped) != 1 else ''} "
-                         f"that are not plan steps (line{'s' if len(self.skipped) != 1 else ''} {lines})")
+        by_why: dict[str, list[int]] = {}
+        for k in self.skipped:
+            by_why.setdefault(k.why, []).append(k.line)
+        for why, lines in by_why.items():
+            shown = ", ".join(map(str, lines[:8])) + (", ..." if len(lines) > 8 else "")
+            parts.append(f"skipped line{'s' if len(lines) != 1 else ''} {shown} ({why})")
         return "; ".join(parts)
-
-    @property
-    def ok(self) -> bool:
-        return all(s.ok for s in self.steps)
-
-    @property
-    def actions(self) -> list[GroundAction]:
-        return [s.action for s in self.steps if s.action is not None]
-
-    def first_error(self) -> PlanStep | None:
-        return next((s for s in self.steps if not s.ok), None)
 
 
 _PREFIX = re.compile(r"^\s*(?:step\s*)?\d+(?:\.\d+)?\s*[:.)]\s*(?=\S)", re.I)
