@@ -147,7 +147,8 @@ def _blocks(lines: list[str]) -> tuple[list[tuple[int, int]], list[tuple[int, in
 
 
 def _has_step(lines: list[str], span: tuple[int, int]) -> bool:
-    return any(_STEPLIKE.match(_MARK.sub("", lines[i])) for i in range(*span))
+    body = lines[span[0]:span[1]]
+    return any(_STEPLIKE.match(_MARK.sub("", line)) for line in body) or any(_JSON_KEY.search(x) for x in body)
 
 
 def _region(lines: list[str]) -> tuple[tuple[int, int], str]:

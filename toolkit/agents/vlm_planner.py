@@ -9,8 +9,6 @@ A reply that cannot be parsed costs a step and is fed back, never aborting.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,26 +18,10 @@ from toolkit.plans import parse_plan
 from toolkit.protocols import Environment, PlanProposer
 from toolkit.task import Task
 
-_JSON_BLOCK = re.compile(r"\{.*\}", re.S)
-
-
 @dataclass(frozen=True)
 class ViPlanPlannerConfig:
     max_steps: int = 20
     cot: bool = False
-
-
-def extract_plan_text(reply: str) -> str:
-    """The JSON plan inside a reply (code fences and CoT prose around it are dropped)."""
-    mt = _JSON_BLOCK.search(reply)
-    if mt:
-        try:
-            data = json.loads(mt.group(0))
-            if isinstance(data, dict) and "plan" in data:
-                return json.dumps({"plan": data["plan"]})
-        except json.JSONDecodeError:
-            pass
-    return reply
 
 
 def goal_text_default(task: Task) -> str:
@@ -74,8 +56,9 @@ def run_viplan_planner(env: Environment, proposer: PlanProposer, config: ViPlanP
         ledger.prompt_tokens += reply.prompt_tokens
         ledger.completion_tokens += reply.completion_tokens
         ledger.questions += 1  # one model call per step
-        parsed = parse_plan(extract_plan_text(reply.text), task) if reply.status == "ok" else None
-        if parsed is not None and not parsed.steps:
+        # The plan reader finds the JSON (or any other) plan in the reply; prose around it is skipped.
+        parsed = parse_plan(reply.text, task) if reply.status == "ok" else None
+        if parsed is not None and not parsed.steps and parsed.verdict == "empty" and not parsed.skipped:
             ledger.note("propose", step, reply=reply.text[:2000], plan=[])
             stop = "empty_plan"
             break
@@ -85,7 +68,12 @@ def run_viplan_planner(env: Environment, proposer: PlanProposer, config: ViPlanP
         step += 1
         if first is None or first.action is None:
             invalid += 1
-            why = first.message if first is not None else f"the model call failed: {reply.text[:200]}"
+            if first is not None:
+                why = first.message
+            elif parsed is not None:  # prose only, or a refusal
+                why = f"no plan steps found in the reply ({parsed.verdict})"
+            else:
+                why = f"the model call failed: {reply.text[:200]}"
             history.append(f"(invalid plan) {why}")
             ledger.note("invalid", step, message=why)
             continue
