@@ -104,6 +104,17 @@ class ParsedPlan:
             parts.append(f"skipped line{'s' if len(lines) != 1 else ''} {shown} ({why})")
         return "; ".join(parts)
 
+    @property
+    def ok(self) -> bool:
+        return all(s.ok for s in self.steps)
+
+    @property
+    def actions(self) -> list[GroundAction]:
+        return [s.action for s in self.steps if s.action is not None]
+
+    def first_error(self) -> PlanStep | None:
+        return next((s for s in self.steps if not s.ok), None)
+
 
 _PREFIX = re.compile(r"^\s*(?:step\s*)?\d+(?:\.\d+)?\s*[:.)]\s*(?=\S)", re.I)
 _SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
