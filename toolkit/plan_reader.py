@@ -8,8 +8,8 @@ line it skipped with the reason, so nothing is dropped silently. It knows no
 domain: :func:`toolkit.plans.parse_plan` decides which candidates are actions,
 which are prose (skipped) and which are broken steps (errors).
 
-Region choice, first that applies: the last ``[PLAN]`` block that holds a
-step-like line; the last fenced block that does; else the whole text. A JSON plan
+Region choice, first that applies: the last non-empty ``[PLAN]`` block; the last
+non-empty fenced block; else the whole text. A JSON plan
 (``{"plan": [...]}`` or a list) anywhere in the region is read as JSON.
 """
 
@@ -28,7 +28,6 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 _GROUP = re.compile(r"\([^()]*\)")
 _CALLS = re.compile(r"[A-Za-z0-9][\w-]*\s*\([^()]*\)")
 _THEN = re.compile(r"\s*(?:;|,?\s+(?:and\s+)?then\s+|,\s+and\s+)\s*", re.I)
-_STEPLIKE = re.compile(r"^\s*(?:\(|[\w-]+\s*\(|[-*+•]\s|\d+[.):]|step\s*\d)", re.I)
 _JSON_KEY = re.compile(r'"(?:plan|actions|steps)"\s*:', re.I)
 REFUSAL = re.compile(r"\b(?:no\s+(?:valid\s+|possible\s+|feasible\s+)?(?:plan|solution)s?\b|impossible|unsolvable|"
                      r"not\s+(?:be\s+)?(?:solvable|possible|achievable)|cannot\s+be\s+(?:solved|achieved|reached)|"
@@ -147,8 +146,8 @@ def _blocks(lines: list[str]) -> tuple[list[tuple[int, int]], list[tuple[int, in
 
 
 def _has_step(lines: list[str], span: tuple[int, int]) -> bool:
-    body = lines[span[0]:span[1]]
-    return any(_STEPLIKE.match(_MARK.sub("", line)) for line in body) or any(_JSON_KEY.search(x) for x in body)
+    """A block holds something to read (a marker or fence around nothing is ignored)."""
+    return any(_MARK.sub("", line).strip() and not _FENCE.match(line) for line in lines[span[0]:span[1]])
 
 
 def _region(lines: list[str]) -> tuple[tuple[int, int], str]:

@@ -232,6 +232,7 @@ class _Reader:
         self.task = task
         self._hook = action_text
         self._names = {a.lower() for a in task.domain.actions}
+        self._objects = {o.lower() for o in task.objects}
         self._lang: ActionLanguage | None = None
 
     @property
@@ -249,11 +250,11 @@ class _Reader:
         if split is not None:
             name, args, form = split
             if form != "bare" or name.lower() in self._names:
-                if form == "bare" and not self._resolves(name, args):
-                    hit = self.english(cand.text)
+                if not self._resolves(name, args):  # "(pick-up the red block)": English in PDDL's clothes
+                    hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
-                    if any(a.lower() in ("the", "a", "an") for a in args):
+                    if any(a.lower() in ("the", "a", "an") and a.lower() not in self._objects for a in args):
                         return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
                 if form != "bare" and REFUSAL.search(cand.text) and name.lower() not in self._names:
                     return "refusal", None
