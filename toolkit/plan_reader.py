@@ -28,6 +28,8 @@ _EMPHASIS = re.compile(r"\*\*|__|`")
 _GROUP = re.compile(r"\([^()]*\)")
 _CALLS = re.compile(r"[A-Za-z0-9][\w-]*\s*\([^()]*\)")
 _THEN = re.compile(r"\s*(?:;|,?\s+(?:and\s+)?then\s+|,\s+and\s+)\s*", re.I)
+# A plain "(name args)" line, the common case, read without the general machinery (speed).
+_SIMPLE = re.compile(r"\s*\(\s*([^()\s;\[\]]+)((?:\s+[^()\s;\[\]]+)*)\s*\)\s*$")
 _JSON_KEY = re.compile(r'"(?:plan|actions|steps)"\s*:', re.I)
 REFUSAL = re.compile(r"\b(?:no\s+(?:valid\s+|possible\s+|feasible\s+)?(?:plan|solution)s?\b|impossible|unsolvable|"
                      r"not\s+(?:be\s+)?(?:solvable|possible|achievable)|cannot\s+be\s+(?:solved|achieved|reached)|"
@@ -44,6 +46,7 @@ class Candidate:
     source: str  # the source line(s) as written
     listed: bool = False  # it came from a list item or a plan block, where a prose line is unusual
     json_item: object = None  # the JSON value, for JSON plans
+    simple: tuple[str, tuple[str, ...]] | None = None  # (name, args) of a plain "(name args)" line
 
 
 @dataclass(frozen=True)
@@ -121,6 +124,9 @@ def _blocks(lines: list[str]) -> tuple[list[tuple[int, int]], list[tuple[int, in
     fenced: list[tuple[int, int]] = []
     start_mark: int | None = None
     start_fence: int | None = None
+    text = "\n".join(lines)
+    if "[" not in text and "```" not in text and "~~~" not in text:
+        return marked, fenced
     for i, line in enumerate(lines):
         if _FENCE.match(line):
             if start_fence is None:
@@ -178,6 +184,9 @@ def _joined(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
 
 
 def _open_parens(text: str) -> int:
+    opened = text.count("(")
+    if not opened:
+        return 0
     code = text.split(";", 1)[0]
     return code.count("(") - code.count(")")
 
@@ -200,6 +209,11 @@ def extract(text: str) -> Extract:
     block = bool(why_out)
     candidates: list[Candidate] = []
     for i, raw in _joined(lines, start, end):
+        mt = _SIMPLE.match(raw)
+        if mt is not None:
+            candidates.append(Candidate(i + 1, raw.strip(), raw.strip(), block, None,
+                                        (mt.group(1), tuple(mt.group(2).split()))))
+            continue
         line = _MARK.sub("", raw)
         if _FENCE.match(line) or not line.strip():
             continue

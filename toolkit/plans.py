@@ -246,6 +246,8 @@ class _Reader:
 
     def classify(self, cand: Candidate) -> tuple[str, object]:
         """("step", (name, args, form)) | ("error", (Reason, why, name, args)) | ("refusal" | "other", None)."""
+        if cand.simple is not None and cand.simple[0].lower() in self._names and self._resolves(*cand.simple):
+            return "step", (cand.simple[0], cand.simple[1], "pddl")
         split = _split_form(cand.text)
         if split is not None:
             name, args, form = split
@@ -256,7 +258,7 @@ class _Reader:
                         return self._english_result(hit, cand)
                     if any(a.lower() in ("the", "a", "an") and a.lower() not in self._objects for a in args):
                         return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
-                if form != "bare" and REFUSAL.search(cand.text) and name.lower() not in self._names:
+                if form != "bare" and name.lower() not in self._names and REFUSAL.search(cand.text):
                     return "refusal", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
         hit = self.english(cand.text)
