@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 import subprocess
 import sys
 import time
@@ -86,10 +87,10 @@ def shapes(plan: list[GroundAction], book: QuestionBook, rng: random.Random) -> 
 
 
 def _synonyms(sentence: str, rng: random.Random) -> str:
-    swaps = [(" on top of ", rng.choice([" onto ", " atop ", " on top of "])), ("pick up ", rng.choice(["lift ", "grab "])),
-             (" into ", rng.choice([" inside ", " into "]))]
+    swaps = [(r"(?<!from) on top of ", rng.choice([" onto ", " atop ", " on top of "])),
+             (r"^pick up ", rng.choice(["lift ", "grab "])), (r" into ", rng.choice([" inside ", " into "]))]
     for old, new in swaps:
-        sentence = sentence.replace(old, new)
+        sentence = re.sub(old, new, sentence)
     return sentence[0].upper() + sentence[1:] + "."
 
 
