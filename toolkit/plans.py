@@ -294,6 +294,20 @@ class _Reader:
         return f"cannot read {text!r} as an action{tip}"
 
 
+def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]]) -> set[int]:
+    """Indexes of list items in a run of list items that holds a step: those are steps too."""
+    out: set[int] = set()
+    run: list[int] = []
+    for i in range(len(cands) + 1):
+        if i < len(cands) and cands[i].listed and kinds[i][0] != "refusal":
+            run.append(i)
+            continue
+        if any(kinds[j][0] == "step" for j in run):
+            out.update(run)
+        run = []
+    return out
+
+
 def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = None) -> ParsedPlan:
     """Parse plan text (or a whole reply) against a task; every step is kept, bad ones carry an error.
 
@@ -309,8 +323,10 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     steps: list[PlanStep] = []
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
+    in_plan_list = _plan_lists(found.candidates, kinds)
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
-        if kind == "other" and i > first and step_at and not _remark(cand.text):
+        if kind == "other" and ((i > first and step_at and not _remark(cand.text))
+                                or (i in in_plan_list and not cand.text.rstrip().endswith(":"))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())
         index = len(steps) + 1
         where = f"step {index}" + (f" (line {cand.line})" if cand.line else "")

@@ -143,6 +143,23 @@ def test_broken_steps_are_errors_that_name_the_step(text: str, reason: Reason, m
     assert "unknown object 'the'" not in report.message
 
 
+def test_an_unreadable_item_of_a_plan_list_is_an_error_not_prose() -> None:
+    report = check_plan(TASK, "My plan:\n1. (unstack c a)\n2. Carefully lower the orange block to the floor.\n"
+                              "3. (pick-up b)\n\nThoughts: a numbered list\n- is not always a plan")
+    assert (report.failed_step, report.reason) == (2, Reason.UNPARSEABLE_STEP)
+    assert report.steps[-1].text == "Carefully lower the orange block to the floor"
+
+
+def test_household_english_reply_with_synonyms() -> None:
+    task = shipped_task("household", "cleaning_out_drawers_0")
+    reply = ("Okay! To clean out the drawers I will:\n\n1. Go to the cabinet.\n2. Open the cabinet.\n"
+             "3. Grab the bowl.\n4. Navigate to the sink.\n5. Put the bowl on the sink.\n")
+    report = check_plan(task, reply)
+    assert report.valid, report.message
+    assert [s.action for s in report.steps] == ["(navigate-to cabinet_1)", "(open-container cabinet_1)",
+                                                "(grasp bowl_1)", "(navigate-to sink_1)", "(place-on bowl_1 sink_1)"]
+
+
 def test_english_inside_pddl_parentheses_reads() -> None:
     assert [s.action for s in check_plan(TASK, "(unstack the orange block from the red block)").steps] == [PLAN[0]]
 
