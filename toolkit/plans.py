@@ -120,7 +120,7 @@ _PREFIX = re.compile(r"^\s*(?:step\s*)?\d+(?:\.\d+)?\s*[:.)]\s*(?=\S)", re.I)
 _SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
 _CALL = re.compile(r"^\s*([A-Za-z0-9][\w-]*)\s*\((.*)\)\s*;?\s*$")
 _PAREN = re.compile(r"^\s*\(\s*([^()\s]+)((?:\s+[^()\s]+)*)\s*\)\s*$")
-_BARE = re.compile(r"^\s*([A-Za-z][\w-]*)((?:\s+[A-Za-z0-9_][\w-]*)*)\s*$")
+_BARE = re.compile(r"^\s*([A-Za-z0-9][\w-]*)((?:\s+[A-Za-z0-9_][\w-]*)*)\s*$")
 _LANGUAGES: "weakref.WeakKeyDictionary[Task, ActionLanguage]" = weakref.WeakKeyDictionary()
 
 
@@ -319,7 +319,7 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     reader = _Reader(task, action_text)
     kinds = [reader.classify(c) for c in found.candidates]
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
-    first, last = (step_at[0], step_at[-1]) if step_at else (0, -1)
+    first = step_at[0] if step_at else 0
     steps: list[PlanStep] = []
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
