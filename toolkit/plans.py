@@ -252,7 +252,9 @@ class _Reader:
         if split is not None:
             name, args, form = split
             if form != "bare" or name.lower() in self._names:
-                if not self._resolves(name, args):  # "(pick-up the red block)": English in PDDL's clothes
+                # "(pick-up the red block)": English in PDDL's clothes (a known action's name only:
+                # "(unlock x)" names an action the domain lacks and stays an unknown_action error)
+                if name.lower() in self._names and not self._resolves(name, args):
                     hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
