@@ -11,6 +11,7 @@ does not translate ("either" types).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from toolkit import model as m
@@ -22,11 +23,38 @@ class Untranslatable(PgtError):
     """The direct route cannot express this task (the text route is used instead)."""
 
 
+def allow_shared_names() -> None:
+    """Let one name stand for several things (action ``open`` and predicate ``open``, object ``character``
+    of type ``character``), as PDDL allows; UP refuses it unless told before the problem is built.
+
+    UP still warns on each shared name; PDDL allows it, so the warning is silenced.
+    """
+    from unified_planning import shortcuts as up
+
+    up.get_environment().error_used_name = False
+    warnings.filterwarnings("ignore", r"Name .* already defined", UserWarning, r"unified_planning\.")
+
+
+def without_inert_actions(problem: Any) -> Any:
+    """The problem less its actions without effects (written out with no ``:effect``, which FD's translator
+    refuses). They cannot change a state, so no plan needs them and every plan found is still a plan."""
+    inert = [a for a in problem.actions if not a.effects]
+    if not inert:
+        return problem
+    kept = [a for a in problem.actions if a not in inert]
+    problem = problem.clone()
+    problem.clear_actions()
+    for a in kept:
+        problem.add_action(a)
+    return problem
+
+
 def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition) -> Any:
     """A ``unified_planning.model.Problem`` for the domain, objects, state and goal."""
     from unified_planning import shortcuts as up
     from unified_planning.model import InstantaneousAction, Problem
 
+    allow_shared_names()
     types: dict[str, Any] = {"object": up.UserType("object")}
 
     def utype(name: str) -> Any:
@@ -115,6 +143,7 @@ def to_up_problem_via_text(domain: m.Domain, objects: dict[str, str], init: froz
     """The same problem through canonical PDDL text and UP's ``PDDLReader``."""
     from unified_planning.io import PDDLReader
 
+    allow_shared_names()
     from toolkit.planners.pddl_text import domain_to_pddl, problem_to_pddl
 
     return PDDLReader().parse_problem_string(domain_to_pddl(domain),
