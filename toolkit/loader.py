@@ -62,6 +62,7 @@ UNSUPPORTED_KEYWORDS = {
     "increase": "numeric effects (increase)",
     "decrease": "numeric effects (decrease)",
 }
+TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
 _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*", re.I)
@@ -503,8 +504,16 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
 
 
 @_nesting_guard
-def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Problem:
-    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`."""
+def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:
+    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`.
+
+    ``typing="lenient"`` treats objects of the wrong type in initial and goal atoms
+    as Fast Downward does: the atoms are kept (an action whose parameter types do
+    not fit can never use them) and each mismatch becomes a warning, not an error.
+    """
+    if typing not in TYPING_MODES:
+        raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
+    lenient: list[str] | None = [] if typing == "lenient" else None
     norm, warnings, _ = _normalise(text, path)
     pprob = _parse(norm, path, "problem")
     if str(pprob.domain_name).lower() != domain.name.lower():
@@ -526,19 +535,45 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Prob
         if not isinstance(lit, _PPredicate):
             raise UnsupportedFeatureError(path, f"initial element {lit}")
         pred = conv.atom(lit, {})
-        _check_types(domain, every, pred, path, text)
+        _check_types(domain, every, pred, path, text, lenient)
         init.add(m.Atom(pred.predicate, pred.terms))
     goal = conv.condition(pprob.goal, {})
+    goal_at = re.search(r"\(\s*:goal\b", _blank_comments(text), re.I)
+    for pred in _ground_preds(goal):
+        _check_types(domain, every, pred, path, text, lenient, goal_at.start() if goal_at else 0)
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
-                     path, text, tuple(warnings))
+                     path, text, (*warnings, *(lenient or ())))
 
 
-def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str) -> None:
+def _ground_preds(c: m.Condition):
+    """The atoms of a condition whose arguments are all objects (quantified ones are typed by their variable)."""
+    if isinstance(c, m.Pred):
+        if not any(m.is_var(t) for t in c.terms):
+            yield c
+    elif isinstance(c, m.Not):
+        yield from _ground_preds(c.arg)
+    elif isinstance(c, (m.And, m.Or)):
+        for part in c.parts:
+            yield from _ground_preds(part)
+    elif isinstance(c, m.Imply):
+        yield from _ground_preds(c.premise)
+        yield from _ground_preds(c.conclusion)
+
+
+def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, lenient: list[str] | None,
+                 start: int = 0) -> None:
+    """Raise on an argument of the wrong type, or (``lenient`` collecting warnings) note it and go on.
+
+    The position is that of the first use at or after ``start`` (the goal's atoms are sought in the goal).
+    """
     decl = domain.predicates[pred.predicate]
     for obj, (_, types) in zip(pred.terms, decl.params):
         if not any(domain.is_subtype(objects[obj], t) for t in types):
-            raise TypeMismatchError(obj, objects[obj], " or ".join(types),
-                                    _where(path, text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj)))
+            line, col = locate(text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj), start)
+            err = TypeMismatchError(obj, objects[obj], " or ".join(types), path if line is None else f"{path}:{line}:{col}")
+            if lenient is None:
+                raise err
+            lenient.append(f"{err} in {pred} (kept: --typing lenient)")
 
 
 def _read(path: str | Path) -> str:
@@ -553,6 +588,6 @@ def load_domain(path: str | Path) -> m.Domain:
     return parse_domain(_read(path), str(path))
 
 
-def load_problem(path: str | Path, domain: m.Domain) -> m.Problem:
-    """Load and validate a problem file against a domain."""
-    return parse_problem(_read(path), domain, str(path))
+def load_problem(path: str | Path, domain: m.Domain, typing: str = "strict") -> m.Problem:
+    """Load and validate a problem file against a domain (``typing``: see :func:`parse_problem`)."""
+    return parse_problem(_read(path), domain, str(path), typing)

@@ -19,7 +19,9 @@ from typing import Any
 from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, goal_condition, recheck, start_state,
 )
-from toolkit.planners.up_bridge import Untranslatable, to_up_problem, to_up_problem_via_text, without_inert_actions
+from toolkit.planners.up_bridge import (
+    GoalNeverHolds, Untranslatable, to_up_problem, to_up_problem_via_text, without_inert_actions,
+)
 from toolkit.task import GroundAction, Task
 
 _TAIL = 2000
@@ -61,6 +63,8 @@ class FastDownwardPlanner:
         goal_cond = goal_condition(task, goal)
         try:
             res = self._run(self.up_problem(task, state, goal_cond), timeout)
+        except GoalNeverHolds as exc:
+            return PlanResult(PlanStatus.UNSOLVABLE, (), time.perf_counter() - t0, self.name, str(exc))
         except Exception as exc:  # noqa: BLE001 - any UP failure is a result, not a crash of ours
             status = PlanStatus.UNSUPPORTED if "support" in str(exc).lower() else PlanStatus.CRASHED
             return PlanResult(status, (), time.perf_counter() - t0, self.name,
