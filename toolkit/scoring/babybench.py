@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from toolkit.errors import PgtError
-from toolkit.model import Atom
+from toolkit.model import Atom  # noqa: F401 - the doctests build atoms
 from toolkit.plans import parse_plan
 from toolkit.scoring.metrics import manhattan
 from toolkit.scoring.optimal import OptimalLength

@@ -16,6 +16,7 @@ The model runs in NumPy (:mod:`toolkit.scoring.minilm`, which says why not
 from __future__ import annotations
 
 import functools
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -96,8 +97,6 @@ def step_texts(text: str) -> list[str]:
     >>> step_texts("1. Walk to kitchen\\n\\n- open fridge\\nStep 3: grab milk")
     ['Walk to kitchen', 'open fridge', 'grab milk']
     """
-    import json
-
     body = text.strip()
     if body.startswith("["):
         try:
