@@ -145,7 +145,7 @@ def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
 def _config(run: Run):
     from benchmarks.runner import RunConfig
 
-    return RunConfig(**run.records[0]["config"])
+    return RunConfig.from_dict(run.records[0]["config"])
 
 
 def _suite(run: Run) -> str:

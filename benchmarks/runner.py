@@ -19,7 +19,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
@@ -33,7 +33,15 @@ GROUNDERS = ("oracle", "noisy", "vlm", "replay")
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything that decides an episode's outcome (timings aside)."""
+    """A study's settings: the fields that decide an episode's outcome, then execution options.
+
+    Execution options (:attr:`EXECUTION_FIELDS`) say *how* a study runs, not what
+    its episodes turn out to be, so a resume may change them (a fixed endpoint URL,
+    a longer timeout). Scope fields (:attr:`SCOPE_FIELDS`) choose *which* episodes
+    run (more seeds, more problems), so they may change too. Every other field is
+    result-deciding: a resume with a different value is refused. A new execution
+    flag is a new field with a default plus its name in ``EXECUTION_FIELDS``.
+    """
 
     suite: str
     protocol: str = "viplan-grounder"
@@ -49,10 +57,31 @@ class RunConfig:
     max_steps: int | None = None
     planner: str = "default"
     model: str | None = None
-    base_url: str | None = None
     cot: bool = False
     replay: str | None = None
     problems: int | None = None  # first N problems of each split (None: all)
+    plan_wrong: float | None = None  # simulated VLM-as-planner: P(an action is replaced by a random one)
+    plan_missing: float | None = None  # ... P(an action is left out)
+    plan_extra: float | None = None  # ... P(a random action is inserted before an action)
+    # ---- execution options (see EXECUTION_FIELDS)
+    base_url: str | None = None
+
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url",)
+    SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def result_fields(self) -> dict[str, Any]:
+        """The fields a resume must agree on (neither execution options nor scope)."""
+        skip = set(self.EXECUTION_FIELDS) | set(self.SCOPE_FIELDS)
+        return {k: v for k, v in self.to_dict().items() if k not in skip}
 
     def noise_label(self) -> str:
         """What the grounder gets wrong, e.g. ``acc=0.97`` or ``cal=viplan-bw-cot-gpt-4.1``."""
@@ -222,14 +251,14 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 def _prepare_out(out: Path, config: RunConfig) -> set[str]:
     out.mkdir(parents=True, exist_ok=True)
     cfg_path = out / "config.json"
-    wanted = dataclasses.asdict(config)
+    wanted = config.result_fields()
     if cfg_path.is_file():
-        have = json.loads(cfg_path.read_text(encoding="utf-8"))
-        diff = [k for k in wanted if have.get(k) != wanted[k] and k != "seeds"]
+        have = RunConfig.from_dict(json.loads(cfg_path.read_text(encoding="utf-8"))).result_fields()
+        diff = [k for k in wanted if have.get(k) != wanted[k]]
         if diff:
             detail = ", ".join(f"{k}: {have.get(k)!r} there, {wanted[k]!r} now" for k in diff)
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out")
-    cfg_path.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+    cfg_path.write_text(json.dumps(config.to_dict(), indent=2) + "\n", encoding="utf-8")
     episodes = out / "episodes.jsonl"
     records = read_records(episodes)
     if episodes.is_file():  # rewrite without a torn last line, so appends stay line-aligned
