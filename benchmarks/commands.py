@@ -79,7 +79,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
 
-    if args.grounder == "noisy" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
+    if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
         raise PgtError("--grounder noisy needs --accuracy, --calibration or --fp/--fn")
     for name in ("accuracy", "fp", "fn", "persistence", "action_failure", "plan_wrong", "plan_missing",
                  "plan_extra"):
@@ -88,6 +88,10 @@ def _config(args: argparse.Namespace):
             raise PgtError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
     if args.seeds < 1:
         raise PgtError("--seeds must be at least 1")
+    plan_flags = [f"--{n.replace('_', '-')}" for n in ("plan_wrong", "plan_missing", "plan_extra")
+                  if getattr(args, n) is not None]
+    if plan_flags and (args.protocol, args.grounder) != ("viplan-planner", "noisy"):
+        raise PgtError(f"{', '.join(plan_flags)}: only for --protocol viplan-planner --grounder noisy")
     return RunConfig(suite=args.suite, protocol=args.protocol, grounder=args.grounder, accuracy=args.accuracy,
                      calibration=args.calibration, fp=args.fp, fn=args.fn, persistence=args.persistence,
                      action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
@@ -122,8 +126,9 @@ def _summarize(episodes: Path) -> int:
     have = collect(read_records(episodes))
     table = split_table(have.judged)
     for split, s in table.items():
+        accuracy = "n/a" if s["accuracy"] != s["accuracy"] else f"{s['accuracy']:.3f}"  # NaN: nothing answered
         print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "
-              f"accuracy {s['accuracy']:.3f}, {s['questions']:.1f} questions/episode")
+              f"accuracy {accuracy}, {s['questions']:.1f} questions/episode")
     counts = have.counts()
     print(f"episodes: {counts['success']} success, {counts['failure']} failure, {counts['error']} error "
           f"({episodes})")

@@ -51,7 +51,8 @@ def _noisy(config: Any, task: Task, split: str, seed: int):
 def _vlm(config: Any, task: Task, split: str, seed: int):
     from grounders.vlm import VLMConfig, VLMGrounder
 
-    cache = os.environ.get("PGT_VLM_CACHE", str(Path(".pgt-cache") / "vlm-replies.jsonl"))
+    cache = None if getattr(config, "no_cache", False) else (
+        getattr(config, "cache", None) or os.environ.get("PGT_VLM_CACHE", str(Path(".pgt-cache") / "vlm-replies.jsonl")))
     return VLMGrounder(QuestionBook(task), VLMConfig.from_env(
         model=config.model, base_url=config.base_url, cot=config.cot, cache_path=cache,
         log_path=getattr(config, "answer_log", None), timeout=getattr(config, "timeout", None),
