@@ -211,11 +211,12 @@ def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
         record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
         record.update(result.to_json())
     except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
-        kind = getattr(exc, "error_kind", None) or (
-            "configuration" if isinstance(exc, PgtError) else "endpoint" if _is_endpoint(exc) else "crash")
+        fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
+        kind = getattr(exc, "error_kind", None) or ("endpoint" if fatal or _is_endpoint(exc) else
+                                                    "configuration" if isinstance(exc, PgtError) else "crash")
         text = str(exc) if isinstance(exc, PgtError) else f"{type(exc).__name__}: {exc}"
         record.update(success=False, outcome="error", stop_reason="error", error_kind=kind, error=scrub(text),
-                      fatal=bool(getattr(exc, "fatal", False)))
+                      fatal=fatal)
         return record
     endpoint = _first_endpoint_error(record)
     if endpoint is not None:
@@ -330,7 +331,7 @@ class Progress:
         self.done += 1
         self.new += 1
         self.successes += record.get("outcome") == "success"
-        if record.get("outcome") == "error":
+        if record.get("outcome") == "error" and not record.get("fatal"):  # a fatal one ends the study: said then
             self.errors += 1
             if self.tty:
                 print(file=sys.stderr)
