@@ -165,7 +165,34 @@ def make_environment(task: Task, spec: EpisodeSpec, seed: int):
 def make_grounder(task: Task, spec: EpisodeSpec, seed: int):
     from grounders.factory import build_grounder
 
-    return build_grounder(spec.config, task, spec.split, seed)
+    return _EndOnError(build_grounder(spec.config, task, spec.split, seed))
+
+
+class EndpointFailure(Exception):
+    """A grounder answer with status ``error``: the episode cannot be judged, so it ends here."""
+
+    error_kind = "endpoint"
+
+
+class _EndOnError:
+    """Ends an episode at its first unanswered question (status ``error``) instead of playing on.
+
+    The agents treat such answers as "no evidence" and carry on, which is right for
+    one-off use but wastes endpoint calls in a study: the episode is recorded as an
+    error and retried on resume whatever happens next. Also, a dead endpoint then
+    shows after one batch of questions, not after a whole episode of retries.
+    """
+
+    def __init__(self, grounder) -> None:
+        self.inner = grounder
+        self.name = grounder.name
+
+    def ask(self, observation, atoms):
+        answers = self.inner.ask(observation, atoms)
+        for answer in answers:
+            if answer.status == "error":
+                raise EndpointFailure(f"{self.name} could not answer '{answer.question}': {answer.raw}")
+        return answers
 
 
 @functools.lru_cache(maxsize=8)

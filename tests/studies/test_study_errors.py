@@ -120,6 +120,7 @@ def test_dead_endpoint_then_fixed_base_url_finishes_the_study(tmp_path, monkeypa
     assert _summarize(episodes) == 1
     printed = capsys.readouterr()
     assert "error (endpoint)" in printed.err and "cannot connect" in printed.err and KEY not in printed.err
+    assert printed.err.count("error (endpoint)") == 2 and "could not answer" in printed.err
     assert _have(out).counts()["error"] == 2
     # the fix: another base URL (an execution option) is accepted on resume, and the errors are retried
     with start_fake_openai(truth_responder(lambda q: True)) as server:
@@ -153,3 +154,22 @@ def test_execution_options_may_change_on_resume_results_may_not(tmp_path):
     assert len(_have(tmp_path / "r").judged) == 2
     with pytest.raises(Exception, match="another configuration.*accuracy"):
         run_study(dataclasses.replace(base, accuracy=0.8), tmp_path / "r", progress=False)
+
+
+def test_a_rejected_key_ends_each_episode_at_its_first_question(tmp_path, monkeypatch, capsys):
+    from openai_server import Reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with start_fake_openai(lambda request: Reply(status=401)) as server:
+        config = RunConfig(grounder="vlm", model="fake-vlm", base_url=server.base_url, max_retries=0, no_cache=True,
+                           suite="viplan-bw/simple", problems=2)
+        try:
+            episodes = run_study(config, tmp_path / "r", progress=False)
+        except StudyStopped:  # where the client marks HTTP 401 fatal, the study stops at the first episode
+            episodes = tmp_path / "r" / "episodes.jsonl"
+        requests = len(server.requests)
+    have = _have(tmp_path / "r")
+    # one batch per episode at most (the client asks up to 4 questions at once), never a whole episode of them
+    assert 1 <= requests <= 2 * 4 and not have.judged and have.errors
+    assert all(r["error_kind"] == "endpoint" and "401" in r["error"] for r in have.errors)
+    assert KEY not in episodes.read_text() and KEY not in capsys.readouterr().err
