@@ -422,19 +422,41 @@ def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = T
         todo = [dataclasses.replace(s, config=config) for s in specs if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
         results = _execute(todo, workers)
+        opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:
                 for record in results:
                     sink.write(record)
                     bar.update(record)
-                    if record.get("fatal"):
-                        raise StudyStopped(f"{config.label()}: stopped at episode {record['id']}: "
-                                           f"{record['error']} (finished episodes are kept in {episodes}; fix the "
-                                           "setting and run the same command again to finish the study)")
+                    if len(opening) < ENDPOINT_STOP:
+                        opening.append(record)
+                    why = _stop_reason(record, opening)
+                    if why:
+                        raise StudyStopped(f"{config.label()}: {why} (finished episodes are kept in {episodes}; "
+                                           "fix the setting and run the same command again to finish the study)")
         finally:
             results.close()  # stops the workers at once when the loop ended early
             bar.close()
     return episodes
+
+
+ENDPOINT_STOP = 3  # a run whose first this many episodes all failed at the endpoint stops
+
+
+def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str | None:
+    """Why the study must stop after ``record``, if it must.
+
+    A fatal error stops it at once. So does an opening of :data:`ENDPOINT_STOP`
+    endpoint errors in a row: an endpoint that failed every episode so far, after
+    the client's own retries, is down or misconfigured, and the rest would fail
+    the same way, slowly.
+    """
+    if record.get("fatal"):
+        return f"stopped at episode {record['id']}: {record['error']}"
+    if record is opening[-1] and len(opening) == ENDPOINT_STOP and all(
+            r.get("outcome") == "error" and r.get("error_kind") == "endpoint" for r in opening):
+        return f"stopped: the first {ENDPOINT_STOP} episodes all failed at the endpoint, e.g. {record['error']}"
+    return None
 
 
 def _ignore_sigint() -> None:

@@ -173,3 +173,13 @@ def test_a_rejected_key_ends_each_episode_at_its_first_question(tmp_path, monkey
     assert 1 <= requests <= 2 * 4 and not have.judged and have.errors
     assert all(r["error_kind"] == "endpoint" and "401" in r["error"] for r in have.errors)
     assert KEY not in episodes.read_text() and KEY not in capsys.readouterr().err
+
+
+def test_an_endpoint_that_fails_the_opening_episodes_stops_the_study(tmp_path, capsys):
+    from benchmarks.runner import ENDPOINT_STOP
+
+    config = RunConfig(grounder="vlm", model="fake-vlm", base_url=_dead_url(), max_retries=0, no_cache=True,
+                       suite="viplan-bw/simple", problems=ENDPOINT_STOP + 3)
+    with pytest.raises(StudyStopped, match=f"the first {ENDPOINT_STOP} episodes all failed at the endpoint"):
+        run_study(config, tmp_path / "r", progress=False)
+    assert len(read_records(tmp_path / "r" / "episodes.jsonl")) == ENDPOINT_STOP
