@@ -245,6 +245,11 @@ def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
         record.update(success=False, outcome="error", stop_reason="error", error_kind=kind, error=scrub(text),
                       fatal=fatal)
         return record
+    for event in record.get("events", ()):
+        if event.get("status") == "error":  # endpoint error texts may quote a request: no secrets in the file
+            for key in ("error", "reply"):
+                if isinstance(event.get(key), str):
+                    event[key] = scrub(event[key])
     endpoint = _first_endpoint_error(record)
     if endpoint is not None:
         record.update(outcome="error", error_kind="endpoint", error=scrub(endpoint), fatal=False)

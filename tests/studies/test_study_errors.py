@@ -183,3 +183,18 @@ def test_an_endpoint_that_fails_the_opening_episodes_stops_the_study(tmp_path, c
     with pytest.raises(StudyStopped, match=f"the first {ENDPOINT_STOP} episodes all failed at the endpoint"):
         run_study(config, tmp_path / "r", progress=False)
     assert len(read_records(tmp_path / "r" / "episodes.jsonl")) == ENDPOINT_STOP
+
+
+def test_a_planner_endpoint_error_is_an_error_record_without_the_key(tmp_path, monkeypatch):
+    from openai_server import Reply
+
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with start_fake_openai(lambda request: Reply(status=500, body=f'{{"error": {{"message": "bad key {KEY}"}}}}')) \
+            as server:
+        config = RunConfig(protocol="viplan-planner", grounder="vlm", model="fake-vlm", base_url=server.base_url,
+                           max_retries=0, suite="viplan-bw/simple", problems=1)
+        run_study(config, tmp_path / "r", progress=False)
+    have = _have(tmp_path / "r")
+    assert not have.judged and have.errors[0]["error_kind"] == "endpoint"
+    assert have.errors[0]["stop_reason"] == "endpoint_error"
+    assert KEY not in (tmp_path / "r" / "episodes.jsonl").read_text()
