@@ -123,7 +123,10 @@ def test_ctrl_c_in_workers_prints_one_line_and_exits_130(tmp_path: Path):
         proc = subprocess.Popen([sys.executable, "-m", "toolkit.cli", command, *(argv or ARGS), *extra,
                                  "--out", str(tmp_path / command)], cwd=ROOT, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, text=True, start_new_session=True)
-        time.sleep(1.5)
+        deadline = time.monotonic() + 60  # wait until workers are running episodes (not Python's start-up)
+        while not list((tmp_path / command).glob("**/episodes.jsonl")) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
         os.killpg(proc.pid, signal.SIGINT)  # what a terminal's Ctrl-C sends: the whole foreground group
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 130, (command, err)
