@@ -5,7 +5,8 @@ parser complaint into a located :class:`~toolkit.errors.PgtError`. The ``pddl``
 package is strict where common practice is not (keyword case, undeclared
 requirements); we normalise those, keep a warning, and parse.
 
-The Lark grammar is built once per process (about 100 ms); each call uses a fresh
+The Lark grammar is built once and cached on disk (building it costs about 100 ms
+per process; loading the cache a few ms); each call uses a fresh
 transformer because ``pddl``'s transformers keep state that an error leaves dirty.
 """
 
@@ -13,9 +14,12 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import re
+import sys
 from pathlib import Path
 
+import lark
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from pddl.action import Action as _PAction
@@ -79,7 +83,24 @@ _ROOT = "pgtrootobject"
 @functools.lru_cache(maxsize=None)
 def _lark(start: str) -> Lark:
     return Lark(GRAMMAR_FILE.read_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
-                start=start, propagate_positions=True)
+                start=start, propagate_positions=True, cache=_lark_cache_file(start))
+
+
+def _lark_cache_file(start: str) -> str | bool:
+    """Where Lark keeps the built parser between processes, or False (no cache).
+
+    A per-user folder: ``$PGT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pgt``, else
+    ``~/.cache/pgt``. Lark checks the grammar's and imported files' hashes before
+    using the file and rebuilds (silently) when it is stale, corrupt or
+    unwritable; the name carries Lark's and Python's versions, as its pickles do.
+    """
+    root = os.environ.get("PGT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pgt")
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(root, f"lark-pddl-{start}-{lark.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}.cache")
 
 
 @functools.lru_cache(maxsize=None)
