@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from benchmarks.bench_core import random_plan, viplan_problem, write_files
-from benchmarks.bench_startup import pgt_command
+from benchmarks.bench_startup import child_env, pgt_command
 from toolkit import model as m
 from toolkit.plans import format_plan
 from toolkit.task import load_task
@@ -75,7 +75,7 @@ def run_pgt(folder: Path, records: list[dict[str, str]], workers: int) -> tuple[
                                          "plan": Path(r["plan_file"]).read_text()}) + "\n" for r in records))
     t0 = time.perf_counter()
     done = subprocess.run([*pgt_command(), "validate-batch", str(batch), "--workers", str(workers)],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env=child_env())
     elapsed = time.perf_counter() - t0
     if done.returncode not in (0, 1):
         raise SystemExit(f"bench_validate: pgt validate-batch failed: {done.stderr.strip()}")
@@ -104,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
           f" {'verdicts agree':>15}")
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        subprocess.run([*pgt_command(), "--version"], capture_output=True)  # warm the OS file cache
+        # Warm the OS file cache and write the bytecode cache, as an installed pgt has it.
+        subprocess.run([*pgt_command(), "validate-batch", "-"], input=b"", capture_output=True, env=child_env())
         for steps in LENGTHS:
             records = make_batch(folder, steps, args.plans, args.seed)
             val_s, val_ok = run_val(val, records)
