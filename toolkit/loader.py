@@ -381,9 +381,13 @@ class _Converter:
         line, col = locate(self.text, pattern)
         return UnsupportedFeatureError(self.path, feature, line, col)
 
-    def fterm(self, f: pf.NumericFunction, scope: dict[str, str]) -> m.FTerm:
-        """A function term: declared function, known terms, right number of them."""
-        pattern = r"\(\s*" + re.escape(str(f.name)) + r"(?![\w-])"
+    def fterm(self, f: pf.NumericFunction, scope: dict[str, str], before: str = "") -> m.FTerm:
+        """A function term: declared function, known terms, right number of them.
+
+        ``before`` (a regex) is what precedes a use, so that errors point at a use,
+        not at the declaration.
+        """
+        pattern = before + r"\(\s*" + re.escape(str(f.name)) + r"(?![\w-])"
         name = self.func_scope.resolve(str(f.name), pattern)
         terms = tuple(self.term(t, scope) for t in f.terms)
         decl = self.functions[name]
@@ -402,7 +406,7 @@ class _Converter:
         if isinstance(value, pf.NumericValue):
             return _number(value.value)
         if isinstance(value, pf.NumericFunction) and str(value.name).lower() != m.TOTAL_COST:
-            return self.fterm(value, scope)
+            return self.fterm(value, scope, r"\(\s*increase\s*\(\s*total-cost\s*\)\s*")
         raise self.unsupported(f"cost expression {value} (action costs are a number or a static function term)",
                                r"\(\s*increase\s*\(\s*total-cost\s*\)\s*(\((?!\s*[\w-]+[^()]*\))|-)")
 
@@ -571,7 +575,7 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Prob
         if isinstance(lit, pb.Not):
             continue  # closed world: negative initial literals are redundant
         if isinstance(lit, pf.EqualTo) and isinstance(lit.operands[0], pf.NumericFunction):
-            ft = conv.fterm(lit.operands[0], {})
+            ft = conv.fterm(lit.operands[0], {}, r"\(\s*=\s*")
             value = _number(lit.operands[1].value)
             if ft.function == m.TOTAL_COST and value != 0:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*=\s*\(\s*total-cost\b"),

@@ -191,3 +191,13 @@ def test_problem_goals_may_use_quantifiers_and_equality_undeclared() -> None:
                             " (:goal (and (forall (?x - block) (exists (?k - column) (inColumn ?x ?k)))"
                             " (not (= a b)))))", DOMAIN, "p.pddl")
     assert str(problem.goal) == "(and (forall (?x - block) (exists (?k - column) (inColumn ?x ?k))) (not (= a b)))"
+
+
+def test_cost_function_errors_point_at_the_use() -> None:
+    with pytest.raises(UnknownSymbolError, match=r"^bw.pddl:30:19: unknown function 'fuels'; did you mean fuel\?$"):
+        parse_domain(_cost_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) (fuels ?b1))))"), "bw.pddl")
+    with pytest.raises(ArityError, match=r"^bw.pddl:30:19: function 'fuel' takes 1 argument\(s\), got 2$"):
+        parse_domain(_cost_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) (fuel ?b1 ?b1))))"), "bw.pddl")
+    cost_domain = parse_domain(_cost_domain("", ""), "bw.pddl")
+    with pytest.raises(ArityError, match=r"^p.pddl:12:15: function 'fuel' takes 1 argument\(s\), got 2$"):
+        parse_problem(_problem("(clear r)", "(clear r) (= (fuel r r) 3)"), cost_domain, "p.pddl")
