@@ -1,10 +1,13 @@
 """The ``pgt`` command line: one subcommand per capability.
 
 Subcommands live in the layer they belong to and are listed here as plain strings
-(module path), imported when the parser is built; ``toolkit`` itself never imports
-``grounders`` or ``scene_graphs`` at module level. Each module defines
-``register(subparsers)``, which adds its parser and sets ``func`` to a function
-``(args) -> exit code``.
+(module path); ``toolkit`` itself never imports ``grounders`` or ``scene_graphs``
+at module level. Each module defines ``register(subparsers)``, which adds its
+parser and sets ``func`` to a function ``(args) -> exit code``.
+
+Start-up time matters (``pgt validate`` runs once per plan in scripts), so only
+the module of the subcommand being run is imported; ``pgt``, ``pgt --help`` and
+an unknown command import them all, to list every command.
 """
 
 from __future__ import annotations
@@ -35,20 +38,28 @@ COMMANDS: dict[str, str] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand, or with ``command``'s only (and none for ``--version``)."""
     parser = argparse.ArgumentParser(
         prog="pgt",
         description="PDDL grounding toolkit: verify plans, author domains, run grounding studies.",
     )
     parser.add_argument("--version", action="version", version="pgt 0.1.0")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for module in dict.fromkeys(COMMANDS.values()):
+    if command in COMMANDS:
+        modules = [COMMANDS[command]]
+    elif command == "--version":
+        modules = []
+    else:
+        modules = list(dict.fromkeys(COMMANDS.values()))
+    for module in modules:
         importlib.import_module(module).register(sub)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    parser = build_parser(argv[0] if argv else None)
     args = parser.parse_args(argv)
     if not getattr(args, "func", None):
         parser.print_help()

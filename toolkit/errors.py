@@ -43,7 +43,7 @@ class UnsupportedFeatureError(PgtError):
         where = path if line is None else f"{path}:{line}:{column}"
         super().__init__(
             f"{where}: unsupported PDDL feature {feature}; pgt supports STRIPS, typing, "
-            "negative/disjunctive/quantified preconditions, equality and conditional effects (ADL)"
+            "negative/disjunctive/quantified preconditions, equality, conditional effects (ADL) and action costs"
         )
 
 

@@ -5,7 +5,8 @@ parser complaint into a located :class:`~toolkit.errors.PgtError`. The ``pddl``
 package is strict where common practice is not (keyword case, undeclared
 requirements); we normalise those, keep a warning, and parse.
 
-The Lark grammar is built once per process (about 100 ms); each call uses a fresh
+The Lark grammar is built once and cached on disk (building it costs about 100 ms
+per process; loading the cache a few ms); each call uses a fresh
 transformer because ``pddl``'s transformers keep state that an error leaves dirty.
 """
 
@@ -13,15 +14,19 @@ from __future__ import annotations
 
 import copy
 import functools
+import os
 import re
+import sys
 from pathlib import Path
 
+import lark
 from lark import Lark, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 from pddl.action import Action as _PAction
 from pddl.exceptions import PDDLError
 from pddl.logic import base as pb
 from pddl.logic import effects as pe
+from pddl.logic import functions as pf
 from pddl.logic.predicates import EqualTo as _PEqualTo
 from pddl.logic.predicates import Predicate as _PPredicate
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
@@ -41,27 +46,31 @@ from toolkit.errors import (
 SUPPORTED_REQUIREMENTS = (
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
     ":equality", ":existential-preconditions", ":universal-preconditions",
-    ":quantified-preconditions", ":conditional-effects", ":adl",
+    ":quantified-preconditions", ":conditional-effects", ":adl", ":action-costs",
 )
+# Granted to the pddl parser as well, so that it reads static cost functions such as
+# (road-length ?a ?b); the converter refuses every numeric use beyond action costs.
+_PARSER_ONLY_REQUIREMENTS = (":numeric-fluents",)
 UNSUPPORTED_KEYWORDS = {
     ":durative-action": "durative actions (:durative-action)",
     ":derived": "derived predicates (:derived)",
-    ":functions": "numeric fluents (:functions)",
     ":numeric-fluents": "numeric fluents (:numeric-fluents)",
     ":fluents": "numeric fluents (:fluents)",
     ":object-fluents": "object fluents (:object-fluents)",
-    ":action-costs": "action costs (:action-costs)",
     ":durative-actions": "durative actions (:durative-actions)",
     ":derived-predicates": "derived predicates (:derived-predicates)",
     ":non-deterministic": "non-deterministic effects (:non-deterministic)",
     ":timed-initial-literals": "timed initial literals",
     ":preferences": "preferences",
     ":constraints": "trajectory constraints",
-    ":metric": "plan metrics (:metric)",
     "oneof": "non-deterministic effects (oneof)",
-    "increase": "numeric effects (increase)",
-    "decrease": "numeric effects (decrease)",
+    "decrease": "numeric effects other than action costs (decrease)",
+    "assign": "numeric effects other than action costs (assign)",
+    "scale-up": "numeric effects other than action costs (scale-up)",
+    "scale-down": "numeric effects other than action costs (scale-down)",
 }
+_NUMERIC_COMPARISON_RE = r"\(\s*(<=|>=|<|>)(?=[\s(])|\(\s*=\s*\("
+_EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
@@ -75,7 +84,24 @@ _ROOT = "pgtrootobject"
 @functools.lru_cache(maxsize=None)
 def _lark(start: str) -> Lark:
     return Lark(GRAMMAR_FILE.read_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
-                start=start, propagate_positions=True)
+                start=start, propagate_positions=True, cache=_lark_cache_file(start))
+
+
+def _lark_cache_file(start: str) -> str | bool:
+    """Where Lark keeps the built parser between processes, or False (no cache).
+
+    A per-user folder: ``$PGT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pgt``, else
+    ``~/.cache/pgt``. Lark checks the grammar's and imported files' hashes before
+    using the file and rebuilds (silently) when it is stale, corrupt or
+    unwritable; the name carries Lark's and Python's versions, as its pickles do.
+    """
+    root = os.environ.get("PGT_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pgt")
+    try:
+        os.makedirs(root, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(root, f"lark-pddl-{start}-{lark.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}.cache")
 
 
 @functools.lru_cache(maxsize=None)
@@ -158,6 +184,10 @@ def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
         if mt:
             raise UnsupportedFeatureError(path, feature, *line_col(text, mt.start()))
 
+    # Generators write an empty "(:functions )", which the pddl grammar refuses; it
+    # declares nothing, so blank it (same length: offsets and lines stay valid).
+    text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)
+
     changed: list[str] = []
 
     def lower(mt: re.Match[str]) -> str:
@@ -198,7 +228,7 @@ def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
     if unknown:
         line, col = line_col(text, req.start())
         raise UnsupportedFeatureError(path, f"requirement {' '.join(sorted(unknown))}", line, col)
-    missing = [r for r in SUPPORTED_REQUIREMENTS if r not in declared]
+    missing = [r for r in (*SUPPORTED_REQUIREMENTS, *_PARSER_ONLY_REQUIREMENTS) if r not in declared]
     if missing:
         # The pddl parser refuses features whose requirement is undeclared; we accept
         # them (lint reports requirements used but not declared).
@@ -277,7 +307,8 @@ def _parse(text: str, path: str, start: str):
         transformer = _ProblemTransformer()
         # Its inner domain transformer checks goal formulas against requirements it
         # never learns (a problem's goal may use = or forall); grant them all.
-        transformer._domain_transformer.requirements(["(", ":requirements", *SUPPORTED_REQUIREMENTS, ")"])
+        transformer._domain_transformer.requirements(["(", ":requirements", *SUPPORTED_REQUIREMENTS,
+                                                       *_PARSER_ONLY_REQUIREMENTS, ")"])
     try:
         return transformer.transform(lark_tree)
     except VisitError as exc:
@@ -325,9 +356,11 @@ class _Converter:
     """Converts pddl-package formulas to toolkit formulas, checking every name."""
 
     def __init__(self, path: str, text: str, predicates: dict[str, m.PredicateDef],
-                 objects: _Scope, types: _Scope) -> None:
+                 objects: _Scope, types: _Scope, functions: dict[str, m.FunctionDef] | None = None) -> None:
         self.path, self.text = path, text
         self.predicates = predicates
+        self.functions = functions or {}
+        self.func_scope = _Scope(path, text, "function", self.functions)
         self.pred_scope = _Scope(path, text, "predicate", predicates)
         self.objects, self.types = objects, types
         self.used_requirements: set[str] = set()
@@ -394,7 +427,52 @@ class _Converter:
             return m.Exists(params, body)
         if isinstance(f, pb.OneOf):
             raise UnsupportedFeatureError(self.path, "non-deterministic effects (oneof)")
+        if isinstance(f, pf.FunctionExpression):
+            raise self.unsupported("numeric conditions", _NUMERIC_COMPARISON_RE)
         raise UnsupportedFeatureError(self.path, f"formula {type(f).__name__} ({f})")
+
+    def unsupported(self, feature: str, pattern: str) -> UnsupportedFeatureError:
+        line, col = locate(self.text, pattern)
+        return UnsupportedFeatureError(self.path, feature, line, col)
+
+    def fterm(self, f: pf.NumericFunction, scope: dict[str, str], before: str = "") -> m.FTerm:
+        """A function term: declared function, known terms, right number of them.
+
+        ``before`` (a regex) is what precedes a use, so that errors point at a use,
+        not at the declaration.
+        """
+        pattern = before + r"\(\s*" + re.escape(str(f.name)) + r"(?![\w-])"
+        name = self.func_scope.resolve(str(f.name), pattern)
+        terms = tuple(self.term(t, scope) for t in f.terms)
+        decl = self.functions[name]
+        if len(terms) != len(decl.params):
+            raise ArityError("function", name, len(decl.params), len(terms), _where(self.path, self.text, pattern))
+        return m.FTerm(name, terms)
+
+    def cost_term(self, f, scope: dict[str, str]) -> m.CostTerm:
+        """The X of ``(increase (total-cost) X)``: a number or a static function term."""
+        target = f.operands[0]
+        if not (isinstance(target, pf.NumericFunction) and str(target.name).lower() == m.TOTAL_COST
+                and not target.terms):
+            raise self.unsupported(f"numeric effects other than action costs (increase {target})",
+                                   r"\(\s*increase\s*\(\s*" + re.escape(str(target.name)) + r"(?![\w-])")
+        value = f.operands[1]
+        if isinstance(value, pf.NumericValue):
+            return _number(value.value)
+        if isinstance(value, pf.NumericFunction) and str(value.name).lower() != m.TOTAL_COST:
+            return self.fterm(value, scope, r"\(\s*increase\s*\(\s*total-cost\s*\)\s*")
+        raise self.unsupported(f"cost expression {value} (action costs are a number or a static function term)",
+                               r"\(\s*increase\s*\(\s*total-cost\s*\)\s*(\((?!\s*[\w-]+[^()]*\))|-)")
+
+    def action_effect(self, f, scope: dict[str, str]) -> tuple[m.Effect, tuple[m.CostTerm, ...]]:
+        """The effect and its top-level ``(increase (total-cost) X)`` summands (where FD allows them)."""
+        parts = list(f.operands) if isinstance(f, pb.And) else [f]
+        costs = tuple(self.cost_term(p, scope) for p in parts if isinstance(p, pf.Increase))
+        if costs:
+            self.used_requirements.add(":action-costs")
+            rest = [p for p in parts if not isinstance(p, pf.Increase)]
+            f = None if not rest else rest[0] if len(rest) == 1 else pb.And(*rest)
+        return self.effect(f, scope), costs
 
     def effect(self, f, scope: dict[str, str]) -> m.Effect:
         if f is None:
@@ -412,6 +490,11 @@ class _Converter:
             self.used_requirements.add(":conditional-effects")
             params, inner = self._scoped(f.variables, scope)
             return m.ForallEffect(params, self.effect(f.effect, inner))
+        if isinstance(f, pf.Increase):  # the top level was handled by action_effect
+            raise self.unsupported("cost increases inside conditional or universal effects",
+                                   r"\(\s*(when|forall)\b(?:(?!\(\s*:action\b)[\s\S])*?\(\s*increase\b")
+        if isinstance(f, pf.FunctionExpression):
+            raise self.unsupported(f"numeric effect {f}", r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
         raise UnsupportedFeatureError(self.path, f"effect {type(f).__name__} ({f})")
 
 
@@ -482,7 +565,8 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
     for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
         params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
         predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
-    conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants), type_scope)
+    functions = _functions_of(pdom, type_scope, path, text)
+    conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants), type_scope, functions)
     actions: dict[str, m.ActionSchema] = {}
     # Keep the file's order of actions (the pddl package returns a set).
     order = {n.lower(): i for i, n in enumerate(re.findall(r"\(\s*:action\s+([^\s()]+)", _blank_comments(text), re.I))}
@@ -491,16 +575,35 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
         params = conv.params(a.parameters)
         scope = {v.lower(): v for v, _ in params}
         pre = conv.condition(_none_if_empty(a.precondition), scope)
-        eff = conv.effect(_none_if_empty(a.effect), scope)
-        actions[str(a.name)] = m.ActionSchema(str(a.name), params, pre, eff)
+        eff, cost = conv.action_effect(_none_if_empty(a.effect), scope)
+        actions[str(a.name)] = m.ActionSchema(str(a.name), params, pre, eff, cost)
     for r in sorted(conv.used_requirements):
-        implied = {":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r) else {":adl"}
+        implied = ({":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r)
+                   else set() if r == ":action-costs" else {":adl"})
         if r not in declared and not (declared & implied):
             warnings.append(f"{path}: uses {r} without declaring it in :requirements")
     if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
         warnings.append(f"{path}: uses types without declaring :typing in :requirements")
     return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings))
+                    path, text, tuple(warnings), functions)
+
+
+def _number(value: float) -> m.Number:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _functions_of(pdom, type_scope: _Scope, path: str, text: str) -> dict[str, m.FunctionDef]:
+    """The declared functions: ``total-cost`` (no arguments) and static cost functions."""
+    functions: dict[str, m.FunctionDef] = {}
+    for f in sorted(pdom.functions, key=lambda f: str(f.name)):
+        name = str(f.name)
+        params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in f.terms)
+        if name.lower() == m.TOTAL_COST:
+            if params:
+                raise PddlSyntaxError(path, *locate(text, r"\(\s*total-cost\s+[?\w]"), "total-cost takes no arguments")
+            name = m.TOTAL_COST
+        functions[name] = m.FunctionDef(name, params)
+    return functions
 
 
 @_nesting_guard
@@ -527,11 +630,21 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
             continue
         objects[name] = _type_tuple(o.type_tags, type_scope)[0]
     every = {**domain.constants, **objects}
-    conv = _Converter(path, text, dict(domain.predicates), _Scope(path, text, "object", every), type_scope)
+    conv = _Converter(path, text, dict(domain.predicates), _Scope(path, text, "object", every), type_scope,
+                      dict(domain.functions))
     init: set[m.Atom] = set()
+    values: dict[m.Atom, m.Number] = {}
     for lit in _in_file_order(pprob.init, norm):
         if isinstance(lit, pb.Not):
             continue  # closed world: negative initial literals are redundant
+        if isinstance(lit, pf.EqualTo) and isinstance(lit.operands[0], pf.NumericFunction):
+            ft = conv.fterm(lit.operands[0], {}, r"\(\s*=\s*")
+            value = _number(lit.operands[1].value)
+            if ft.function == m.TOTAL_COST and value != 0:
+                raise PddlSyntaxError(path, *locate(text, r"\(\s*=\s*\(\s*total-cost\b"),
+                                      f"the initial (total-cost) must be 0, not {m.format_number(value)}")
+            values[m.Atom(ft.function, ft.terms)] = value
+            continue
         if not isinstance(lit, _PPredicate):
             raise UnsupportedFeatureError(path, f"initial element {lit}")
         pred = conv.atom(lit, {})
@@ -541,8 +654,26 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
     goal_at = re.search(r"\(\s*:goal\b", _blank_comments(text), re.I)
     for pred in _ground_preds(goal):
         _check_types(domain, every, pred, path, text, lenient, goal_at.start() if goal_at else 0)
+    metric = _metric(pprob.metric, path, text)
+    if metric and m.TOTAL_COST not in domain.functions:
+        raise UnknownSymbolError("function", m.TOTAL_COST, domain.functions, _where(path, text, r"\(\s*:metric\b"))
+    if domain.has_costs and not metric:
+        warnings.append(f"{path}: the domain has action costs but the problem no (:metric minimize (total-cost)); "
+                        "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
-                     path, text, (*warnings, *(lenient or ())))
+                     path, text, (*warnings, *(lenient or ())), values, metric)
+
+
+def _metric(metric, path: str, text: str) -> bool:
+    """True for ``(:metric minimize (total-cost))``; every other metric is refused."""
+    if metric is None:
+        return False
+    expr = metric.expression
+    if (str(metric.optimization).lower() == "minimize" and isinstance(expr, pf.NumericFunction)
+            and str(expr.name).lower() == m.TOTAL_COST and not expr.terms):
+        return True
+    line, col = locate(text, r"\(\s*:metric\b")
+    raise UnsupportedFeatureError(path, f"metric {metric.optimization} {expr} (only minimize (total-cost))", line, col)
 
 
 def _ground_preds(c: m.Condition):

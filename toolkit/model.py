@@ -200,6 +200,50 @@ class WhenEffect:
 
 Effect = Union[AddEffect, DelEffect, AndEffect, ForallEffect, WhenEffect]
 
+# ------------------------------------------------------------ action costs
+# PDDL's :action-costs fragment: one numeric fluent, ``total-cost``, increased by
+# actions and minimised by the metric; other functions are static (fixed by the
+# problem's init) and only appear as cost terms. Nothing else numeric is modelled.
+
+TOTAL_COST = "total-cost"
+Number = Union[int, float]
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDef:
+    """A declared numeric function, e.g. ``(road-length ?l1 ?l2 - location) - number``."""
+
+    name: str
+    params: tuple[Param, ...]
+
+    def __str__(self) -> str:
+        params = format_params(self.params)
+        return f"({self.name}{' ' + params if params else ''}) - number"
+
+
+@dataclass(frozen=True, slots=True)
+class FTerm:
+    """A function term in a cost expression, e.g. ``(road-length ?from ?to)``."""
+
+    function: str
+    terms: tuple[Term, ...] = ()
+
+    def __str__(self) -> str:
+        return f"({' '.join((self.function, *self.terms))})"
+
+
+# The summands of an action's ``(increase (total-cost) X)`` effects; () = no cost effect.
+CostTerm = Union[int, float, FTerm]
+
+
+def format_number(value: Number) -> str:
+    """``3`` for integral values, else the shortest float text (``2.5``)."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def format_cost_effects(cost: tuple[CostTerm, ...]) -> list[str]:
+    return [f"(increase ({TOTAL_COST}) {t if isinstance(t, FTerm) else format_number(t)})" for t in cost]
+
 # ------------------------------------------------------- schemas and files
 
 
@@ -222,10 +266,18 @@ class ActionSchema:
     params: tuple[Param, ...]
     precondition: Condition
     effect: Effect
+    cost: tuple[CostTerm, ...] = ()  # summands of (increase (total-cost) ...); () = none
 
     @property
     def arity(self) -> int:
         return len(self.params)
+
+    def effect_text(self) -> str:
+        """The effect as PDDL, cost increases included."""
+        if not self.cost:
+            return str(self.effect)
+        parts = list(self.effect.parts) if isinstance(self.effect, AndEffect) else [self.effect]
+        return f"(and {' '.join([*map(str, parts), *format_cost_effects(self.cost)])})"
 
 
 @dataclass(frozen=True)
@@ -241,10 +293,16 @@ class Domain:
     path: str = "<string>"
     source: str = field(default="", repr=False, compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    functions: Mapping[str, FunctionDef] = field(default_factory=dict)  # incl. total-cost
 
     def __post_init__(self) -> None:
-        for name in ("types", "constants", "predicates", "actions"):
+        for name in ("types", "constants", "predicates", "actions", "functions"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    @property
+    def has_costs(self) -> bool:
+        """Whether the domain uses action costs (declares total-cost or increases it)."""
+        return TOTAL_COST in self.functions or any(a.cost for a in self.actions.values())
 
     def ancestors(self, type_name: TypeName) -> tuple[TypeName, ...]:
         """The type itself and all its supertypes up to ``object``."""
@@ -273,6 +331,12 @@ class Problem:
     path: str = "<string>"
     source: str = field(default="", repr=False, compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)
+    # Values of the static cost functions from init, e.g. (road-length a b) -> 7.
+    function_values: Mapping[Atom, Number] = field(default_factory=dict)
+    # True for (:metric minimize (total-cost)), the only metric supported: then a
+    # plan's cost is the sum of its actions' costs, else its length (as FD and VAL count).
+    metric: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objects", MappingProxyType(dict(self.objects)))
+        object.__setattr__(self, "function_values", MappingProxyType(dict(self.function_values)))

@@ -36,6 +36,10 @@ class GroundAction:
     args: tuple[str, ...]
     precondition: CompiledCondition = field(repr=False)
     ground_effect: GroundEffect = field(repr=False)
+    # What the step adds to a plan's cost: 1 without a (:metric minimize (total-cost)),
+    # else the action's (increase (total-cost) X) summed (0 without one); None when a
+    # cost function has no value in :init (the action cannot be used: see Task.cost_of).
+    cost: m.Number | None = 1
 
     @property
     def effect(self) -> CompiledEffect:
@@ -82,6 +86,8 @@ class Task:
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
+        # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
+        self.uses_costs: bool = problem.metric
 
     # ------------------------------------------------------------ objects
 
@@ -131,10 +137,41 @@ class Task:
         canon = (schema.name, objs)
         hit = self._actions.get(canon)
         if hit is None:
-            hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs))
+            hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs), self.cost_of(schema, objs))
             self._actions[canon] = hit
         self._actions[key] = hit
         return hit
+
+    def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
+        """The ground action's cost; None if a cost function term has no value in :init.
+
+        PDDL leaves such an action undefined; VAL rejects a plan using it and FD's
+        translator stops, so the validator reports the step and planners skip it.
+        """
+        if not self.uses_costs:
+            return 1
+        total: m.Number = 0
+        binding = dict(zip((v for v, _ in schema.params), args))
+        for term in schema.cost:
+            if isinstance(term, m.FTerm):
+                value = self.problem.function_values.get(Atom(term.function, tuple(binding.get(t, t) for t in term.terms)))
+                if value is None:
+                    return None
+                total += value
+            else:
+                total += term
+        return total
+
+    def undefined_cost(self, action: GroundAction) -> list[str]:
+        """The cost function terms of ``action`` with no value in :init, e.g. ``['(road-length a b)']``."""
+        binding = dict(zip((v for v, _ in action.schema.params), action.args))
+        out = []
+        for term in action.schema.cost:
+            if isinstance(term, m.FTerm):
+                atom = Atom(term.function, tuple(binding.get(t, t) for t in term.terms))
+                if atom not in self.problem.function_values:
+                    out.append(str(atom))
+        return out
 
     def template(self, name: str) -> ActionTemplate:
         """The schema ``name`` compiled against this task's objects (built on first use)."""

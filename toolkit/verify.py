@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from toolkit.model import Atom
+from toolkit.model import Atom, Number, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
 from toolkit.semantics import Unmet
 from toolkit.task import GroundAction, Task
@@ -74,6 +74,10 @@ class PlanReport:
     final_state: frozenset[Atom]
     violations: tuple[StepReport, ...] = field(default=())  # every failing step (all with keep_going)
     goal_size: int = 0
+    # The summed cost of the steps that ran (the plan's cost when valid): (total-cost)
+    # under (:metric minimize (total-cost)), else the plan length, as FD and VAL count.
+    cost: Number = 0
+    cost_metric: str = "length"  # or "total-cost"
     parsed: ParsedPlan | None = None  # how the text was read (None for a list of actions)
 
     @property
@@ -97,6 +101,8 @@ class PlanReport:
             "goal_unmet": list(self.goal_unmet),
             "message": self.message,
             "plan_length": self.plan_length,
+            "cost": self.cost,
+            "cost_metric": self.cost_metric,
             "violations": [v.to_json() for v in self.violations],
             "steps": [s.to_json(with_states) for s in self.steps],
             "reading": self.reading,
@@ -116,11 +122,11 @@ def _no_steps(task: Task, parsed: ParsedPlan, state: frozenset[Atom], goal_size:
     if parsed.verdict == Reason.CLAIMS_UNSOLVABLE.value:
         said = next((k.text for k in parsed.skipped if k.why.startswith("says")), "")
         msg = f"no plan: the reply says the task cannot be solved ({said!r})"
-        return PlanReport(False, 1, Reason.CLAIMS_UNSOLVABLE, (), goal, msg, (), state, (), goal_size, parsed)
+        return PlanReport(False, 1, Reason.CLAIMS_UNSOLVABLE, (), goal, msg, (), state, (), goal_size, 0, _metric(task), parsed)
     n = len(parsed.skipped)
     msg = "no plan: the reply is empty" if not n else (
         f"no plan: the reply has no plan steps ({n} line{'s' if n != 1 else ''} of prose skipped)")
-    return PlanReport(False, 1, Reason.EMPTY, (), goal, msg, (), state, (), goal_size, parsed)
+    return PlanReport(False, 1, Reason.EMPTY, (), goal, msg, (), state, (), goal_size, 0, _metric(task), parsed)
 
 
 def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], *, keep_going: bool = False,
@@ -145,6 +151,7 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     text_read = parsed
     reports: list[StepReport] = []
     violations: list[StepReport] = []
+    cost: Number = 0
     for step in parsed.steps:
         if step.action is None:
             rep = _step_error(step)
@@ -154,6 +161,15 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
                 continue
             break
         act = step.action
+        if act.cost is None:  # PDDL leaves it undefined; VAL refuses the plan too
+            missing = ", ".join(task.undefined_cost(act))
+            rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
+                             message=f"step {step.index}: {act} has no cost: {missing} has no value in :init")
+            reports.append(rep)
+            violations.append(rep)
+            if keep_going:
+                continue
+            break
         unmet = tuple(act.unmet(state))
         if unmet:
             why = "; ".join(describe_unmet(u) for u in unmet)
@@ -165,9 +181,11 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
                 reports.append(rep)
                 break
             state, fired = act.apply_explained(state)
+            cost += act.cost
             reports.append(StepReport(**{**rep.__dict__, "fired": tuple(fired), "state_after": state}))
             continue
         state, fired = act.apply_explained(state)
+        cost += act.cost
         reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state,
                                   line=step.line, read_as=step.read_as))
 
@@ -175,24 +193,33 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     goal_unmet = tuple(task.goal_unmet(state))
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
+    metric = _metric(task)
     if first is None and not goal_unmet:
         n = len(parsed.steps)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
-        return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, text_read)
+        if task.uses_costs:
+            msg += f", total cost {format_number(cost)}"
+        return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
+                          text_read)
     if first is None:
         n = len(parsed.steps)
         gap = "; ".join(describe_unmet(u) for u in goal_unmet)
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")
         return PlanReport(False, n + 1, Reason.GOAL_UNMET, (), goal_texts, msg, tuple(reports), state,
-                          (), goal_size, text_read)
+                          (), goal_size, cost, metric, text_read)
     msg = first.message
     if keep_going and len(violations) > 1:
         msg += f" (and {len(violations) - 1} more violation{'s' if len(violations) > 2 else ''})"
     if keep_going and goal_unmet:
         msg += f"; at the end {len(goal_unmet)} goal condition(s) unmet: " + "; ".join(describe_unmet(u) for u in goal_unmet)
     return PlanReport(False, first.index, first.reason, tuple(u.literal for u in first.unmet), goal_texts, msg,
-                      tuple(reports), state, tuple(violations), goal_size, text_read)
+                      tuple(reports), state, tuple(violations), goal_size, cost, metric, text_read)
+
+
+def _metric(task: Task) -> str:
+    """What a plan's cost counts: ``total-cost`` under the cost metric, else the plan length."""
+    return "total-cost" if task.uses_costs else "length"
 
 
 def _as_parsed(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str],

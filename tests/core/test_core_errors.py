@@ -21,7 +21,13 @@ BW = shipped_domain("blocksworld").read_text()
 PROB = shipped_problem("blocksworld", "simple_problem_0").read_text()
 DOMAIN = parse_domain(BW, "bw.pddl")
 SUPPORTED = ("pgt supports STRIPS, typing, negative/disjunctive/quantified preconditions, "
-             "equality and conditional effects (ADL)")
+             "equality, conditional effects (ADL) and action costs")
+COSTS = "  (:functions (total-cost) - number (fuel ?b - block) - number)\n  (:action"
+
+
+def _cost_domain(old: str, new: str) -> str:
+    """The blocksworld domain with action-cost functions declared, ``old`` replaced by ``new``."""
+    return _domain("  (:action", COSTS).replace(old, new, 1)
 
 
 def _domain(old: str, new: str) -> str:
@@ -103,12 +109,19 @@ def test_wrong_type_in_the_initial_state() -> None:
 
 
 @pytest.mark.parametrize(("text", "feature", "where"), [
-    (_domain("(:predicates", "(:functions (cost)) (:predicates"), "numeric fluents (:functions)", "6:4"),
+    (_cost_domain("(clear ?b1) (not", "(> (fuel ?b1) 1) (not"), "numeric conditions", "17:24"),
     (_domain(":equality", ":equality :numeric-fluents"), "numeric fluents (:numeric-fluents)", "4:89"),
     (_domain("(:action moveBlock", "(:durative-action moveBlock"), "durative actions (:durative-action)", "14:4"),
     (_domain("  ;; move block", "  (:derived (clear ?b - block) (not (exists (?x - block) (on ?x ?b))))\n  ;; move"),
      "derived predicates (:derived)", "13:4"),
-    (_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) 1)))"), "numeric effects (increase)", "29:19"),
+    (_cost_domain("(clear ?b1)))", "(clear ?b1) (increase (fuel ?b1) 1)))"),
+     "numeric effects other than action costs (increase (fuel ?b1))", "30:19"),
+    (_domain("(clear ?b1)))", "(clear ?b1) (decrease (total-cost) 1)))"),
+     "numeric effects other than action costs (decrease)", "29:19"),
+    (_cost_domain("(clear ?b1)))", "(clear ?b1) (assign (fuel ?b1) 2)))"),
+     "numeric effects other than action costs (assign)", "30:19"),
+    (_cost_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) (+ 1 (fuel ?b1)))))"),
+     "cost expression (+ 1 (fuel ?b1)) (action costs are a number or a static function term)", "30:19"),
     (_domain("(clear ?b1)))", "(clear ?b1) (oneof (clear ?b1) (clear ?b1))))"),
      "non-deterministic effects (oneof)", "29:19"),
 ])
@@ -120,8 +133,11 @@ def test_unsupported_features_are_refused_with_a_clear_message(text: str, featur
 
 
 def test_unsupported_problem_features_are_refused() -> None:
-    with pytest.raises(UnsupportedFeatureError, match="plan metrics"):
-        parse_problem(_problem("(:goal", "(:metric minimize (total-cost)) (:goal"), DOMAIN, "p.pddl")
+    cost_domain = parse_domain(_cost_domain("", ""), "bw.pddl")
+    with pytest.raises(UnsupportedFeatureError, match=r"p.pddl:\d+:\d+: .*metric maximize"):
+        parse_problem(PROB.rstrip()[:-1] + " (:metric maximize (total-cost)))", cost_domain, "p.pddl")
+    with pytest.raises(PddlSyntaxError, match=r"^p.pddl:12:15: the initial \(total-cost\) must be 0, not 3$"):
+        parse_problem(_problem("(clear r)", "(clear r) (= (total-cost) 3)"), cost_domain, "p.pddl")
 
 
 # ------------------------------------------------------------ files
@@ -175,3 +191,13 @@ def test_problem_goals_may_use_quantifiers_and_equality_undeclared() -> None:
                             " (:goal (and (forall (?x - block) (exists (?k - column) (inColumn ?x ?k)))"
                             " (not (= a b)))))", DOMAIN, "p.pddl")
     assert str(problem.goal) == "(and (forall (?x - block) (exists (?k - column) (inColumn ?x ?k))) (not (= a b)))"
+
+
+def test_cost_function_errors_point_at_the_use() -> None:
+    with pytest.raises(UnknownSymbolError, match=r"^bw.pddl:30:19: unknown function 'fuels'; did you mean fuel\?$"):
+        parse_domain(_cost_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) (fuels ?b1))))"), "bw.pddl")
+    with pytest.raises(ArityError, match=r"^bw.pddl:30:19: function 'fuel' takes 1 argument\(s\), got 2$"):
+        parse_domain(_cost_domain("(clear ?b1)))", "(clear ?b1) (increase (total-cost) (fuel ?b1 ?b1))))"), "bw.pddl")
+    cost_domain = parse_domain(_cost_domain("", ""), "bw.pddl")
+    with pytest.raises(ArityError, match=r"^p.pddl:12:15: function 'fuel' takes 1 argument\(s\), got 2$"):
+        parse_problem(_problem("(clear r)", "(clear r) (= (fuel r r) 3)"), cost_domain, "p.pddl")

@@ -12,6 +12,7 @@ import json
 import sys
 
 from toolkit import loader
+from toolkit import model as m
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.task import Task, load_domain_cached
 
@@ -54,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(result.plan_text())
         extra = " (optimal)" if result.optimal else ""
+        if result.solved and task.uses_costs:
+            extra = f", total cost {m.format_number(result.cost)}{extra}"
         print(f"; {result}{extra}" + (" [cached]" if result.cached else ""))
         if result.stderr_tail:
             print(f"--- planner output (tail) ---\n{result.stderr_tail}", file=sys.stderr)

@@ -146,8 +146,12 @@ def run_plan(args: argparse.Namespace) -> int:
         print(f"  unmet: {' '.join(score.goal_unmet)}")
     if score.valid and score.optimal is not None:
         o = score.optimal
-        opt = f"{o.length} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
-        print(f"efficiency: optimal {opt} / plan {score.plan_length} = {_pct(score.efficiency)}")
+        if score.plan_cost is None:
+            opt = f"{o.length} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
+            print(f"efficiency: optimal {opt} / plan {score.plan_length} = {_pct(score.efficiency)}")
+        else:  # under action costs the ratio compares costs
+            opt = f"{o.optimal_cost} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
+            print(f"efficiency: optimal cost {opt} / plan cost {score.plan_cost} = {_pct(score.efficiency)}")
     elif score.valid:
         print("efficiency: not computed (--no-optimal)")
     else:

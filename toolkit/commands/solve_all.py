@@ -11,6 +11,7 @@ import argparse
 import json
 
 from toolkit import loader
+from toolkit import model as m
 from toolkit.commands.plan import add_planner_options, make_planner
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
@@ -35,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         try:
             task = Task(domain, loader.load_problem(path, domain, args.typing))
         except PgtError as exc:
-            rows.append({"problem": path, "status": "error", "length": None, "time": 0.0, "message": str(exc)})
+            rows.append({"problem": path, "status": "error", "length": None, "cost": None, "time": 0.0, "message": str(exc)})
             continue
         r = planner.solve(task, timeout=args.timeout)
         rows.append({"problem": path, **r.to_json()})
@@ -43,11 +44,13 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
     else:
         width = max(len(r["problem"]) for r in rows)
-        print(f"{'problem':<{width}}  {'status':<11} {'length':>6} {'time':>8}")
+        costs = domain.has_costs  # a cost column only where actions have costs
+        print(f"{'problem':<{width}}  {'status':<11} {'length':>6}{'   cost' if costs else ''} {'time':>8}")
         for r in rows:
             length = "-" if r["length"] is None else str(r["length"])
+            cost = "" if not costs else f" {'-' if r['cost'] is None else m.format_number(r['cost']):>6}"
             note = f"  {r['message']}" if r["status"] != "solved" and r.get("message") else ""
-            print(f"{r['problem']:<{width}}  {r['status']:<11} {length:>6} {r['time']:>7.3f}s{note}")
+            print(f"{r['problem']:<{width}}  {r['status']:<11} {length:>6}{cost} {r['time']:>7.3f}s{note}")
         solved = sum(r["status"] == "solved" for r in rows)
         print(f"{solved}/{len(rows)} solved")
     return 0 if all(r["status"] == "solved" for r in rows) else 1

@@ -4,23 +4,32 @@ Each input line is ``{"id": ..., "domain": PATH, "problem": PATH, "plan": TEXT}`
 optionally with ``"objects": PATH`` (object descriptions for English plans).
 The plan text may be a whole model reply. Output: one JSON line per input (``id``,
 ``valid``, ``failed_step``, ``reason``, ``message``, ``reading``, ...), then a summary. Bad input on one line is reported on that line
-and the batch goes on. Domains and problems are loaded once per path.
+and the batch goes on.
+
+Each distinct domain and problem is parsed once, keyed by content (a file edited
+between lines is read again; the same text under two paths is parsed once), and
+``--workers N`` validates chunks of lines in N processes, output in input order.
 """
 
 from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
+import itertools
 import json
+import multiprocessing
+import os
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 from toolkit import loader
 from toolkit.commands.validate import english_reader, read_text
 from toolkit.domains import resolve_domain_arg
 from toolkit.errors import PgtError
-from toolkit.task import Task, load_domain_cached
+from toolkit import model as m
+from toolkit.task import Task
 from toolkit.verify import check_plan
 
 
@@ -30,15 +39,45 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", help="JSON Lines file ('-' for standard input)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON too (last line)")
     p.add_argument("--continue", dest="keep_going", action="store_true", help="report every violation per plan")
+    p.add_argument("--workers", type=_workers, default=1, metavar="N",
+                   help="validate in N processes (default 1; output keeps the input order)")
     p.set_defaults(func=run)
 
 
+def _workers(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
+    return n
+
+
 class TaskCache:
-    """Tasks by (domain path, problem path); paths relative to the input file's folder."""
+    """Tasks keyed by the content of their domain and problem; paths relative to the input file's folder.
+
+    A file is read again only when its modification time or size changes, and
+    parsed again only when its text does.
+    """
 
     def __init__(self, base: Path) -> None:
         self.base = base
+        self.texts: dict[tuple[str, int, int], tuple[str, str]] = {}  # (path, mtime, size) -> (text, digest)
+        self.domains: dict[str, m.Domain] = {}
         self.tasks: dict[tuple[str, str], Task] = {}
+
+    def _read(self, path: str) -> tuple[str, str]:
+        try:
+            st = os.stat(path)
+        except OSError as exc:
+            raise PgtError(f"cannot read {path}: {exc.strerror}") from None
+        key = (path, st.st_mtime_ns, st.st_size)
+        hit = self.texts.get(key)
+        if hit is None:
+            text = read_text(path)
+            hit = self.texts[key] = (text, hashlib.sha256(text.encode()).hexdigest())
+        return hit
 
     def _path(self, value: Any, field: str) -> str:
         if not isinstance(value, str) or not value:
@@ -49,41 +88,72 @@ class TaskCache:
         return str(p)
 
     def get(self, domain: Any, problem: Any) -> Task:
-        key = (self._path(domain, "domain"), self._path(problem, "problem"))
-        if key not in self.tasks:
-            dom = load_domain_cached(resolve_domain_arg(key[0]))
-            self.tasks[key] = Task(dom, loader.load_problem(key[1], dom))
-        return self.tasks[key]
+        dpath = str(resolve_domain_arg(self._path(domain, "domain")))
+        dtext, dkey = self._read(dpath)
+        ptext, pkey = self._read(self._path(problem, "problem"))
+        task = self.tasks.get((dkey, pkey))
+        if task is None:
+            dom = self.domains.get(dkey)
+            if dom is None:
+                dom = self.domains[dkey] = loader.parse_domain(dtext, dpath)
+            task = self.tasks[(dkey, pkey)] = Task(dom, loader.parse_problem(ptext, dom, self._path(problem, "problem")))
+        return task
 
 
-def validate_records(lines: Iterator[str], base: Path, keep_going: bool = False) -> Iterator[dict[str, Any]]:
-    cache = TaskCache(base)
-    for lineno, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        out: dict[str, Any] = {"id": None, "line": lineno}
-        try:
-            rec = json.loads(line)
-            if not isinstance(rec, dict):
-                raise PgtError("each line must be a JSON object")
-            out["id"] = rec.get("id", lineno)
-            plan = rec.get("plan")
-            if isinstance(plan, list):
-                plan = json.dumps(plan)
-            if not isinstance(plan, str):
-                raise PgtError("'plan' must be text (or a JSON list of steps)")
-            task = cache.get(rec.get("domain"), rec.get("problem"))
-            objects = rec.get("objects")
-            reader = english_reader(task, cache._path(objects, "objects")) if objects is not None else None
-            report = check_plan(task, plan, keep_going=keep_going, action_text=reader)
-            data = report.to_json()
-            data.pop("steps")
-            out.update(data)
-        except json.JSONDecodeError as exc:
-            out.update(valid=False, failed_step=None, reason="bad_input", message=f"line {lineno}: not JSON: {exc.msg}")
-        except PgtError as exc:
-            out.update(valid=False, failed_step=None, reason="bad_input", message=f"line {lineno}: {exc}")
-        yield out
+def validate_records(lines: Iterable[str], base: Path, keep_going: bool = False, workers: int = 1,
+                     chunk: int = 32) -> Iterator[dict[str, Any]]:
+    """One result per non-blank line, in input order (``workers`` > 1: that many processes)."""
+    numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
+    if workers <= 1:
+        cache = TaskCache(base)
+        for lineno, line in numbered:
+            yield _validate_line(cache, lineno, line, keep_going)
+        return
+    chunks = iter(lambda: list(itertools.islice(numbered, chunk)), [])
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(base, keep_going)) as pool:
+        for results in pool.imap(_validate_chunk, chunks):
+            yield from results
+
+
+_WORKER: tuple[TaskCache, bool] | None = None  # each worker process's own cache
+
+
+def _init_worker(base: Path, keep_going: bool) -> None:
+    global _WORKER
+    _WORKER = (TaskCache(base), keep_going)
+
+
+def _validate_chunk(lines: list[tuple[int, str]]) -> list[dict[str, Any]]:
+    assert _WORKER is not None
+    cache, keep_going = _WORKER
+    return [_validate_line(cache, lineno, line, keep_going) for lineno, line in lines]
+
+
+def _validate_line(cache: TaskCache, lineno: int, line: str, keep_going: bool) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": None, "line": lineno}
+    try:
+        rec = json.loads(line)
+        if not isinstance(rec, dict):
+            raise PgtError("each line must be a JSON object")
+        out["id"] = rec.get("id", lineno)
+        plan = rec.get("plan")
+        if isinstance(plan, list):
+            plan = json.dumps(plan)
+        if not isinstance(plan, str):
+            raise PgtError("'plan' must be text (or a JSON list of steps)")
+        task = cache.get(rec.get("domain"), rec.get("problem"))
+        objects = rec.get("objects")
+        reader = english_reader(task, cache._path(objects, "objects")) if objects is not None else None
+        report = check_plan(task, plan, keep_going=keep_going, action_text=reader)
+        data = report.to_json()
+        data.pop("steps")
+        out.update(data)
+    except json.JSONDecodeError as exc:
+        out.update(valid=False, failed_step=None, reason="bad_input", message=f"line {lineno}: not JSON: {exc.msg}")
+    except PgtError as exc:
+        out.update(valid=False, failed_step=None, reason="bad_input", message=f"line {lineno}: {exc}")
+    return out
 
 
 def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
@@ -100,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines, base = iter(read_text(args.input).splitlines()), Path(args.input).resolve().parent
     results = []
-    for out in validate_records(lines, base, args.keep_going):
+    for out in validate_records(lines, base, args.keep_going, args.workers):
         results.append(out)
         print(json.dumps(out), flush=True)
     summary = summarize(results)

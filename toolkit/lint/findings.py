@@ -58,7 +58,7 @@ _HINTS = {
     "ArityError": "use the number of arguments of the declaration, or change the declaration",
     "TypeMismatchError": "give the object the declared type (or a subtype), or widen the parameter's type",
     "UnsupportedFeatureError": "rewrite without this feature; pgt supports STRIPS, typing, negative, disjunctive and "
-                               "quantified preconditions, equality and conditional effects",
+                               "quantified preconditions, equality, conditional effects and action costs",
     "PddlSyntaxError": "check the parentheses and keywords around this position",
 }
 _CODES = {

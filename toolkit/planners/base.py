@@ -65,13 +65,18 @@ class PlanResult:
     def solved(self) -> bool:
         return self.status is PlanStatus.SOLVED
 
+    @property
+    def cost(self) -> m.Number | None:
+        """The plan's cost: summed (total-cost) increases under the cost metric, else its length."""
+        return sum(a.cost or 0 for a in self.plan) if self.solved else None
+
     def plan_text(self) -> str:
         return "".join(f"{a}\n" for a in self.plan)
 
     def to_json(self) -> dict[str, Any]:
         return {
             "status": self.status.value, "planner": self.planner, "length": len(self.plan) if self.solved else None,
-            "plan": [str(a) for a in self.plan], "time": round(self.time, 6), "cached": self.cached,
+            "cost": self.cost, "plan": [str(a) for a in self.plan], "time": round(self.time, 6), "cached": self.cached,
             "optimal": self.optimal, "expanded": self.expanded, "message": self.message,
             "stderr_tail": self.stderr_tail,
         }

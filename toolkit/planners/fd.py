@@ -50,12 +50,13 @@ class FastDownwardPlanner:
 
     def up_problem(self, task: Task, state: frozenset, goal) -> Any:
         objects = dict(task.problem.objects)
+        costs = task.problem.function_values if task.uses_costs else None
         if self.translation == "direct":
             try:
-                return without_inert_actions(to_up_problem(task.domain, objects, state, goal))
+                return without_inert_actions(to_up_problem(task.domain, objects, state, goal, costs))
             except Untranslatable:
                 pass
-        return without_inert_actions(to_up_problem_via_text(task.domain, objects, state, goal))
+        return without_inert_actions(to_up_problem_via_text(task.domain, objects, state, goal, costs))
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         t0 = time.perf_counter()

@@ -8,6 +8,7 @@ the same domain gives the same text whatever its original formatting.
 from __future__ import annotations
 
 import hashlib
+from typing import Mapping
 
 from toolkit import model as m
 from toolkit.model import Atom
@@ -23,7 +24,7 @@ def _typed(names_types: list[tuple[str, str]]) -> str:
 def domain_to_pddl(domain: m.Domain) -> str:
     """The domain as canonical PDDL (requirements made explicit and complete)."""
     reqs = ":strips :typing :negative-preconditions :disjunctive-preconditions :equality " \
-           ":quantified-preconditions :conditional-effects"
+           ":quantified-preconditions :conditional-effects" + (" :action-costs" if domain.has_costs else "")
     lines = [f"(define (domain {domain.name})", f"  (:requirements {reqs})"]
     if domain.types:
         lines.append(f"  (:types {_typed(sorted(domain.types.items()))})")
@@ -32,24 +33,35 @@ def domain_to_pddl(domain: m.Domain) -> str:
     preds = " ".join(f"({p.name}{' ' + m.format_params(p.params) if p.params else ''})"
                      for p in domain.predicates.values())
     lines.append(f"  (:predicates {preds})")
+    if domain.functions:
+        lines.append(f"  (:functions {' '.join(map(str, domain.functions.values()))})")
     for a in domain.actions.values():
         lines.append(f"  (:action {a.name}")
         lines.append(f"    :parameters ({m.format_params(a.params)})")
         lines.append(f"    :precondition {a.precondition}")
-        lines.append(f"    :effect {a.effect})")
+        lines.append(f"    :effect {a.effect_text()})")
     lines.append(")")
     return "\n".join(lines) + "\n"
 
 
 def problem_to_pddl(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition,
-                    name: str = "p") -> str:
-    """A problem with the given objects (not constants), initial state and goal."""
+                    name: str = "p", costs: Mapping[Atom, m.Number] | None = None) -> str:
+    """A problem with the given objects (not constants), initial state and goal.
+
+    ``costs`` (the static cost function values) makes it an action-cost problem:
+    those values, ``(= (total-cost) 0)`` and ``(:metric minimize (total-cost))``.
+    """
     objs = {o: t for o, t in objects.items() if o not in domain.constants}
     init_text = " ".join(str(a) for a in sorted(init))
+    metric = ""
+    if costs is not None:
+        values = {**costs, Atom(m.TOTAL_COST, ()): 0}
+        init_text += "".join(f" (= {a} {m.format_number(v)})" for a, v in sorted(values.items()))
+        metric = f"\n  (:metric minimize ({m.TOTAL_COST}))"
     return (f"(define (problem {name}) (:domain {domain.name})\n"
             f"  (:objects {_typed(sorted(objs.items()))})\n"
             f"  (:init {init_text})\n"
-            f"  (:goal {goal}))\n")
+            f"  (:goal {goal}){metric})\n")
 
 
 def domain_key(domain: m.Domain) -> str:

@@ -14,6 +14,10 @@ over its unconditional and conditional adds), so ``ceil(unmet goal atoms of P /
 k_P)`` more actions are needed; negative goal literals are counted the same way
 against deletes; the heuristic is the maximum over predicates. On the column
 Blocksworld it is the number of blocks outside their goal column.
+
+With action costs (``(:metric minimize (total-cost))``) g counts cost, and the
+count is multiplied by the cheapest action's cost, so it stays admissible (it is
+blind where some action costs 0) and the search returns a cheapest plan.
 """
 
 from __future__ import annotations
@@ -38,10 +42,12 @@ class _Compiled:
     actions: tuple[GroundAction, ...]
     max_adds: dict[str, int]
     max_dels: dict[str, int]
+    min_cost: float  # the cheapest action's cost: the heuristic's unit
 
 
 def _compile(task: Task) -> _Compiled:
-    actions = tuple(task.all_actions())
+    # An action whose cost function has no value in :init is undefined: never used.
+    actions = tuple(a for a in task.all_actions() if a.cost is not None)
     max_adds: dict[str, int] = defaultdict(int)
     max_dels: dict[str, int] = defaultdict(int)
     for a in actions:
@@ -60,7 +66,7 @@ def _compile(task: Task) -> _Compiled:
             max_adds[p] = max(max_adds[p], len(s))
         for p, s in dels.items():
             max_dels[p] = max(max_dels[p], len(s))
-    return _Compiled(actions, dict(max_adds), dict(max_dels))
+    return _Compiled(actions, dict(max_adds), dict(max_dels), min((a.cost for a in actions), default=1))
 
 
 def _heuristic(comp: _Compiled, goal: CompiledCondition):
@@ -73,6 +79,7 @@ def _heuristic(comp: _Compiled, goal: CompiledCondition):
         by_neg[a.predicate].append(a)
     groups = [(frozenset(atoms), comp.max_adds.get(p, 0), True) for p, atoms in by_pos.items()]
     groups += [(frozenset(atoms), comp.max_dels.get(p, 0), False) for p, atoms in by_neg.items()]
+    unit = comp.min_cost
 
     def h(state: frozenset[Atom]) -> float:
         best = 0.0
@@ -83,14 +90,14 @@ def _heuristic(comp: _Compiled, goal: CompiledCondition):
                     return math.inf
                 best = max(best, -(-missing // k))
         if best == 0 and not holds(goal, state):
-            return 1.0
-        return best
+            return 1.0 * unit
+        return best * unit
 
     return h
 
 
 class AStarPlanner:
-    """Optimal (unit-cost) A* with the predicate-counting heuristic, or blind BFS.
+    """Optimal A* (cheapest plan; shortest without action costs) with the predicate-counting heuristic, or blind.
 
     Args:
         heuristic: ``"count"`` (default) or ``"blind"`` (breadth-first order).
@@ -159,14 +166,15 @@ class AStarPlanner:
                 if not act.is_applicable(state):
                     continue
                 nxt = act.apply(state)
-                if best_g.get(nxt, g + 2) <= g + 1:
+                gn = g + act.cost
+                if nxt in best_g and best_g[nxt] <= gn:
                     continue
                 hn = h(nxt)
                 if hn == math.inf:
                     continue
-                best_g[nxt] = g + 1
+                best_g[nxt] = gn
                 parent[nxt] = (state, act)
-                heapq.heappush(frontier, (g + 1 + hn, -(g + 1), next(tie), nxt))
+                heapq.heappush(frontier, (gn + hn, -gn, next(tie), nxt))
         return PlanStatus.UNSOLVABLE, [], expanded
 
 

@@ -7,12 +7,16 @@ and :func:`to_up_problem_via_text` prints canonical PDDL and uses UP's
 where the reader costs 45-130 ms per problem (``benchmarks/bench_planning.py``
 measures both). The text route remains as a fallback for what the direct route
 does not translate ("either" types).
+
+Action costs (``costs``: the static cost function values, given when the problem
+minimises ``total-cost``) become UP's ``MinimizeActionCosts`` metric, whose cost
+expressions read static numeric fluents; FD then minimises cost.
 """
 
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Mapping
 
 from toolkit import model as m
 from toolkit.errors import PgtError
@@ -50,10 +54,27 @@ def without_inert_actions(problem: Any) -> Any:
     problem.clear_actions()
     for a in kept:
         problem.add_action(a)
+    _drop_costs_of(problem, inert)
     return problem
 
 
-def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition) -> Any:
+def _drop_costs_of(problem: Any, removed: list[Any]) -> None:
+    """Keep a ``MinimizeActionCosts`` metric to the actions still in ``problem``."""
+    from unified_planning.model.metrics import MinimizeActionCosts
+
+    metrics = list(problem.quality_metrics)
+    if not any(isinstance(q, MinimizeActionCosts) for q in metrics):
+        return
+    names = {a.name for a in removed}
+    problem.clear_quality_metrics()
+    for q in metrics:
+        if isinstance(q, MinimizeActionCosts):
+            q = MinimizeActionCosts({a: c for a, c in q.costs.items() if a.name not in names}, q.default)
+        problem.add_quality_metric(q)
+
+
+def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition,
+                  costs: Mapping[Atom, m.Number] | None = None) -> Any:
     """A ``unified_planning.model.Problem`` for the domain, objects, state and goal."""
     from unified_planning import shortcuts as up
     from unified_planning.model import InstantaneousAction, Problem
@@ -140,7 +161,51 @@ def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Ato
     for atom in init:
         problem.set_initial_value(fluents[atom.predicate](*(objs[o] for o in atom.args)), True)
     problem.add_goal(cond(goal, {}))
+    if costs is not None:
+        _add_action_costs(problem, domain, costs, one_type, objs)
     return problem
+
+
+def _number(value: m.Number) -> Any:
+    from fractions import Fraction
+
+    from unified_planning import shortcuts as up
+
+    return up.Int(int(value)) if float(value).is_integer() else up.Real(Fraction(str(value)))
+
+
+def _add_action_costs(problem: Any, domain: m.Domain, costs: Mapping[Atom, m.Number], one_type: Any,
+                      objs: dict[str, Any]) -> None:
+    """Static cost fluents with their values and a ``MinimizeActionCosts`` metric."""
+    import itertools
+
+    from unified_planning import shortcuts as up
+    from unified_planning.model.metrics import MinimizeActionCosts
+
+    numeric = {}
+    for f in domain.functions.values():
+        if f.name == m.TOTAL_COST:
+            continue
+        kind = up.IntType() if all(float(v).is_integer() for a, v in costs.items() if a.predicate == f.name) \
+            else up.RealType()
+        numeric[f.name] = up.Fluent(f.name, kind, **{v[1:].replace("-", "_"): one_type(t) for v, t in f.params})
+        problem.add_fluent(numeric[f.name])
+    for atom, value in costs.items():
+        if atom.predicate != m.TOTAL_COST:
+            problem.set_initial_value(numeric[atom.predicate](*(objs[o] for o in atom.args)), _number(value))
+    for name, fl in numeric.items():  # PDDL leaves unset values undefined; UP needs every one
+        for args in itertools.product(*(problem.objects(p.type) for p in fl.signature)):
+            if fl(*args) not in problem.explicit_initial_values:
+                raise Untranslatable(f"cost function {name} has no value for some arguments")
+    per_action = {}
+    for a in domain.actions.values():
+        act = problem.action(a.name)
+        terms = [_number(t) if not isinstance(t, m.FTerm)
+                 else numeric[t.function](*(act.parameter(x[1:].replace("-", "_")) if x.startswith("?") else objs[x]
+                                            for x in t.terms))
+                 for t in a.cost]
+        per_action[act] = up.Plus(*terms) if len(terms) > 1 else terms[0] if terms else up.Int(0)
+    problem.add_quality_metric(MinimizeActionCosts(per_action))
 
 
 def well_typed(domain: m.Domain, objects: dict[str, str], predicate: str, args: tuple[str, ...]) -> bool:
@@ -189,7 +254,7 @@ def typed_view(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom],
 
 
 def to_up_problem_via_text(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom],
-                           goal: m.Condition) -> Any:
+                           goal: m.Condition, costs: Mapping[Atom, m.Number] | None = None) -> Any:
     """The same problem through canonical PDDL text and UP's ``PDDLReader``."""
     from unified_planning.io import PDDLReader
 
@@ -198,4 +263,4 @@ def to_up_problem_via_text(domain: m.Domain, objects: dict[str, str], init: froz
     allow_shared_names()
     init, goal = typed_view(domain, objects, init, goal)
     return PDDLReader().parse_problem_string(domain_to_pddl(domain),
-                                             problem_to_pddl(domain, objects, init, goal))
+                                             problem_to_pddl(domain, objects, init, goal, costs=costs))

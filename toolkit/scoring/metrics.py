@@ -105,7 +105,7 @@ def normalized_lcs(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     return lcs_length(a, b) / longest
 
 
-def efficiency_ratio(optimal_length: int | None, plan_length: int, successful: bool) -> float | None:
+def efficiency_ratio(optimal_length: float | None, plan_length: float, successful: bool) -> float | None:
     """Optimal length / plan length for a successful plan; None if not successful or unknown.
 
     >>> efficiency_ratio(4, 6, True)

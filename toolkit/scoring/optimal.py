@@ -17,22 +17,32 @@ from collections import deque
 from dataclasses import dataclass
 
 from toolkit.errors import PgtError
-from toolkit.model import Atom
+from toolkit.model import Atom, Number
 from toolkit.task import Task
 
 
 @dataclass(frozen=True)
 class OptimalLength:
-    """``length`` is None unless ``status`` is ``solved``."""
+    """``length`` is None unless ``status`` is ``solved``.
+
+    Under ``(:metric minimize (total-cost))`` the planner minimises cost: ``cost``
+    is the optimum and ``length`` the length of that cheapest plan; without
+    action costs both are the shortest length.
+    """
 
     status: str  # solved | unsolvable | timeout | skipped | error
     length: int | None
     planner: str
     seconds: float
     message: str = ""
+    cost: Number | None = None  # None: the same as length
+
+    @property
+    def optimal_cost(self) -> Number | None:
+        return self.length if self.cost is None else self.cost
 
     def to_json(self) -> dict[str, object]:
-        return {"status": self.status, "length": self.length, "planner": self.planner,
+        return {"status": self.status, "length": self.length, "cost": self.optimal_cost, "planner": self.planner,
                 "seconds": round(self.seconds, 4), "message": self.message}
 
 
@@ -40,6 +50,8 @@ def bfs_optimal_length(task: Task, timeout: float = 10.0, max_states: int = 500_
                        init: frozenset[Atom] | None = None) -> OptimalLength:
     """Length of a shortest plan by breadth-first search (unit costs)."""
     start = time.perf_counter()
+    if task.uses_costs:
+        return OptimalLength("skipped", None, "bfs", 0.0, "breadth-first search ignores action costs")
     state0 = task.init if init is None else init
     if task.goal_holds(state0):
         return OptimalLength("solved", 0, "bfs", time.perf_counter() - start)
@@ -99,4 +111,4 @@ def optimal_length(task: Task, timeout: float = 10.0, use_planner: bool = True,
         return OptimalLength("error", None, result.planner, time.perf_counter() - start,
                              f"planner {result.planner} does not certify optimality; choose an optimal one")
     return OptimalLength(status, len(result.plan) if status == "solved" else None, result.planner,
-                         time.perf_counter() - start, result.message)
+                         time.perf_counter() - start, result.message, result.cost)

@@ -6,7 +6,9 @@
   step that could not be executed). A goal that is not a conjunction counts as one
   conjunct; nested ``and`` are flattened.
 * Efficiency ratio (LLM-BabyBench): optimal length / plan length for successful
-  plans, with the optimal length from :mod:`toolkit.scoring.optimal`.
+  plans, with the optimal length from :mod:`toolkit.scoring.optimal`; under
+  ``(:metric minimize (total-cost))`` optimal cost / plan cost (cost is what is
+  optimised there; without action costs the two ratios are the same).
 * LCS and normalized LCS (ActPlan-1K §4.2.1) against each gold plan, and the best
   over the gold plans. Two steps match when they are the same ground action (after
   the plan parser's case and dialect normalization); an unreadable model step
@@ -64,6 +66,7 @@ class PlanScore:
     goal_unmet: tuple[str, ...]
     optimal: OptimalLength | None
     gold: tuple[GoldComparison, ...] = ()
+    plan_cost: m.Number | None = None  # a valid plan's cost under the cost metric; None: no costs
 
     @property
     def partial_credit(self) -> float:
@@ -71,8 +74,8 @@ class PlanScore:
 
     @property
     def efficiency(self) -> float | None:
-        length = self.optimal.length if self.optimal else None
-        return efficiency_ratio(length, self.plan_length, self.valid)
+        best = self.optimal.optimal_cost if self.optimal else None
+        return efficiency_ratio(best, self.plan_length if self.plan_cost is None else self.plan_cost, self.valid)
 
     @property
     def best_lcs(self) -> int | None:
@@ -94,6 +97,7 @@ class PlanScore:
         return {
             "success": self.valid, "failed_step": self.failed_step, "reason": self.reason,
             "message": self.message, "plan_length": self.plan_length,
+            "plan_cost": self.plan_length if self.plan_cost is None else self.plan_cost,
             "partial_credit": self.partial_credit, "goal_met": self.goal_met, "goal_total": self.goal_total,
             "goal_unmet": list(self.goal_unmet),
             "optimal_length": self.optimal.length if self.optimal else None,
@@ -153,4 +157,5 @@ def score_plan(task: Task, plan_text: str, gold: Sequence[tuple[str, str]] = (),
                    f"{message}, but it can be: {opt.status}" + (f", optimal length {opt.length}" if opt.length else ""))
     return PlanScore(valid, report.failed_step if not valid else None, report.reason.value if report.reason else None,
                      message, len(keys), len(conjuncts), len(conjuncts) - len(unmet),
-                     tuple(str(c) for c in unmet), opt, golds)
+                     tuple(str(c) for c in unmet), opt, golds,
+                     report.cost if report.valid and task.uses_costs else None)

@@ -1,0 +1,68 @@
+"""Start-up: a subcommand imports only its own module; the Lark grammar is cached on disk.
+
+Timing lives in ``benchmarks/bench_startup.py``; here are the properties behind it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from toolkit.cli import COMMANDS
+from toolkit.domains import DOMAINS_ROOT
+
+BW = DOMAINS_ROOT / "blocksworld"
+ARGS = [str(BW / "domain.pddl"), str(BW / "problems" / "simple_problem_1.pddl"),
+        str(BW / "golden" / "valid" / "simple_problem_1.plan")]
+PROBE = """
+import json, sys
+from toolkit.cli import main
+code = main(sys.argv[1:])
+print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+"""
+
+
+def _run(args: list[str], cache: Path) -> tuple[int, list[str], str]:
+    env = {**os.environ, "PGT_CACHE_DIR": str(cache)}
+    done = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, timeout=120)
+    last = json.loads(done.stdout.strip().splitlines()[-1]) if done.stdout.strip() else {"code": None, "modules": []}
+    return last["code"], last["modules"], done.stderr
+
+
+def test_validate_imports_no_other_command_module(tmp_path: Path) -> None:
+    code, modules, err = _run(["validate", *ARGS], tmp_path)
+    assert code == 0, err
+    others = set(COMMANDS.values()) - {COMMANDS["validate"]}
+    assert not others & set(modules)
+    assert not {m for m in modules if m.split(".")[0] in ("networkx", "scene_graphs", "grounders", "unified_planning")}
+
+
+def test_help_still_lists_every_command(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "toolkit.cli", "--help"], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    for name in COMMANDS:
+        assert f"    {name}" in done.stdout
+
+
+def test_the_grammar_is_cached_on_disk_and_reused(tmp_path: Path) -> None:
+    assert _run(["validate", *ARGS], tmp_path)[0] == 0
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert [f.split("-")[2] for f in files] == ["domain", "problem"]
+    stamps = {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
+    assert _run(["validate", *ARGS], tmp_path)[0] == 0
+    assert {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == stamps  # read, not rewritten
+
+
+def test_a_corrupt_or_unusable_cache_is_ignored(tmp_path: Path) -> None:
+    assert _run(["validate", *ARGS], tmp_path)[0] == 0
+    for p in tmp_path.iterdir():
+        p.write_bytes(b"not a pickle")
+    code, _, err = _run(["validate", *ARGS], tmp_path)
+    assert code == 0 and "Traceback" not in err
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = _run(["validate", *ARGS], blocker / "cache")  # cannot be created: no cache, still works
+    assert code == 0 and "Traceback" not in err
