@@ -32,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="VLM model name (grounder vlm)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")
+    p.add_argument("--timeout", type=float, default=60.0, help="grounder vlm: seconds per endpoint request (default 60)")
+    p.add_argument("--max-retries", type=int, default=4,
+                   help="grounder vlm: retries of a failed request (429, 5xx, timeout), honouring Retry-After (default 4)")
+    p.add_argument("--cache", metavar="PATH", help="grounder vlm: reply cache file "
+                                                   "(default PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)")
+    p.add_argument("--no-cache", action="store_true", help="grounder vlm: neither read nor write the reply cache")
     p.add_argument("--replay", help="answer log for the replay grounder")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     p.add_argument("--out", required=True, help="run folder (created; reused to resume)")
@@ -82,11 +88,29 @@ def _config(args: argparse.Namespace):
             raise PgtError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
     if args.seeds < 1:
         raise PgtError("--seeds must be at least 1")
+    _check_vlm_flags(args)
     return RunConfig(suite=args.suite, protocol=args.protocol, grounder=args.grounder, accuracy=args.accuracy,
                      calibration=args.calibration, fp=args.fp, fn=args.fn, persistence=args.persistence,
                      action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
-                     cot=args.cot, replay=args.replay, problems=args.problems)
+                     cot=args.cot, replay=args.replay, problems=args.problems, timeout=args.timeout,
+                     max_retries=args.max_retries, cache=args.cache, no_cache=args.no_cache)
+
+
+def _check_vlm_flags(args: argparse.Namespace) -> None:
+    """The VLM client's flags, checked before any work (a missing model would fail every episode)."""
+    from grounders.client import check_base_url, check_max_retries, check_timeout
+    from grounders.vlm import env_model
+
+    check_timeout(args.timeout)
+    check_max_retries(args.max_retries)
+    if args.cache and args.no_cache:
+        raise PgtError("--cache and --no-cache contradict each other; pass one")
+    if args.base_url is not None:
+        check_base_url(args.base_url)
+    if args.grounder == "vlm":
+        if not (args.model or env_model()):
+            raise PgtError(f"--grounder vlm needs --model (or PGT_VLM_MODEL) for protocol {args.protocol}")
 
 
 def run_cmd(args: argparse.Namespace) -> int:
@@ -99,9 +123,18 @@ def run_cmd(args: argparse.Namespace) -> int:
     table = split_table(read_records(episodes))
     for split, s in table.items():
         print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "
-              f"accuracy {s['accuracy']:.3f}, {s['questions']:.1f} questions/episode")
+              f"{_accuracy_text(s)}, {s['questions']:.1f} questions/episode")
     print(f"episodes: {episodes}")
     return 0
+
+
+def _accuracy_text(s: dict[str, float]) -> str:
+    """Accuracy over the yes/no answers, saying how many answers were errors or unreadable (never a bare 1.000)."""
+    answered, errors, unreadable = int(s.get("answered", 0)), int(s.get("answer_errors", 0)), int(s.get("unparseable", 0))
+    text = f"accuracy {s['accuracy']:.3f}" if answered else "accuracy n/a (no yes/no answers)"
+    if errors or unreadable:
+        text += f" over {answered} of {answered + errors + unreadable} answers ({errors} errors, {unreadable} unreadable)"
+    return text
 
 
 def report_cmd(args: argparse.Namespace) -> int:

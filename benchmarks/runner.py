@@ -53,6 +53,11 @@ class RunConfig:
     cot: bool = False
     replay: str | None = None
     problems: int | None = None  # first N problems of each split (None: all)
+    # execution fields (VLM client): they change how answers are fetched, never what they are
+    timeout: float = 60.0  # seconds per endpoint request
+    max_retries: int = 4  # endpoint retries after the first attempt
+    cache: str | None = None  # reply cache file (None: PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)
+    no_cache: bool = False
 
     def noise_label(self) -> str:
         """What the grounder gets wrong, e.g. ``acc=0.97`` or ``cal=viplan-bw-cot-gpt-4.1``."""

@@ -50,8 +50,10 @@ class Ledger:
             record: dict[str, Any] = {"phase": phase, "step": step, "atom": str(atom),
                                       "answer": ans.verdict.value, "truth": truth,
                                       "confidence": round(ans.confidence, 4)}
-            if ans.status != "ok":
+            if ans.status != "ok":  # keep what went wrong: the reply that was not yes/no, or the error text
                 record["status"] = ans.status
+                if ans.status in ("unparseable", "error"):
+                    record["raw"] = ans.raw[:500]
             if ans.value is not None:
                 self.answered += 1
                 ok = ans.value == truth
