@@ -200,3 +200,12 @@ def test_a_vlm_with_no_model_is_a_fatal_grounder_error(monkeypatch) -> None:
     with pytest.raises(GrounderError, match="no model name") as caught:
         VLMConfig.from_env(model=None)
     assert caught.value.fatal
+
+
+def test_docstring_examples() -> None:
+    import doctest
+
+    import grounders.client
+
+    result = doctest.testmod(grounders.client)
+    assert result.attempted > 0 and result.failed == 0
