@@ -77,10 +77,11 @@ def test_timeout_and_max_retries_flags_reach_the_client(tmp_path) -> None:
     assert "timed out after 0.2 s" in text and "gave up after 2 attempt(s)" in text
 
 
-def test_a_wrong_key_is_an_error_record_with_a_scrubbed_message(tmp_path, capsys) -> None:
+@pytest.mark.parametrize("protocol", ["viplan-grounder", "pgt-grounder"])
+def test_a_wrong_key_is_an_error_record_with_a_scrubbed_message(tmp_path, capsys, protocol: str) -> None:
     out = tmp_path / "run"
     with start_fake_openai(lambda request: unauthorized("Incorrect API key provided: " + KEY)) as server:
-        _run(server.base_url, out)
+        _run(server.base_url, out, "--protocol", protocol)
         asked = Counter(question_of(r) for r in server.requests)
     assert asked and set(asked.values()) == {1}  # 401 is never retried, and the episode stops asking
     [record] = read_records(out / "episodes.jsonl")
