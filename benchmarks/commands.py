@@ -38,7 +38,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", metavar="PATH", help="grounder vlm: reply cache file "
                                                    "(default PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="grounder vlm: neither read nor write the reply cache")
-    p.add_argument("--replay", help="answer log for the replay grounder")
+    p.add_argument("--replay", help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
+                                    "--protocol viplan-planner: a viplan-planner run folder")
+    p.add_argument("--plan-wrong", type=float, help="viplan-planner with --grounder noisy: P(a plan action is "
+                                                   "replaced by a random one)")
+    p.add_argument("--plan-missing", type=float, help="... P(a plan action is left out)")
+    p.add_argument("--plan-extra", type=float, help="... P(a random action is inserted before a plan action)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     p.add_argument("--out", required=True, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -80,21 +85,27 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
 
-    if args.grounder == "noisy" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
+    if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
         raise PgtError("--grounder noisy needs --accuracy, --calibration or --fp/--fn")
-    for name in ("accuracy", "fp", "fn", "persistence", "action_failure"):
+    for name in ("accuracy", "fp", "fn", "persistence", "action_failure", "plan_wrong", "plan_missing",
+                 "plan_extra"):
         v = getattr(args, name)
         if v is not None and not 0.0 <= v <= 1.0:
             raise PgtError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
     if args.seeds < 1:
         raise PgtError("--seeds must be at least 1")
     _check_vlm_flags(args)
+    plan_flags = [f"--{n.replace('_', '-')}" for n in ("plan_wrong", "plan_missing", "plan_extra")
+                  if getattr(args, n) is not None]
+    if plan_flags and (args.protocol, args.grounder) != ("viplan-planner", "noisy"):
+        raise PgtError(f"{', '.join(plan_flags)}: only for --protocol viplan-planner --grounder noisy")
     return RunConfig(suite=args.suite, protocol=args.protocol, grounder=args.grounder, accuracy=args.accuracy,
                      calibration=args.calibration, fp=args.fp, fn=args.fn, persistence=args.persistence,
                      action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
-                     cot=args.cot, replay=args.replay, problems=args.problems, timeout=args.timeout,
-                     max_retries=args.max_retries, cache=args.cache, no_cache=args.no_cache)
+                     cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
+                     plan_missing=args.plan_missing, plan_extra=args.plan_extra,
+                     **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
 
 
 def _check_vlm_flags(args: argparse.Namespace) -> None:
@@ -108,24 +119,8 @@ def _check_vlm_flags(args: argparse.Namespace) -> None:
         raise PgtError("--cache and --no-cache contradict each other; pass one")
     if args.base_url is not None:
         check_base_url(args.base_url)
-    if args.grounder == "vlm":
-        if not (args.model or env_model()):
-            raise PgtError(f"--grounder vlm needs --model (or PGT_VLM_MODEL) for protocol {args.protocol}")
-
-
-def run_cmd(args: argparse.Namespace) -> int:
-    from benchmarks.metrics import split_table
-    from benchmarks.runner import read_records, run_study
-
-    config = _config(args)
-    out = Path(args.out)
-    episodes = run_study(config, out, max(1, args.workers), progress=not args.quiet)
-    table = split_table(read_records(episodes))
-    for split, s in table.items():
-        print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "
-              f"{_accuracy_text(s)}, {s['questions']:.1f} questions/episode")
-    print(f"episodes: {episodes}")
-    return 0
+    if args.grounder == "vlm" and not (args.model or env_model()):
+        raise PgtError(f"--grounder vlm needs --model (or PGT_VLM_MODEL) for protocol {args.protocol}")
 
 
 def _accuracy_text(s: dict[str, float]) -> str:
@@ -135,6 +130,47 @@ def _accuracy_text(s: dict[str, float]) -> str:
     if errors or unreadable:
         text += f" over {answered} of {answered + errors + unreadable} answers ({errors} errors, {unreadable} unreadable)"
     return text
+
+
+# execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
+EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache")
+
+
+def run_cmd(args: argparse.Namespace) -> int:
+    from benchmarks.runner import StudyStopped, run_study
+
+    config = _config(args)
+    out = Path(args.out)
+    try:
+        episodes = run_study(config, out, max(1, args.workers), progress=not args.quiet)
+    except StudyStopped as exc:
+        print(f"pgt run: error: {exc}", file=sys.stderr)
+        return 1
+    return _summarize(episodes)
+
+
+def _summarize(episodes: Path) -> int:
+    """Print a study's table and outcome counts; 1 when no episode could be judged, else 0."""
+    from benchmarks.metrics import split_table
+    from benchmarks.store import collect, read_records
+
+    have = collect(read_records(episodes))
+    table = split_table(have.judged)
+    for split, s in table.items():
+        print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "
+              f"{_accuracy_text(s)}, {s['questions']:.1f} questions/episode")
+    counts = have.counts()
+    print(f"episodes: {counts['success']} success, {counts['failure']} failure, {counts['error']} error "
+          f"({episodes})")
+    if counts["error"]:
+        kinds = sorted({str(r.get("error_kind")) for r in have.errors})
+        print(f"pgt run: {counts['error']} episode(s) could not be judged ({', '.join(kinds)}), e.g. "
+              f"{have.errors[0]['id']}: {have.errors[0].get('error')}; they are left out of the table and run again "
+              "when the same command is re-run", file=sys.stderr)
+    if counts["error"] and not have.judged:
+        print("pgt run: error: every episode errored; nothing was measured", file=sys.stderr)
+        return 1
+    return 0
 
 
 def report_cmd(args: argparse.Namespace) -> int:
@@ -217,13 +253,17 @@ def demo_cmd(args: argparse.Namespace) -> int:
 def _run_grid(grid: list, out: Path, args: argparse.Namespace) -> int:
     """Run (or resume) every study of a grid, then print and write one report over all of them."""
     from benchmarks.report import write_report
-    from benchmarks.runner import run_study
+    from benchmarks.runner import StudyStopped, run_study
 
     start = time.perf_counter()
     folders = []
     for name, cfg in grid:
         folder = out / name
-        run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
+        try:
+            run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
+        except StudyStopped as exc:
+            print(f"pgt {getattr(args, 'command', 'compare')}: error: {exc}", file=sys.stderr)
+            return 1
         folders.append(str(folder))
     _print_report(write_report(folders, out / "report"), f"finished in {time.perf_counter() - start:.0f} s")
     return 0

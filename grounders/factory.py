@@ -58,19 +58,20 @@ def cache_path(config: Any) -> str | None:
     return getattr(config, "cache", None) or os.environ.get("PGT_VLM_CACHE") or DEFAULT_CACHE
 
 
-def _vlm_config(config: Any):
-    """The VLM endpoint settings of a run: its flags over the environment."""
+def _vlm_config(config: Any, log: bool = False):
+    """The VLM endpoint settings of a run: its flags over the environment (``log``: the grounder's answer log)."""
     from grounders.vlm import VLMConfig
 
     return VLMConfig.from_env(model=config.model, base_url=config.base_url, cot=config.cot,
                               cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
-                              max_retries=getattr(config, "max_retries", None))
+                              max_retries=getattr(config, "max_retries", None),
+                              log_path=getattr(config, "answer_log", None) if log else None)
 
 
 def _vlm(config: Any, task: Task, split: str, seed: int):
     from grounders.vlm import VLMGrounder
 
-    return VLMGrounder(QuestionBook(task), _vlm_config(config))
+    return VLMGrounder(QuestionBook(task), _vlm_config(config, log=True))
 
 
 def _replay(config: Any, task: Task, split: str, seed: int):
@@ -78,7 +79,13 @@ def _replay(config: Any, task: Task, split: str, seed: int):
 
     if not config.replay:
         raise PgtError("the replay grounder needs --replay LOG.jsonl")
-    return ReplayGrounder.from_file(config.replay)
+    path = Path(config.replay)
+    if not path.is_file():
+        raise PgtError(f"--replay {config.replay}: no such answer log")
+    grounder = ReplayGrounder(path)
+    if not len(grounder):
+        raise PgtError(f"--replay {config.replay}: the answer log holds no answers")
+    return grounder
 
 
 GROUNDER_FACTORIES: dict[str, Callable[[Any, Task, str, int], Any]] = {
@@ -93,9 +100,9 @@ def build_grounder(config: Any, task: Task, split: str, seed: int):
     return factory(config, task, split, seed)
 
 
-def build_proposer(config: Any, task: Task, seed: int):
-    """The VLM-as-planner model: the VLM itself, or the offline oracle proposer."""
-    from grounders.proposers import OracleProposer, VLMPlanProposer
+def build_proposer(config: Any, task: Task, episode_id: str, seed: int):
+    """The VLM-as-planner model for ``--grounder``: perfect (oracle), simulated (noisy), replayed or the VLM."""
+    from grounders.proposers import ReplayProposer, SimulatedProposer, VLMPlanProposer
     from toolkit.planners import get_planner
 
     if config.grounder == "vlm":
@@ -105,5 +112,17 @@ def build_proposer(config: Any, task: Task, seed: int):
         vlm = _vlm_config(config)
         cache = ReplyCache(vlm.cache_path) if vlm.cache_path else None
         return VLMPlanProposer(ChatClient(vlm.model, vlm.base_url, vlm.api_key, vlm.policy(), cache))
-    error = 0.0 if config.grounder == "oracle" else 1.0 - (config.accuracy if config.accuracy is not None else 1.0)
-    return OracleProposer(task, get_planner(), error, seed)
+    if config.grounder == "replay":
+        if not config.replay:
+            raise PgtError("--protocol viplan-planner --grounder replay needs --replay RUN (a viplan-planner run)")
+        return ReplayProposer(config.replay, episode_id)
+    planner = get_planner() if config.planner == "default" else get_planner(config.planner)
+    if config.grounder == "oracle":
+        return SimulatedProposer(task, planner, seed=seed)
+    if config.grounder == "noisy":
+        rates = (config.plan_wrong, config.plan_missing, config.plan_extra)
+        if all(r is None for r in rates):
+            raise PgtError("--protocol viplan-planner --grounder noisy needs --plan-wrong, --plan-missing "
+                           "and/or --plan-extra (the simulated planner's error rates)")
+        return SimulatedProposer(task, planner, *(r or 0.0 for r in rates), seed=seed)
+    raise UnknownSymbolError("grounder", config.grounder, GROUNDER_FACTORIES)

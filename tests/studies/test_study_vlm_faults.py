@@ -46,25 +46,36 @@ def test_bad_vlm_flags_fail_before_any_work(tmp_path, capsys, flags: list[str], 
     assert not out.exists()
 
 
-def test_malformed_and_unreadable_replies_are_kept_and_never_shown_as_perfect_accuracy(tmp_path, capsys) -> None:
+def _alternating(*replies: Reply):
     counter, lock = itertools.count(), threading.Lock()
 
-    def flaky(request: dict) -> Reply:
+    def respond(request: dict) -> Reply:
         with lock:
-            n = next(counter)
-        return malformed() if n % 3 == 0 else Reply("Maybe.") if n % 3 == 1 else Reply("Yes")
+            return replies[next(counter) % len(replies)]
 
+    return respond
+
+
+def test_unreadable_replies_are_kept_and_counted_beside_the_accuracy(tmp_path, capsys) -> None:
     out = tmp_path / "run"
-    with start_fake_openai(flaky) as server:
+    with start_fake_openai(_alternating(Reply("Maybe."), Reply("Yes"))) as server:
         assert _run(server.base_url, out, "--no-cache") == 0
     printed = capsys.readouterr().out
-    assert "errors" in printed and "unreadable" in printed
+    assert "unreadable" in printed and "accuracy 1.000," not in printed
     [record] = read_records(out / "episodes.jsonl")
-    statuses = [e for e in record["events"] if e.get("status") in ("error", "unparseable")]
-    assert record["grounder_errors"] > 0 and record["unparseable"] > 0 and record["answered"] > 0
-    assert any(e["status"] == "error" and "malformed reply" in e["raw"] for e in statuses)
-    assert any(e["status"] == "unparseable" and e["raw"] == "Maybe." for e in statuses)
+    assert record["unparseable"] > 0 and record["answered"] > 0
+    assert any(e.get("status") == "unparseable" and e["raw"] == "Maybe." for e in record["events"])
     assert not (tmp_path / ".pgt-cache").exists()
+
+
+def test_a_malformed_reply_is_kept_as_error_text_never_as_a_result(tmp_path, capsys) -> None:
+    out = tmp_path / "run"
+    with start_fake_openai(_alternating(malformed(), Reply("Yes"), Reply("No"))) as server:
+        assert _run(server.base_url, out, "--no-cache") == 1  # the only episode could not be judged
+    captured = capsys.readouterr()
+    assert "malformed reply" in captured.err and "accuracy 1.000" not in captured.out
+    [record] = read_records(out / "episodes.jsonl")
+    assert "malformed reply" in json.dumps(record)
 
 
 def test_timeout_and_max_retries_flags_reach_the_client(tmp_path) -> None:

@@ -50,10 +50,12 @@ class Ledger:
             record: dict[str, Any] = {"phase": phase, "step": step, "atom": str(atom),
                                       "answer": ans.verdict.value, "truth": truth,
                                       "confidence": round(ans.confidence, 4)}
-            if ans.status != "ok":  # keep what went wrong: the reply that was not yes/no, or the error text
+            if ans.status != "ok":
                 record["status"] = ans.status
-                if ans.status in ("unparseable", "error"):
-                    record["raw"] = ans.raw[:500]
+            if ans.status == "error":  # what went wrong, for the study's error record (already scrubbed)
+                record["error"] = ans.raw[:500]
+            elif ans.status == "unparseable":  # the reply that was neither yes nor no
+                record["raw"] = ans.raw[:500]
             if ans.value is not None:
                 self.answered += 1
                 ok = ans.value == truth
