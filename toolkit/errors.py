@@ -105,8 +105,11 @@ class GrounderError(PgtError):
 class EndpointError(GrounderError):
     """An OpenAI-compatible endpoint failed after retries; the message never holds the API key.
 
-    ``status`` is the HTTP status when there was one (None for timeouts and connection failures).
+    ``status`` is the HTTP status when there was one (None for timeouts and connection failures);
+    ``error_kind`` is how a study's error record classes it.
     """
+
+    error_kind = "endpoint"
 
     def __init__(self, message: str, fatal: bool = False, status: int | None = None) -> None:
         self.status = status
