@@ -32,6 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="VLM model name (grounder vlm)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")
+    p.add_argument("--timeout", type=float, default=60.0, help="grounder vlm: seconds per endpoint request (default 60)")
+    p.add_argument("--max-retries", type=int, default=4,
+                   help="grounder vlm: retries of a failed request (429, 5xx, timeout), honouring Retry-After (default 4)")
+    p.add_argument("--cache", metavar="PATH", help="grounder vlm: reply cache file "
+                                                   "(default PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)")
+    p.add_argument("--no-cache", action="store_true", help="grounder vlm: neither read nor write the reply cache")
     p.add_argument("--replay", help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
                                     "--protocol viplan-planner: a viplan-planner run folder")
     p.add_argument("--plan-wrong", type=float, help="viplan-planner with --grounder noisy: P(a plan action is "
@@ -88,6 +94,7 @@ def _config(args: argparse.Namespace):
             raise PgtError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
     if args.seeds < 1:
         raise PgtError("--seeds must be at least 1")
+    _check_vlm_flags(args)
     plan_flags = [f"--{n.replace('_', '-')}" for n in ("plan_wrong", "plan_missing", "plan_extra")
                   if getattr(args, n) is not None]
     if plan_flags and (args.protocol, args.grounder) != ("viplan-planner", "noisy"):
@@ -99,6 +106,30 @@ def _config(args: argparse.Namespace):
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
+
+
+def _check_vlm_flags(args: argparse.Namespace) -> None:
+    """The VLM client's flags, checked before any work (a missing model would fail every episode)."""
+    from grounders.client import check_base_url, check_max_retries, check_timeout
+    from grounders.vlm import env_model
+
+    check_timeout(args.timeout)
+    check_max_retries(args.max_retries)
+    if args.cache and args.no_cache:
+        raise PgtError("--cache and --no-cache contradict each other; pass one")
+    if args.base_url is not None:
+        check_base_url(args.base_url)
+    if args.grounder == "vlm" and not (args.model or env_model()):
+        raise PgtError(f"--grounder vlm needs --model (or PGT_VLM_MODEL) for protocol {args.protocol}")
+
+
+def _accuracy_text(s: dict[str, float]) -> str:
+    """Accuracy over the yes/no answers, saying how many answers were errors or unreadable (never a bare 1.000)."""
+    answered, errors, unreadable = int(s.get("answered", 0)), int(s.get("answer_errors", 0)), int(s.get("unparseable", 0))
+    text = f"accuracy {s['accuracy']:.3f}" if answered else "accuracy n/a (no yes/no answers)"
+    if errors or unreadable:
+        text += f" over {answered} of {answered + errors + unreadable} answers ({errors} errors, {unreadable} unreadable)"
+    return text
 
 
 # execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
@@ -126,9 +157,8 @@ def _summarize(episodes: Path) -> int:
     have = collect(read_records(episodes))
     table = split_table(have.judged)
     for split, s in table.items():
-        accuracy = "n/a" if s["accuracy"] != s["accuracy"] else f"{s['accuracy']:.3f}"  # NaN: nothing answered
         print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "
-              f"accuracy {accuracy}, {s['questions']:.1f} questions/episode")
+              f"{_accuracy_text(s)}, {s['questions']:.1f} questions/episode")
     counts = have.counts()
     print(f"episodes: {counts['success']} success, {counts['failure']} failure, {counts['error']} error "
           f"({episodes})")

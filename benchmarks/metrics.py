@@ -79,7 +79,9 @@ def summary(records: Sequence[Record]) -> dict[str, float]:
     correct = sum(r.get("correct", 0) for r in records)
     acc = correct / answered if answered else float("nan")
     out = {"episodes": n, "success": p, "success_sem": sem, "accuracy": acc,
-           "accuracy_sem": bernoulli_sem(acc, answered) if answered else 0.0}
+           "accuracy_sem": bernoulli_sem(acc, answered) if answered else 0.0, "answered": answered,
+           "answer_errors": sum(r.get("grounder_errors", 0) for r in records),
+           "unparseable": sum(r.get("unparseable", 0) for r in records)}
     for key in ("questions", "replans", "actions", "prompt_tokens", "completion_tokens"):
         m, s = mean_sem([float(r.get(key, 0)) for r in records])
         out[key], out[f"{key}_sem"] = m, s

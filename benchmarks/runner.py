@@ -68,7 +68,7 @@ class RunConfig:
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
     max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
-    cache: str | None = None  # VLM reply cache file (None: the default ./.pgt-cache/vlm-replies.jsonl)
+    cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
 

@@ -2,9 +2,11 @@
 
 A re-run of a study asks the same questions about the same images; paying twice
 is pointless. Replies are stored in SQLite (WAL mode, busy timeout), keyed by a
-SHA-256 of (model, system prompt, user text, question, image hash, sampling
-settings). Only successful replies are cached, never errors, and never
-credentials: the key material does not include the API key or the endpoint.
+SHA-256 of what decides the reply: :class:`grounders.client.ChatClient` builds
+it from the endpoint's base URL, the model, the messages (images by their hash)
+and the sampling settings, so another endpoint serving the same model name is
+asked afresh. Only successful replies are cached, never errors, and never
+credentials: the API key is no part of the key or the value.
 """
 
 from __future__ import annotations

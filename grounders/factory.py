@@ -48,15 +48,30 @@ def _noisy(config: Any, task: Task, split: str, seed: int):
     return NoisyOracle(model, seed=seed, persistence=config.persistence, book=QuestionBook(task))
 
 
-def _vlm(config: Any, task: Task, split: str, seed: int):
-    from grounders.vlm import VLMConfig, VLMGrounder
+DEFAULT_CACHE = str(Path(".pgt-cache") / "vlm-replies.sqlite")
 
-    cache = None if getattr(config, "no_cache", False) else (
-        getattr(config, "cache", None) or os.environ.get("PGT_VLM_CACHE", str(Path(".pgt-cache") / "vlm-replies.jsonl")))
-    return VLMGrounder(QuestionBook(task), VLMConfig.from_env(
-        model=config.model, base_url=config.base_url, cot=config.cot, cache_path=cache,
-        log_path=getattr(config, "answer_log", None), timeout=getattr(config, "timeout", None),
-        max_retries=getattr(config, "max_retries", None)))
+
+def cache_path(config: Any) -> str | None:
+    """Where VLM replies are cached: ``--cache PATH``, else ``PGT_VLM_CACHE``, else ``.pgt-cache/``; None for ``--no-cache``."""
+    if getattr(config, "no_cache", False):
+        return None
+    return getattr(config, "cache", None) or os.environ.get("PGT_VLM_CACHE") or DEFAULT_CACHE
+
+
+def _vlm_config(config: Any, log: bool = False):
+    """The VLM endpoint settings of a run: its flags over the environment (``log``: the grounder's answer log)."""
+    from grounders.vlm import VLMConfig
+
+    return VLMConfig.from_env(model=config.model, base_url=config.base_url, cot=config.cot,
+                              cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
+                              max_retries=getattr(config, "max_retries", None),
+                              log_path=getattr(config, "answer_log", None) if log else None)
+
+
+def _vlm(config: Any, task: Task, split: str, seed: int):
+    from grounders.vlm import VLMGrounder
+
+    return VLMGrounder(QuestionBook(task), _vlm_config(config, log=True))
 
 
 def _replay(config: Any, task: Task, split: str, seed: int):
@@ -91,12 +106,12 @@ def build_proposer(config: Any, task: Task, episode_id: str, seed: int):
     from toolkit.planners import get_planner
 
     if config.grounder == "vlm":
-        key = os.environ.get("OPENAI_API_KEY", "")
-        model = config.model or os.environ.get("PGT_VLM_MODEL") or os.environ.get("OPENAI_MODEL")
-        if not model:
-            raise PgtError("the VLM planner needs --model (or PGT_VLM_MODEL)")
-        options = {k: v for k in ("timeout", "max_retries") if (v := getattr(config, k, None)) is not None}
-        return VLMPlanProposer(model, config.base_url or os.environ.get("OPENAI_BASE_URL") or None, key, **options)
+        from grounders.cache import ReplyCache
+        from grounders.client import ChatClient
+
+        vlm = _vlm_config(config)
+        cache = ReplyCache(vlm.cache_path) if vlm.cache_path else None
+        return VLMPlanProposer(ChatClient(vlm.model, vlm.base_url, vlm.api_key, vlm.policy(), cache))
     if config.grounder == "replay":
         if not config.replay:
             raise PgtError("--protocol viplan-planner --grounder replay needs --replay RUN (a viplan-planner run)")

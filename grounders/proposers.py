@@ -10,16 +10,20 @@ VLM run can be re-analysed without calling the model again.
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import random
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from toolkit.errors import PgtError
+from toolkit.errors import MalformedReplyError, PgtError
 from toolkit.planners.base import Planner
 from toolkit.protocols import Observation, PlannerPrompt, Proposal
 from toolkit.task import GroundAction, Task
+
+if TYPE_CHECKING:  # the simulated and replay proposers must not import openai
+    from grounders.client import ChatClient
 
 
 def plan_json(actions: list[tuple[str, tuple[str, ...]]]) -> str:
@@ -124,33 +128,28 @@ class ReplayProposer:
 
 
 class VLMPlanProposer:
-    """Asks an OpenAI-compatible VLM for a JSON plan (the client retries 429, 5xx and timeouts)."""
+    """Asks an OpenAI-compatible VLM for a JSON plan through the shared :class:`~grounders.client.ChatClient`.
+
+    A malformed reply is an ``error`` proposal (it costs the episode a step and is
+    fed back); an endpoint that fails after retries raises EndpointError.
+    """
 
     name = "vlm-planner"
 
-    def __init__(self, model: str, base_url: str | None = None, api_key: str = "", timeout: float = 120.0,
-                 max_retries: int = 4, temperature: float = 0.0, max_tokens: int = 2048) -> None:
-        import openai
-
-        self.model, self.temperature, self.max_tokens = model, temperature, max_tokens
-        self._client = openai.OpenAI(api_key=api_key or "EMPTY", base_url=base_url, timeout=timeout,
-                                     max_retries=max_retries)
+    def __init__(self, client: ChatClient, temperature: float = 0.0, max_tokens: int = 2048) -> None:
+        self.client, self.temperature, self.max_tokens = client, temperature, max_tokens
+        self.model = client.model
 
     def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:
-        import base64
-
-        import openai
-
         content: list[dict[str, Any]] = [{"type": "text", "text": prompt.user}]
         if observation.render is not None:
             url = "data:image/png;base64," + base64.b64encode(observation.png()).decode()
             content.append({"type": "image_url", "image_url": {"url": url}})
+        messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": content}]
         try:
-            reply = self._client.chat.completions.create(
-                model=self.model, temperature=self.temperature, max_tokens=self.max_tokens,
-                messages=[{"role": "system", "content": prompt.system}, {"role": "user", "content": content}])
-        except openai.OpenAIError as exc:
-            return Proposal(f"{type(exc).__name__}: {exc}", status="error")
-        text = (reply.choices[0].message.content or "") if reply.choices else ""
-        usage = reply.usage
-        return Proposal(text, "ok", getattr(usage, "prompt_tokens", 0) or 0, getattr(usage, "completion_tokens", 0) or 0)
+            reply = self.client.complete(messages, self.temperature, self.max_tokens)
+        except MalformedReplyError as exc:
+            return Proposal(str(exc), status="error")
+        if reply.cached:
+            return Proposal(reply.text, "ok")
+        return Proposal(reply.text, "ok", reply.prompt_tokens, reply.completion_tokens)

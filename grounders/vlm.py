@@ -1,39 +1,39 @@
 """The VLM grounder: yes/no questions to any OpenAI-compatible chat endpoint.
 
-This is the only module that imports ``openai``. It works with OpenAI, vLLM,
-Ollama or anything else that speaks the chat-completions API with image inputs.
-Real endpoints fail in ordinary ways (rate limits, 5xx, timeouts, dropped
-connections, odd replies), so :meth:`VLMGrounder.ask` never raises for them: it
-retries with exponential backoff, then returns an ``error`` answer (verdict
-UNKNOWN) whose ``raw`` says what went wrong in words a CLI can print. The API
-key is held by the client only: it is never part of a cache key, a log record
-or an error text (error texts are scrubbed of it).
+Works with OpenAI, vLLM, Ollama or anything else that speaks the chat-completions
+API with image inputs. HTTP, retries, timeouts and the reply cache are the job of
+:class:`grounders.client.ChatClient` (shared with the VLM plan proposer); this
+module turns questions into prompts and replies into verdicts.
+
+Failure handling, per batch of questions about one image: a reply that is not
+yes/no is an ``unparseable`` answer and a malformed reply an ``error`` answer,
+both keeping the reply or error text in ``raw``, and the other questions of the
+batch are still asked. An endpoint that fails after retries raises
+:class:`~toolkit.errors.EndpointError` (``fatal`` when it would fail again for
+every episode), so a study records an episode that could not be judged as an
+error instead of a failure. The API key is never part of a cache key, a log
+record or an error text.
 """
 
 from __future__ import annotations
 
 import base64
-import hashlib
 import math
 import os
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-import openai
-
-from grounders.cache import ReplyCache, cache_key
+from grounders.cache import ReplyCache
+from grounders.client import ChatClient, Completion, Logprobs, RetryPolicy
 from grounders.prompts import PromptSet, prompt_set
 from grounders.records import AnswerRecord, RecordWriter
 from toolkit.answers import parse_answer
-from toolkit.errors import PgtError
+from toolkit.errors import EndpointError, GrounderError, MalformedReplyError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict
 from toolkit.questions import QuestionBook
-
-_RETRY_STATUS = {408, 409, 429}
 
 
 @dataclass(frozen=True)
@@ -66,14 +66,18 @@ class VLMConfig:
         given = {k: v for k, v in overrides.items() if v is not None}
         given.setdefault("api_key", os.environ.get("OPENAI_API_KEY", ""))
         given.setdefault("base_url", os.environ.get("OPENAI_BASE_URL") or None)
-        model = given.pop("model", None) or os.environ.get("PGT_VLM_MODEL") or os.environ.get("OPENAI_MODEL")
+        model = given.pop("model", None) or env_model()
         if not model:
-            raise PgtError("no model name: pass --model or set PGT_VLM_MODEL")
+            raise GrounderError("no model name: pass --model or set PGT_VLM_MODEL", fatal=True)
         return cls(model=model, **given)
 
+    def policy(self) -> RetryPolicy:
+        return RetryPolicy(self.timeout, self.max_retries, self.backoff_base, self.backoff_max)
 
-class _Fatal(Exception):
-    """An endpoint failure that retrying will not fix (or retries are exhausted)."""
+
+def env_model() -> str | None:
+    """The model named by the environment (``PGT_VLM_MODEL``, then ``OPENAI_MODEL``)."""
+    return os.environ.get("PGT_VLM_MODEL") or os.environ.get("OPENAI_MODEL") or None
 
 
 class VLMGrounder:
@@ -82,38 +86,46 @@ class VLMGrounder:
     Args:
         book: the question book of the task (questions, prompt style, scene text).
         config: endpoint and behaviour.
+        client: the chat client (built from ``config`` if not given; tests inject one with a fake clock).
     """
 
     name = "vlm"
 
-    def __init__(self, book: QuestionBook, config: VLMConfig) -> None:
+    def __init__(self, book: QuestionBook, config: VLMConfig, client: ChatClient | None = None) -> None:
         self.book = book
         self.config = config
         self.prompts: PromptSet = prompt_set(book.prompt_style, config.cot, book.scene)
-        self.cache = ReplyCache(config.cache_path) if config.cache_path else None
         self.log = RecordWriter(config.log_path) if config.log_path else None
         self.last_error: str | None = None
-        self._logprobs_ok = config.logprobs
-        self._client = openai.OpenAI(api_key=config.api_key or "EMPTY", base_url=config.base_url,
-                                     timeout=config.timeout, max_retries=0)
-        self._where = config.base_url or "https://api.openai.com/v1"
+        self.client = client or ChatClient(config.model, config.base_url, config.api_key, config.policy(),
+                                           ReplyCache(config.cache_path) if config.cache_path else None)
 
     # -------------------------------------------------------------- public
 
     def ask(self, observation: Observation, atoms: Sequence[Atom]) -> list[Answer]:
-        """One answer per atom; endpoint failures become ``error`` answers, never exceptions."""
+        """One answer per atom; raises EndpointError when the endpoint fails after retries."""
         try:
             png = observation.png()
         except Exception as exc:  # noqa: BLE001 - a broken renderer must not abort the episode
             return [self._error(a, f"no image to ask about: {exc}") for a in atoms]
-        image_hash = hashlib.sha256(png).hexdigest()
         data_url = "data:image/png;base64," + base64.b64encode(png).decode("ascii")
-        abort: list[str] = []  # set once a failure makes further calls pointless in this batch
+        failed: list[EndpointError] = []  # once the endpoint is down, the rest of the batch is not sent
+        lock = threading.Lock()
 
-        def one(atom: Atom) -> Answer:
+        def one(atom: Atom) -> Answer | None:
             if not self.config.ask_invisible and not observation.can_see(atom):
                 return Answer(atom, Verdict.UNKNOWN, 0.5, "not visible", self.book.question(atom), "not_visible")
-            answer, cached = self._ask_one(atom, data_url, image_hash, abort)
+            if failed:
+                return None
+            try:
+                answer, cached = self._ask_one(atom, data_url)
+            except MalformedReplyError as exc:  # one bad reply: an error answer, the batch goes on
+                answer, cached = self._error(atom, str(exc)), False
+            except EndpointError as exc:
+                with lock:
+                    failed.append(exc)
+                self.last_error = str(exc)
+                return None
             if self.log is not None:
                 self.log.write(AnswerRecord.from_answer(answer, observation.state_key, observation.step,
                                                         self.name, self.config.model, cached))
@@ -121,31 +133,18 @@ class VLMGrounder:
 
         workers = max(1, min(self.config.max_concurrency, len(atoms)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
-            return list(pool.map(one, atoms))
+            answers = list(pool.map(one, atoms))
+        if failed:
+            raise next((e for e in failed if e.fatal), failed[0])
+        return [a for a in answers if a is not None]
 
     # ------------------------------------------------------------- one call
 
-    def _ask_one(self, atom: Atom, data_url: str, image_hash: str, abort: list[str]) -> tuple[Answer, bool]:
+    def _ask_one(self, atom: Atom, data_url: str) -> tuple[Answer, bool]:
         question = self.book.question(atom)
-        user_text = self.prompts.user_text(question)
-        key = cache_key(model=self.config.model, system=self.prompts.system, preamble=self.prompts.user_preamble,
-                        user=user_text, image=image_hash, temperature=self.config.temperature,
-                        max_tokens=self._max_tokens())
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            return self._answer(atom, question, hit["raw"], hit.get("p_yes"), 0, 0), True
-        if abort:
-            return self._error(atom, abort[0], question), False
-        try:
-            reply = self._call(user_text, data_url)
-        except _Fatal as exc:
-            message = self._scrub(str(exc))
-            self.last_error = message
-            abort.append(message)
-            return self._error(atom, message, question), False
-        if self.cache is not None:
-            self.cache.put(key, reply)
-        return self._answer(atom, question, reply["raw"], reply["p_yes"],
-                            reply["prompt_tokens"], reply["completion_tokens"]), False
+        reply = self.client.complete(self._messages(self.prompts.user_text(question), data_url),
+                                     self.config.temperature, self._max_tokens(), self.config.logprobs)
+        return self._answer(atom, question, reply), reply.cached
 
     def _max_tokens(self) -> int:
         return self.config.max_tokens or (1024 if self.config.cot else 32)
@@ -158,108 +157,40 @@ class VLMGrounder:
         content.append({"type": "text", "text": user_text})
         return [{"role": "system", "content": self.prompts.system}, {"role": "user", "content": content}]
 
-    def _call(self, user_text: str, data_url: str) -> dict[str, Any]:
-        """One completion with retries; returns raw text, log-prob confidence and token counts."""
-        messages = self._messages(user_text, data_url)
-        attempt = 0
-        while True:
-            kwargs: dict[str, Any] = {"model": self.config.model, "messages": messages,
-                                      "temperature": self.config.temperature, "max_tokens": self._max_tokens()}
-            if self._logprobs_ok:
-                kwargs.update(logprobs=True, top_logprobs=5)
-            try:
-                response = self._client.chat.completions.create(**kwargs)
-                return self._read(response)
-            except openai.BadRequestError as exc:
-                if self._logprobs_ok:  # the endpoint may refuse logprobs: ask again without them
-                    self._logprobs_ok = False
-                    continue
-                raise _Fatal(f"{self._where} refused the request (HTTP 400): {_detail(exc)}") from None
-            except openai.AuthenticationError as exc:
-                raise _Fatal(f"authentication failed at {self._where} (HTTP 401): check OPENAI_API_KEY; "
-                             f"{_detail(exc)}") from None
-            except openai.PermissionDeniedError as exc:
-                raise _Fatal(f"permission denied at {self._where} (HTTP 403): {_detail(exc)}") from None
-            except openai.NotFoundError as exc:
-                raise _Fatal(f"not found at {self._where} (HTTP 404): wrong base URL or unknown model "
-                             f"'{self.config.model}'; {_detail(exc)}") from None
-            except openai.APITimeoutError:
-                failure = f"timed out after {self.config.timeout:g} s waiting for {self._where}"
-            except openai.APIConnectionError as exc:
-                failure = f"cannot connect to {self._where}: {_detail(exc)}"
-            except openai.APIStatusError as exc:
-                if exc.status_code not in _RETRY_STATUS and exc.status_code < 500:
-                    raise _Fatal(f"{self._where} answered HTTP {exc.status_code}: {_detail(exc)}") from None
-                failure = f"{self._where} answered HTTP {exc.status_code}: {_detail(exc)}"
-            except (openai.APIError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-                raise _Fatal(f"malformed reply from {self._where}: {type(exc).__name__}: {exc}") from None
-            if attempt >= self.config.max_retries:
-                raise _Fatal(f"{failure} (gave up after {attempt + 1} attempt(s))")
-            time.sleep(min(self.config.backoff_max, self.config.backoff_base * 2**attempt))
-            attempt += 1
-
-    def _read(self, response: Any) -> dict[str, Any]:
-        if not getattr(response, "choices", None):
-            raise ValueError("the reply has no choices")
-        choice = response.choices[0]
-        raw = choice.message.content
-        if raw is None:
-            raise ValueError("the reply has no message content")
-        usage = getattr(response, "usage", None)
-        return {"raw": raw, "p_yes": _logprob_yes(getattr(choice, "logprobs", None)),
-                "prompt_tokens": int(getattr(usage, "prompt_tokens", 0) or 0),
-                "completion_tokens": int(getattr(usage, "completion_tokens", 0) or 0)}
-
     # ------------------------------------------------------------- answers
 
-    def _answer(self, atom: Atom, question: str, raw: str, p_yes: float | None, pt: int, ct: int) -> Answer:
-        parsed = parse_answer(raw)
+    def _answer(self, atom: Atom, question: str, reply: Completion) -> Answer:
+        pt, ct = (0, 0) if reply.cached else (reply.prompt_tokens, reply.completion_tokens)
+        parsed = parse_answer(reply.text)
         if parsed.verdict is Verdict.UNKNOWN:
-            return Answer(atom, Verdict.UNKNOWN, 0.5, raw, question, "unparseable", pt, ct)
+            return Answer(atom, Verdict.UNKNOWN, 0.5, reply.text, question, "unparseable", pt, ct)
+        p_yes = _logprob_yes(reply.logprobs)
         if p_yes is None:
             confidence = self.config.default_confidence
         else:
             confidence = p_yes if parsed.verdict is Verdict.YES else round(1.0 - p_yes, 6)
-        return Answer(atom, parsed.verdict, confidence, raw, question, "ok", pt, ct)
+        return Answer(atom, parsed.verdict, confidence, reply.text, question, "ok", pt, ct)
 
-    def _error(self, atom: Atom, message: str, question: str | None = None) -> Answer:
-        return Answer(atom, Verdict.UNKNOWN, 0.5, self._scrub(message),
-                      question if question is not None else self.book.question(atom), "error")
-
-    def _scrub(self, text: str) -> str:
-        key = self.config.api_key
-        return text.replace(key, "***") if key and len(key) >= 4 else text
+    def _error(self, atom: Atom, message: str) -> Answer:
+        return Answer(atom, Verdict.UNKNOWN, 0.5, self.client.scrub(message), self.book.question(atom), "error")
 
 
-def _detail(exc: Exception) -> str:
-    """A short description of an openai exception (the server's message if it sent one)."""
-    body = getattr(exc, "body", None)
-    if isinstance(body, dict):
-        inner = body.get("error") if isinstance(body.get("error"), dict) else body
-        if inner.get("message"):
-            return str(inner["message"])
-    cause = exc.__cause__ or exc.__context__
-    text = str(exc)
-    return f"{text} ({cause})" if cause and str(cause) not in text else text
+def _word(token: str) -> str:
+    return token.strip().strip("*\"'.<>").lower()
 
 
-def _word(token: Any) -> str:
-    return str(getattr(token, "token", "")).strip().strip("*\"'.<>").lower()
-
-
-def _logprob_yes(logprobs: Any) -> float | None:
+def _logprob_yes(logprobs: Logprobs | None) -> float | None:
     """P(yes) / (P(yes) + P(no)) at the last yes/no token of the reply (the answer), if logprobs came back."""
-    tokens = getattr(logprobs, "content", None) or []
-    for token in reversed(tokens):
+    for token, logprob, alternatives in reversed(logprobs or []):
         word = _word(token)
         if word not in ("yes", "no"):
             continue
         mass = {"yes": 0.0, "no": 0.0}
-        for alt in getattr(token, "top_logprobs", None) or []:
+        for alt, alt_logprob in alternatives:
             if _word(alt) in mass:
-                mass[_word(alt)] += math.exp(float(getattr(alt, "logprob", -math.inf)))
+                mass[_word(alt)] += math.exp(alt_logprob)
         if mass[word] == 0.0:
-            mass[word] = math.exp(float(getattr(token, "logprob", 0.0)))
+            mass[word] = math.exp(logprob)
         total = mass["yes"] + mass["no"]
         return round(mass["yes"] / total, 6) if total > 0 else None
     return None

@@ -90,8 +90,34 @@ class PlannerError(PgtError):
 
 
 class GrounderError(PgtError):
-    """A grounder failed to produce answers; carries the raw response if any."""
+    """A grounder failed to produce answers; carries the raw response if any.
 
-    def __init__(self, message: str, raw: str | None = None) -> None:
-        self.raw = raw
+    ``fatal`` is True when the same failure will repeat for every episode (a bad key,
+    an unknown model, no model at all, nothing listening): a study stops at once
+    instead of recording the same error for every episode.
+    """
+
+    def __init__(self, message: str, raw: str | None = None, fatal: bool = False) -> None:
+        self.raw, self.fatal = raw, fatal
         super().__init__(message)
+
+
+class EndpointError(GrounderError):
+    """An OpenAI-compatible endpoint failed after retries; the message never holds the API key.
+
+    ``status`` is the HTTP status when there was one (None for timeouts and connection failures);
+    ``error_kind`` is how a study's error record classes it.
+    """
+
+    error_kind = "endpoint"
+
+    def __init__(self, message: str, fatal: bool = False, status: int | None = None) -> None:
+        self.status = status
+        super().__init__(message, fatal=fatal)
+
+
+class MalformedReplyError(EndpointError):
+    """An endpoint answered, but not with a readable chat completion: one bad answer, not a dead endpoint."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, fatal=False)

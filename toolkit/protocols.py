@@ -71,7 +71,11 @@ class Grounder(Protocol):
     name: str
 
     def ask(self, observation: Observation, atoms: Sequence[Atom]) -> list[Answer]:
-        """One answer per atom, in order. Never raises for a bad reply."""
+        """One answer per atom, in order.
+
+        A bad reply is an answer (status ``unparseable`` or ``error``), never an exception;
+        a grounder that cannot answer at all (an endpoint down after retries) raises GrounderError.
+        """
         ...
 
 

@@ -7,13 +7,15 @@ import threading
 import time
 
 import pytest
-from openai_server import Reply, start_fake_openai, truth_responder
+from openai_server import (Reply, hang, malformed, not_yes_no, server_error, start_fake_openai, truth_responder,
+                           unauthorized)
 
 from grounders import make_grounder
 from grounders.prompts import BASE_COT, BASE_NO_COT, BW_SCENE
 from grounders.records import read_records
 from grounders.replay import ReplayGrounder
 from grounders.vlm import VLMConfig, VLMGrounder
+from toolkit.errors import EndpointError
 from toolkit.domains import shipped_domain, shipped_problem
 from toolkit.model import Atom
 from toolkit.protocols import Observation, Verdict
@@ -73,35 +75,39 @@ def test_chain_of_thought_prompt_and_replies(book) -> None:
 
 
 def test_retries_429_and_500_then_answers(book, server) -> None:
-    server.script.extend([Reply(status=429), Reply(status=500), Reply("No")])
+    server.script.extend([Reply(status=429), server_error(500), Reply("No")])
     [answer] = _grounder(book, server.base_url).ask(_obs(book), [Atom("clear", ("r",))])
     assert (answer.verdict, answer.status, len(server.requests)) == (Verdict.NO, "ok", 3)
 
 
-def test_gives_up_with_an_error_verdict_after_retries(book, server) -> None:
-    server.script.extend([Reply(status=503)] * 3)
-    [answer] = _grounder(book, server.base_url, max_retries=2).ask(_obs(book), [Atom("clear", ("r",))])
-    assert (answer.verdict, answer.status) == (Verdict.UNKNOWN, "error")
-    assert "HTTP 503" in answer.raw and "gave up after 3 attempt(s)" in answer.raw
+def test_gives_up_after_retries_with_a_transient_endpoint_error(book, server) -> None:
+    server.script.extend([server_error(503)] * 3)
+    with pytest.raises(EndpointError) as caught:
+        _grounder(book, server.base_url, max_retries=2).ask(_obs(book), [Atom("clear", ("r",))])
+    assert not caught.value.fatal and caught.value.status == 503
+    assert "HTTP 503" in str(caught.value) and "gave up after 3 attempt(s)" in str(caught.value)
 
 
-def test_slow_reply_times_out_into_an_error_verdict(book, server) -> None:
-    server.script.append(Reply(delay=1.0))
-    [answer] = _grounder(book, server.base_url, timeout=0.2, max_retries=0).ask(_obs(book), [Atom("clear", ("r",))])
-    assert answer.status == "error" and "timed out after 0.2 s" in answer.raw
+def test_hang_past_the_timeout_is_a_transient_endpoint_error(book, server) -> None:
+    server.script.append(hang(1.0))
+    with pytest.raises(EndpointError, match=r"timed out after 0.2 s") as caught:
+        _grounder(book, server.base_url, timeout=0.2, max_retries=0).ask(_obs(book), [Atom("clear", ("r",))])
+    assert not caught.value.fatal
 
 
-@pytest.mark.parametrize("reply", [Reply(body="this is not json"), Reply(body='{"choices": []}'),
+@pytest.mark.parametrize("reply", [malformed("this is not json"), malformed('{"choices": []}'), malformed(),
                                    Reply(content=None)])
-def test_malformed_replies_are_error_verdicts(book, server, reply: Reply) -> None:
+def test_one_malformed_reply_is_one_error_answer_and_the_batch_goes_on(book, server, reply: Reply) -> None:
     server.script.append(reply)
-    [answer] = _grounder(book, server.base_url).ask(_obs(book), [Atom("clear", ("r",))])
-    assert (answer.verdict, answer.status) == (Verdict.UNKNOWN, "error")
-    assert "malformed reply" in answer.raw
+    atoms = book.task.all_atoms()[:3]
+    answers = _grounder(book, server.base_url, max_concurrency=1).ask(_obs(book), atoms)
+    assert (answers[0].verdict, answers[0].status) == (Verdict.UNKNOWN, "error")
+    assert "malformed reply" in answers[0].raw
+    assert [a.status for a in answers[1:]] == ["ok", "ok"] and len(server.requests) == 3
 
 
 def test_unreadable_text_is_unparseable_not_an_error(book, server) -> None:
-    server.script.append(Reply("Perhaps, hard to say."))
+    server.script.append(not_yes_no("Perhaps, hard to say."))
     [answer] = _grounder(book, server.base_url).ask(_obs(book), [Atom("clear", ("r",))])
     assert (answer.verdict, answer.status, answer.raw) == (Verdict.UNKNOWN, "unparseable", "Perhaps, hard to say.")
 
@@ -124,23 +130,22 @@ def test_endpoint_that_refuses_logprobs_still_answers(book) -> None:
         assert [bool(r.get("logprobs")) for r in fake.requests] == [True, False, False]
 
 
-def test_wrong_url_gives_a_clear_error_quickly(book) -> None:
+def test_wrong_url_is_a_fatal_error_quickly(book) -> None:
     g = _grounder(book, "http://127.0.0.1:9/v1", max_retries=1)
-    answers = g.ask(_obs(book), book.task.all_atoms()[:20])
-    assert all(a.status == "error" and a.verdict is Verdict.UNKNOWN for a in answers)
-    assert "cannot connect to http://127.0.0.1:9/v1" in answers[-1].raw
-    assert g.last_error and "Connection refused" in g.last_error
+    with pytest.raises(EndpointError, match="cannot connect to http://127.0.0.1:9/v1") as caught:
+        g.ask(_obs(book), book.task.all_atoms()[:20])
+    assert caught.value.fatal and g.last_error and "Connection refused" in g.last_error
 
 
-def test_auth_error_is_not_retried_and_the_key_never_leaks(book, server, tmp_path) -> None:
-    server.script.append(Reply(status=401, body='{"error": {"message": "Incorrect API key provided: '
-                                                + KEY + '"}}'))
+def test_auth_error_is_fatal_not_retried_and_the_key_never_leaks(book, server, tmp_path) -> None:
+    server.script.append(unauthorized("Incorrect API key provided: " + KEY))
     g = _grounder(book, server.base_url, cache_path=str(tmp_path / "cache.sqlite"),
                   log_path=str(tmp_path / "answers.jsonl"), max_concurrency=1)
-    answers = g.ask(_obs(book), book.task.all_atoms()[:5])
-    assert len(server.requests) == 1
-    assert all(a.status == "error" and "authentication failed" in a.raw for a in answers)
-    assert KEY not in repr(g.config) and all(KEY not in a.raw for a in answers)
+    with pytest.raises(EndpointError, match="authentication failed") as caught:
+        g.ask(_obs(book), book.task.all_atoms()[:5])
+    assert caught.value.fatal and caught.value.status == 401
+    assert len(server.requests) == 1  # neither retried nor sent for the rest of the batch
+    assert KEY not in str(caught.value) and KEY not in repr(g.config)
     g.ask(_obs(book), book.task.all_atoms()[:5])  # now succeeds, and fills cache and log
     for path in tmp_path.iterdir():
         assert KEY.encode() not in path.read_bytes(), path

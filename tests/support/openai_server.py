@@ -8,6 +8,10 @@ right (or wrong) exactly where the test wants.
 
     with start_fake_openai(truth_responder(lambda q: q in true_questions)) as server:
         config = VLMConfig(model="fake", base_url=server.base_url, api_key="sk-test")
+
+Fault-injection modes (:func:`server_error`, :func:`rate_limited`, :func:`hang`,
+:func:`malformed`, :func:`not_yes_no`, :func:`unauthorized`) build the scripted
+replies of a misbehaving endpoint: ``server.script.extend([server_error(), Reply("Yes")])``.
 """
 
 from __future__ import annotations
@@ -38,6 +42,39 @@ class Reply:
     logprobs: list[tuple[str, float, list[tuple[str, float]]]] | None = None
     prompt_tokens: int = 11
     completion_tokens: int = 2
+    headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. Retry-After
+
+
+# Fault-injection modes: what misbehaving endpoints do, one scripted reply each.
+
+def server_error(status: int = 503) -> Reply:
+    """A 5xx (retried by the client)."""
+    return Reply(status=status)
+
+
+def rate_limited(retry_after: str | None = "2") -> Reply:
+    """HTTP 429, with ``Retry-After`` (seconds or an HTTP date) unless None."""
+    return Reply(status=429, headers={"Retry-After": retry_after} if retry_after is not None else {})
+
+
+def hang(seconds: float = 2.0) -> Reply:
+    """A reply that comes only after ``seconds`` (past the client's timeout)."""
+    return Reply(delay=seconds)
+
+
+def malformed(body: str = '{"choices": [{"message": ') -> Reply:
+    """HTTP 200 whose body is not a chat completion (truncated JSON by default)."""
+    return Reply(body=body)
+
+
+def not_yes_no(text: str = "The image is too blurry to say.") -> Reply:
+    """A well-formed completion whose text is not a yes/no answer."""
+    return Reply(text)
+
+
+def unauthorized(message: str = "Incorrect API key provided") -> Reply:
+    """HTTP 401 (never retried; fatal for a study)."""
+    return Reply(status=401, body=json.dumps({"error": {"message": message, "type": "invalid_request_error"}}))
 
 
 Responder = Callable[[dict[str, Any]], "Reply | str"]
@@ -130,11 +167,13 @@ def start_fake_openai(responder: Responder | None = None, refuse_logprobs: bool 
         def log_message(self, *args: object) -> None:  # keep test output quiet
             pass
 
-        def _send(self, status: int, body: str) -> None:
+        def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
             data = body.encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -156,12 +195,12 @@ def start_fake_openai(responder: Responder | None = None, refuse_logprobs: bool 
             if reply.delay:
                 time.sleep(reply.delay)
             if reply.body is not None:
-                self._send(reply.status, reply.body)
+                self._send(reply.status, reply.body, reply.headers)
             elif reply.status != 200:
                 self._send(reply.status, json.dumps({"error": {"message": f"scripted HTTP {reply.status}",
-                                                               "type": "server_error"}}))
+                                                               "type": "server_error"}}), reply.headers)
             else:
-                self._send(200, json.dumps(_completion(reply, request.get("model", "fake"))))
+                self._send(200, json.dumps(_completion(reply, request.get("model", "fake"))), reply.headers)
 
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

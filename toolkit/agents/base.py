@@ -54,6 +54,8 @@ class Ledger:
                 record["status"] = ans.status
             if ans.status == "error":  # what went wrong, for the study's error record (already scrubbed)
                 record["error"] = ans.raw[:500]
+            elif ans.status == "unparseable":  # the reply that was neither yes nor no
+                record["raw"] = ans.raw[:500]
             if ans.value is not None:
                 self.answered += 1
                 ok = ans.value == truth
