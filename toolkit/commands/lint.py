@@ -12,13 +12,14 @@ import argparse
 import json
 
 from toolkit.domains import resolve_domain_arg
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="find mistakes in a domain and its problems, with fix hints",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name")
-    p.add_argument("problems", nargs="*", help="problem files (enable reachability checks)")
+    p.add_argument("problems", nargs="*", type=cli_args.input_file, help="problem files (enable reachability checks)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.set_defaults(func=run)
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.commands.validate import load, read_text
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,17 +28,17 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     pr = ss.add_parser("predict", help="score a predicted final state against simulation")
     pr.add_argument("domain", help="domain file, folder, or shipped domain name")
-    pr.add_argument("problem", help="problem file")
-    pr.add_argument("actions", help="the action sequence (plan file, any dialect; '-' for stdin)")
-    pr.add_argument("predicted", help="predicted final state: PDDL atoms, on(a, b) calls, JSON, or one atom per line")
+    pr.add_argument("problem", type=cli_args.input_file, help="problem file")
+    pr.add_argument("actions", type=cli_args.input_file, help="the action sequence (plan file, any dialect; '-' for stdin)")
+    pr.add_argument("predicted", type=cli_args.input_file, help="predicted final state: PDDL atoms, on(a, b) calls, JSON, or one atom per line")
     pr.add_argument("--json", action="store_true", help="print one JSON object")
     pr.set_defaults(func=run_predict)
 
     pl = ss.add_parser("plan", help="success, partial credit, efficiency ratio, LCS against gold plans")
     pl.add_argument("domain", help="domain file, folder, or shipped domain name")
-    pl.add_argument("problem", help="problem file")
-    pl.add_argument("plan", help="the model's plan ('-' for stdin)")
-    pl.add_argument("--gold", nargs="+", default=[], metavar="PLAN", help="gold plan file(s) for LCS")
+    pl.add_argument("problem", type=cli_args.input_file, help="problem file")
+    pl.add_argument("plan", type=cli_args.input_file, help="the model's plan ('-' for stdin)")
+    pl.add_argument("--gold", nargs="+", default=[], type=cli_args.input_file, metavar="PLAN", help="gold plan file(s) for LCS")
     _optimal_args(pl)
     pl.add_argument("--json", action="store_true", help="print one JSON object")
     pl.set_defaults(func=run_plan)
@@ -46,21 +47,21 @@ def register(sub: argparse._SubParsersAction) -> None:
                            ("plan-batch", "score a JSON Lines batch of plans"),
                            ("graph", "score scene-graph tasks (a .json task or list, or JSON Lines)")):
         b = ss.add_parser(kind, help=helptext)
-        b.add_argument("input", help="input file ('-' for standard input)")
+        b.add_argument("input", type=cli_args.input_file, help="input file ('-' for standard input)")
         if kind == "plan-batch":
             _optimal_args(b)
-        b.add_argument("--md", metavar="PATH", help="write the summary table as Markdown")
-        b.add_argument("--csv", metavar="PATH", help="write the summary table as CSV")
+        b.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
+        b.add_argument("--csv", type=cli_args.output_file, metavar="PATH", help="write the summary table as CSV")
         b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
         b.add_argument("--quiet", action="store_true", help="no summary table on standard error")
         b.set_defaults(func=run_batch, batch_kind={"predict-batch": "predict", "plan-batch": "plan"}.get(kind, kind))
 
 
 def _optimal_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
+    p.add_argument("--timeout", type=cli_args.seconds, default=10.0, metavar="S",
                    help="time limit for the optimal-length search per task (default 10)")
     p.add_argument("--no-optimal", action="store_true", help="skip the optimal length (no efficiency ratio)")
-    p.add_argument("--planner", default="auto",
+    p.add_argument("--planner", default="auto", type=cli_args.planner_name,
                    help="optimal planner from the planners registry (default auto: own A*, then Fast Downward)")
 
 

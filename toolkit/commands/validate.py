@@ -15,14 +15,15 @@ from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 from toolkit.verify import PlanReport, check_plan, describe_unmet
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check a plan against a domain and problem, explaining any failure",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name (e.g. blocksworld)")
-    p.add_argument("problem", help="problem file")
-    p.add_argument("plan", help="plan file ('-' for standard input): PDDL lines, call style, JSON or fenced markdown")
+    p.add_argument("problem", type=cli_args.input_file, help="problem file")
+    p.add_argument("plan", type=cli_args.input_file, help="plan file ('-' for standard input): PDDL lines, call style, JSON or fenced markdown")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="continue past failures and report every violation")

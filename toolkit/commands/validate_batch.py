@@ -21,12 +21,13 @@ from toolkit.domains import resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit.verify import check_plan
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate-batch", help="validate a JSON Lines batch of plans",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input", help="JSON Lines file ('-' for standard input)")
+    p.add_argument("input", type=cli_args.input_file, help="JSON Lines file ('-' for standard input)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON too (last line)")
     p.add_argument("--continue", dest="keep_going", action="store_true", help="report every violation per plan")
     p.set_defaults(func=run)
