@@ -25,6 +25,7 @@ from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
+from toolkit import jsontext
 
 SCHEMA = 1
 PROTOCOLS = ("viplan-grounder", "viplan-planner", "pgt-grounder")
@@ -211,7 +212,7 @@ def read_records(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_text(encoding="utf-8").splitlines():
         try:
-            rec = json.loads(line)
+            rec = jsontext.loads(line)
         except json.JSONDecodeError:
             continue
         if isinstance(rec, dict) and rec.get("schema") == SCHEMA:
@@ -268,11 +269,23 @@ class Progress:
         self._draw("\n")
 
 
+def check_study(config: RunConfig) -> list[EpisodeSpec]:
+    """The study's episodes, after loading every problem and building its grounder once.
+
+    Bad PDDL or a bad noise setting fails here with one clear error, before a run
+    folder is made or any episode runs.
+    """
+    specs = episode_specs(config)
+    for key in dict.fromkeys((s.domain, s.problem) for s in specs):
+        _task(*key)
+    if specs and config.grounder == "noisy":
+        make_grounder(_task(specs[0].domain, specs[0].problem), specs[0], 0)
+    return specs
+
+
 def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = True) -> Path:
     """Run (or resume) a study; returns the episodes file."""
-    specs = episode_specs(config)
-    if specs and config.grounder == "noisy":  # a bad noise setting fails here, not in every episode
-        make_grounder(_task(specs[0].domain, specs[0].problem), specs[0], 0)
+    specs = check_study(config)
     done = _prepare_out(out, config)
     todo = [s for s in specs if s.id not in done]
     episodes = out / "episodes.jsonl"

@@ -31,6 +31,7 @@ import networkx as nx
 
 from scene_graphs.household import AGENT, household_atoms, room_node
 from scene_graphs.schema import SceneGraphError, add_rel, new_graph, targets, validate_graph
+from toolkit import jsontext
 
 REL_MAP = {"ON": "ontop", "INSIDE": "inside", "CLOSE": "nextto", "ONTOP_OF": "ontop", "INSIDE_OF": "inside",
            "NEXTTO": "nextto", "NEXT_TO": "nextto"}
@@ -62,9 +63,12 @@ def load_scene(source: str | Path | dict) -> ImportReport:
     """
     if not isinstance(source, dict):
         try:
-            source = json.loads(Path(source).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise SceneGraphError(f"{source}: cannot read scene graph JSON: {exc}") from exc
+            source = jsontext.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            detail = exc.strerror if isinstance(exc, OSError) else exc
+            raise SceneGraphError(f"{source}: cannot read scene graph JSON: {detail}") from None
+    if not isinstance(source, dict):
+        raise SceneGraphError("scene graph JSON must be an object with 'nodes'")
     nodes = source.get("nodes")
     if isinstance(nodes, list):
         report = _virtualhome(source)

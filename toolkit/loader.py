@@ -489,7 +489,7 @@ def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str) 
 
 def _read(path: str | Path) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
     except (OSError, UnicodeDecodeError) as exc:
         raise PgtError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
 

@@ -19,6 +19,7 @@ from typing import Callable, Iterable, Sequence
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
 from toolkit.task import GroundAction, Task
+from toolkit import jsontext
 
 # A natural-language hook: text -> (action name, args) or None (see toolkit.questions).
 ActionTextParser = Callable[[str], "tuple[str, Sequence[str]] | None"]
@@ -162,7 +163,7 @@ def _raw_steps(text: str, action_text: ActionTextParser | None) -> list[tuple[in
     stripped = "\n".join(line for line in text.splitlines() if not _FENCE.match(line)).strip()
     if stripped[:1] in "[{":
         try:
-            steps = _json_steps(json.loads(stripped))
+            steps = _json_steps(jsontext.loads(stripped))
         except json.JSONDecodeError:
             steps = None
         if steps is not None:

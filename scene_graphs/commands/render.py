@@ -32,18 +32,14 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from scene_graphs.registry import make_world
-    from toolkit.errors import PgtError
+    from toolkit.commands.validate import read_text
     from toolkit.plans import read_plan_actions
 
     task = load_task_args(args)
     world = make_world(task, failure_prob=args.failure_prob, seed=args.seed, layout=args.layout)
     actions = []
     if args.plan:
-        try:
-            text = Path(args.plan).read_text()
-        except OSError as exc:
-            raise PgtError(f"cannot read plan {args.plan}: {exc}") from exc
-        actions = read_plan_actions(text, task)
+        actions = read_plan_actions(read_text(args.plan), task)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     obs = world.reset(seed=args.seed)

@@ -19,6 +19,7 @@ from toolkit.agents.planner_prompts import build_prompt
 from toolkit.plans import parse_plan
 from toolkit.protocols import Environment, PlanProposer
 from toolkit.task import Task
+from toolkit import jsontext
 
 _JSON_BLOCK = re.compile(r"\{.*\}", re.S)
 
@@ -34,7 +35,7 @@ def extract_plan_text(reply: str) -> str:
     mt = _JSON_BLOCK.search(reply)
     if mt:
         try:
-            data = json.loads(mt.group(0))
+            data = jsontext.loads(mt.group(0))
             if isinstance(data, dict) and "plan" in data:
                 return json.dumps({"plan": data["plan"]})
         except json.JSONDecodeError:

@@ -40,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.generators import SPLITS, generate_blocksworld, generate_household, load_families
 
     domain = load_domain_cached(resolve_domain_arg(args.domain))
+    if not args.out and not (domain.name == "igibson" and args.task in (None, "list")):
+        raise PgtError("give --out DIR")
+    if args.min_length is not None and args.max_length is not None and args.min_length > args.max_length:
+        raise PgtError(f"--min-length {args.min_length} is above --max-length {args.max_length}")
     if domain.name == "igibson":
         families = load_families()
         if args.task in (None, "list"):
@@ -59,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
                                         args.prefix or args.split or "problem")
     else:
         raise PgtError(f"no generator for domain '{domain.name}' (generators: blocksworld, household)")
-    if not args.out:
-        raise PgtError("give --out DIR")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for p in problems:

@@ -35,7 +35,7 @@ def read_text(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
     except (OSError, UnicodeDecodeError) as exc:
         raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 

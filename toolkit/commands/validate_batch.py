@@ -22,6 +22,7 @@ from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit.verify import check_plan
 from toolkit import cli_args
+from toolkit import jsontext
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -63,7 +64,7 @@ def validate_records(lines: Iterator[str], base: Path, keep_going: bool = False)
             continue
         out: dict[str, Any] = {"id": None, "line": lineno}
         try:
-            rec = json.loads(line)
+            rec = jsontext.loads(line)
             if not isinstance(rec, dict):
                 raise PgtError("each line must be a JSON object")
             out["id"] = rec.get("id", lineno)

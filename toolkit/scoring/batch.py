@@ -32,6 +32,7 @@ from toolkit.scoring.optimal import OptimalLength, optimal_length
 from toolkit.scoring.plan import score_plan
 from toolkit.scoring.predict import score_prediction
 from toolkit.task import Task, load_domain_cached
+from toolkit import jsontext
 
 # Metric columns of the summary, per batch kind: (output key, label).
 SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
@@ -121,7 +122,7 @@ def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     rec = dict(rec)
     for key in ("initial", "goal_graph", "goal", "plan"):
         if key not in rec and f"{key}_path" in rec:
-            rec[key] = json.loads(ctx.text(rec, key) or "null")
+            rec[key] = jsontext.loads(ctx.text(rec, key) or "null")
     return score_graph_record(rec).to_json()
 
 
@@ -138,7 +139,7 @@ def score_records(kind: str, records: Iterable[tuple[int, str]], ctx: BatchConte
             continue
         out: dict[str, Any] = {"id": None, "line": lineno}
         try:
-            rec = json.loads(line) if isinstance(line, str) else line
+            rec = jsontext.loads(line) if isinstance(line, str) else line
             if not isinstance(rec, dict):
                 raise PgtError("each record must be a JSON object")
             out["id"] = rec.get("id", lineno)
@@ -154,7 +155,7 @@ def records_of(text: str, path: str = "") -> list[tuple[int, str]]:
     """JSON Lines, or (for a ``.json`` file) one task object or a list of them."""
     if path.endswith(".json"):
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except json.JSONDecodeError:
             data = None  # maybe JSON Lines after all
         if data is not None:

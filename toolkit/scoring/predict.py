@@ -29,6 +29,7 @@ from toolkit.plans import Reason
 from toolkit.scoring.metrics import SetScores, set_scores
 from toolkit.task import Task
 from toolkit.verify import check_plan
+from toolkit import jsontext
 
 _FENCE = re.compile(r"^\s*```.*$", re.M)
 _NEG_PDDL = re.compile(r"\(\s*not\s*(\([^()]*\))\s*\)", re.I)
@@ -88,7 +89,7 @@ def parse_state(text: str, task: Task | None = None) -> ParsedState:
     body = _FENCE.sub("", text).strip()
     if body[:1] in "[{":
         try:
-            data = json.loads(body)
+            data = jsontext.loads(body)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
