@@ -74,7 +74,7 @@ class ParsedPlan:
 
 _FENCE = re.compile(r"^\s*```")
 _PREFIX = re.compile(r"^\s*(?:step\s*)?\d+(?:\.\d+)?\s*[:.)]\s*(?=\S)", re.I)
-_SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
+_SUFFIX = re.compile(r"\[[^][]*\]\s*$")  # no nested brackets: linear on "[[[[..."
 _COST_LINE = re.compile(r"^\s*;.*$|^\s*cost\s*[:=]", re.I)
 _CALL = re.compile(r"^\s*([A-Za-z][\w-]*)\s*\((.*)\)\s*;?\s*$")
 _PAREN = re.compile(r"^\s*\(\s*([^()\s]+)((?:\s+[^()\s]+)*)\s*\)\s*$")

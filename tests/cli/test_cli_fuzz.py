@@ -43,7 +43,7 @@ def catalogue(base: Path) -> dict[str, Path]:
         "binary": bytes(range(256)) * 64,
         "non-utf8": "(define (problem caf\u00e9) ; \u00e9t\u00e9\n".encode("latin-1"),
         "nul": b"(define (domain d)\x00\x00)",
-        "huge": b"(on a b) " * 250_000,  # about 2 MB on one line
+        "huge": b"(on a b) " * 120_000,  # about 1 MB on one line
         "malformed-pddl": b"(define (problem p) (:domain blocksworld) (:objects a - block",
         "malformed-json": b'{"nodes": [1, 2,',
         "deep-json": b"[" * 100_000 + b"]" * 100_000,
