@@ -62,16 +62,21 @@ class BatchContext:
     def text(self, rec: dict[str, Any], key: str, required: bool = True) -> str | None:
         """Field ``key`` inline (text, or JSON for lists/objects) or from ``key_path``."""
         if key in rec and rec[key] is not None:
-            value = rec[key]
-            return value if isinstance(value, str) else json.dumps(value)
+            return _text_field(rec[key], key)
         if f"{key}_path" in rec:
-            try:
-                return self.path(str(rec[f"{key}_path"])).read_text(encoding="utf-8")
-            except OSError as exc:
-                raise PgtError(f"cannot read {key}_path {rec[f'{key}_path']}: {exc.strerror}") from None
+            return self.read(rec[f"{key}_path"], f"{key}_path")
         if required:
             raise PgtError(f"record needs '{key}' (or '{key}_path')")
         return None
+
+    def read(self, value: Any, field: str) -> str:
+        """The text of a file named by a record field (relative to the input file's folder)."""
+        if not isinstance(value, str) or not value:
+            raise PgtError(f"'{field}' must be a file name")
+        try:
+            return self.path(value).read_text(encoding="utf-8").removeprefix("\ufeff")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PgtError(f"cannot read {field} {value}: {getattr(exc, 'strerror', None) or exc}") from None
 
     def task(self, rec: dict[str, Any]) -> Task:
         dom, prob = rec.get("domain"), rec.get("problem")
@@ -99,6 +104,22 @@ class BatchContext:
         return get
 
 
+def _text_field(value: Any, field: str) -> str:
+    """A text field as text; lists and objects (JSON plans and states) as their JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    raise PgtError(f"'{field}' must be text, a list or an object, got {json.dumps(value)}")
+
+
+def _list_field(rec: dict[str, Any], field: str) -> list[Any]:
+    value = rec.get(field) or []
+    if not isinstance(value, list):
+        raise PgtError(f"'{field}' must be a list, got {json.dumps(value)[:60]}")
+    return value
+
+
 def score_predict_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     task = ctx.task(rec)
     result = score_prediction(task, ctx.text(rec, "actions") or "", ctx.text(rec, "prediction") or "").to_json()
@@ -109,12 +130,8 @@ def score_predict_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, An
 
 def score_plan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     task = ctx.task(rec)
-    gold = [(f"gold[{i}]", g if isinstance(g, str) else json.dumps(g)) for i, g in enumerate(rec.get("gold") or [])]
-    for p in rec.get("gold_paths") or []:
-        try:
-            gold.append((str(p), ctx.path(str(p)).read_text(encoding="utf-8")))
-        except OSError as exc:
-            raise PgtError(f"cannot read gold plan {p}: {exc.strerror}") from None
+    gold = [(f"gold[{i}]", _text_field(g, f"gold[{i}]")) for i, g in enumerate(_list_field(rec, "gold"))]
+    gold += [(str(p), ctx.read(p, "gold plan")) for p in _list_field(rec, "gold_paths")]
     return score_plan(task, ctx.text(rec, "plan") or "", gold, ctx.optimal_for(task)).to_json()
 
 
