@@ -305,3 +305,13 @@ def test_interrupt_exits_130_with_one_line(monkeypatch, capsys) -> None:
 def test_generate_without_out_is_refused_before_generating(capsys) -> None:
     code, out, err = call(capsys, ["generate", "blocksworld", "--blocks", "3", "--columns", "3"])
     assert (code, out) == (2, "") and err == "pgt generate: error: give --out DIR\n"
+
+
+@pytest.mark.parametrize("command", ["plan", "solve-all"])
+def test_a_plan_cache_that_is_not_sqlite_is_bad_input(command: str, bad, tmp_path: Path, capsys) -> None:
+    for kind in ("binary", "huge"):
+        code, out, err = call(capsys, [command, "blocksworld", PROBLEM, "--planner", "astar", "--cache", str(bad[kind])])
+        assert code == 2 and err.startswith(f"pgt {command}: error: {bad[kind]}: cannot use as a plan cache"), err
+    empty = tmp_path / "empty.sqlite"  # SQLite takes an empty file as a new database
+    empty.write_bytes(b"")
+    assert call(capsys, [command, "blocksworld", PROBLEM, "--planner", "astar", "--cache", str(empty)])[0] == 0
