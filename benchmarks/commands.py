@@ -179,10 +179,10 @@ def demo_cmd(args: argparse.Namespace) -> int:
 def _run_grid(grid: list, out: Path, args: argparse.Namespace) -> int:
     """Run (or resume) every study of a grid, then print and write one report over all of them."""
     from benchmarks.report import write_report
-    from benchmarks.runner import check_study, run_study
+    from benchmarks.runner import preflight, run_study
 
     for _, cfg in grid:  # every setting of the grid is checked before the first episode runs
-        check_study(cfg)
+        preflight(cfg)
     start = time.perf_counter()
     folders = []
     for name, cfg in grid:

@@ -269,7 +269,7 @@ class Progress:
         self._draw("\n")
 
 
-def check_study(config: RunConfig) -> list[EpisodeSpec]:
+def preflight(config: RunConfig) -> list[EpisodeSpec]:
     """The study's episodes, after loading every problem and building its grounder once.
 
     Bad PDDL or a bad noise setting fails here with one clear error, before a run
@@ -285,7 +285,7 @@ def check_study(config: RunConfig) -> list[EpisodeSpec]:
 
 def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = True) -> Path:
     """Run (or resume) a study; returns the episodes file."""
-    specs = check_study(config)
+    specs = preflight(config)
     done = _prepare_out(out, config)
     todo = [s for s in specs if s.id not in done]
     episodes = out / "episodes.jsonl"
