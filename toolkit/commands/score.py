@@ -141,10 +141,10 @@ def run_batch(args: argparse.Namespace) -> int:
     errors = sum(1 for r in results if "error" in r)
     rows = summarize(kind, results)
     md = summary_markdown(kind, rows, len(results), errors)
-    if args.md:
-        Path(args.md).write_text(md, encoding="utf-8")
-    if args.csv:
-        Path(args.csv).write_text(summary_csv(rows), encoding="utf-8")
+    for path, text in ((args.md, md), (args.csv, summary_csv(rows) if args.csv else "")):
+        if path:  # cli_args.output_file checked it can be made; its folders are made now
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8")
     if args.json:
         print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
     if not args.quiet:
