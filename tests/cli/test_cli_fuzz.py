@@ -51,6 +51,8 @@ def catalogue(base: Path) -> dict[str, Path]:
         "jsonl-mixed": b'\n'.join([b'{"id": 1, "domain": 5, "problem": [], "plan": {}}', b"[" * 50_000,
                                    b'"just a string"', b'{"id": 2}', b'{broken', b'null']) + b"\n",
         "bom-garbage": "\ufeff)))((( not pddl".encode("utf-8"),
+        "scene-bad-shape": b'{"nodes": [1, {"id": 2}, {"id": 3, "category": 4, "properties": 5}], "edges": [7, {}]}\n',
+        "wrapped-bad-shape": b'{"init_graph": {"nodes": {"room": [1], "asset": "x"}}, "final_graph": []}',
         "episodes-incomplete": b'{"schema": 1}\n{"schema": 1, "id": "x", "split": ["a"], "success": "maybe", '
                                b'"questions": null, "config": 3, "label": 7}\n{"schema": 1, "id"',
     }
@@ -88,10 +90,13 @@ SLOTS: dict[str, list[str]] = {
     "score predict-batch": ["score", "predict-batch", "FILE", "--md", "OUT/s.md"],
     "score plan-batch": ["score", "plan-batch", "FILE", "--no-optimal", "--csv", "OUT/s.csv"],
     "score graph": ["score", "graph", "FILE"],
+    "score lcs plan": ["score", "lcs", "FILE", PLAN, "--metric", "exact"],
+    "score lcs gold": ["score", "lcs", PLAN, "FILE", "--metric", "exact"],
     "render problem": ["render", "blocksworld", "FILE", "--out", "OUT"],
     "render plan": ["render", "blocksworld", PROBLEM, "--plan", "FILE", "--out", "OUT"],
     "import-scene": ["import-scene", "FILE", "--out", "OUT"],
     "import-scene goal": ["import-scene", SCENE, "--goal", "FILE", "--out", "OUT"],
+    "import-scene pruned": ["import-scene", "FILE", "--prune", "goal", "--out", "OUT"],
     "run replay": ["run", "--suite", "viplan-bw/simple", "--grounder", "replay", "--replay", "FILE", "--problems", "1",
                    "--workers", "1", "--quiet", "--out", "OUT"],
     "run calibration": ["run", "--suite", "viplan-bw/simple", "--calibration", "FILE", "--problems", "1",
@@ -103,7 +108,8 @@ SLOTS: dict[str, list[str]] = {
                              "--action-failures", "0", "--problems", "1", "--workers", "1", "--quiet", "--out", "OUT"],
 }
 KINDS = ["missing", "folder", "empty", "binary", "non-utf8", "nul", "huge", "malformed-pddl", "malformed-json",
-         "deep-json", "json-not-object", "jsonl-mixed", "bom-garbage", "episodes-incomplete"]
+         "deep-json", "json-not-object", "jsonl-mixed", "bom-garbage", "scene-bad-shape", "wrapped-bad-shape",
+         "episodes-incomplete"]
 # Commands whose input is read as text in full: a file that is missing or a folder is bad input (2).
 MUST_REFUSE = {"missing", "folder"}
 
