@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from toolkit import cli_args
 from toolkit.errors import PgtError
 
 
@@ -15,51 +16,51 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a study: suite x protocol x grounder x seeds (resumable)",
                        description="Run a grounding study. Each finished episode is appended to OUT/episodes.jsonl; "
                                    "re-running the same command resumes where it stopped.")
-    p.add_argument("--suite", required=True, help="viplan-bw[/SPLIT[,SPLIT]], viplan-hh[/...], or a folder of problems")
+    p.add_argument("--suite", required=True, type=cli_args.non_empty, help="viplan-bw[/SPLIT[,SPLIT]], viplan-hh[/...], or a folder of problems")
     p.add_argument("--domain", help="domain for a folder suite (file, folder or shipped name)")
     p.add_argument("--protocol", default="viplan-grounder", choices=["viplan-grounder", "viplan-planner", "pgt-grounder"])
     p.add_argument("--grounder", default="noisy", choices=["oracle", "noisy", "vlm", "replay"])
-    p.add_argument("--accuracy", type=float, help="noisy grounder: uniform accuracy (e.g. 0.97)")
-    p.add_argument("--calibration", help="noisy grounder: calibration file or shipped name (see docs/grounders.md)")
-    p.add_argument("--fp", type=float, help="noisy grounder: false-positive rate")
-    p.add_argument("--fn", type=float, help="noisy grounder: false-negative rate")
-    p.add_argument("--persistence", type=float, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
-    p.add_argument("--action-failure", type=float, default=0.0, help="probability that an action fails in the world")
-    p.add_argument("--seeds", type=int, default=1, help="seeds per problem")
-    p.add_argument("--problems", type=int, help="use only the first N problems of each split")
-    p.add_argument("--max-steps", type=int, help="override the suite's step cap")
-    p.add_argument("--planner", default="default", help="planner name (see pgt plan --help)")
-    p.add_argument("--model", help="VLM model name (grounder vlm)")
-    p.add_argument("--base-url", help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
+    p.add_argument("--accuracy", type=cli_args.probability, help="noisy grounder: uniform accuracy (e.g. 0.97)")
+    p.add_argument("--calibration", type=cli_args.non_empty, help="noisy grounder: calibration file or shipped name (see docs/grounders.md)")
+    p.add_argument("--fp", type=cli_args.probability, help="noisy grounder: false-positive rate")
+    p.add_argument("--fn", type=cli_args.probability, help="noisy grounder: false-negative rate")
+    p.add_argument("--persistence", type=cli_args.probability, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
+    p.add_argument("--action-failure", type=cli_args.probability, default=0.0, help="probability that an action fails in the world")
+    p.add_argument("--seeds", type=cli_args.count, default=1, help="seeds per problem")
+    p.add_argument("--problems", type=cli_args.count, help="use only the first N problems of each split")
+    p.add_argument("--max-steps", type=cli_args.count, help="override the suite's step cap")
+    p.add_argument("--planner", default="default", type=cli_args.planner_name, help="planner name (see pgt plan --help)")
+    p.add_argument("--model", type=cli_args.non_empty, help="VLM model name (grounder vlm)")
+    p.add_argument("--base-url", type=cli_args.url, help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")
-    p.add_argument("--timeout", type=float, default=60.0, help="grounder vlm: seconds per endpoint request (default 60)")
-    p.add_argument("--max-retries", type=int, default=4,
+    p.add_argument("--timeout", type=cli_args.seconds, default=60.0, help="grounder vlm: seconds per endpoint request (default 60)")
+    p.add_argument("--max-retries", type=cli_args.non_negative, default=4,
                    help="grounder vlm: retries of a failed request (429, 5xx, timeout), honouring Retry-After (default 4)")
-    p.add_argument("--cache", metavar="PATH", help="grounder vlm: reply cache file "
+    p.add_argument("--cache", metavar="PATH", type=cli_args.output_file, help="grounder vlm: reply cache file "
                                                    "(default PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="grounder vlm: neither read nor write the reply cache")
-    p.add_argument("--replay", help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
+    p.add_argument("--replay", type=cli_args.input_path, help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
                                     "--protocol viplan-planner: a viplan-planner run folder")
-    p.add_argument("--plan-wrong", type=float, help="viplan-planner with --grounder noisy: P(a plan action is "
+    p.add_argument("--plan-wrong", type=cli_args.probability, help="viplan-planner with --grounder noisy: P(a plan action is "
                                                    "replaced by a random one)")
-    p.add_argument("--plan-missing", type=float, help="... P(a plan action is left out)")
-    p.add_argument("--plan-extra", type=float, help="... P(a random action is inserted before a plan action)")
-    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
-    p.add_argument("--out", required=True, help="run folder (created; reused to resume)")
+    p.add_argument("--plan-missing", type=cli_args.probability, help="... P(a plan action is left out)")
+    p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
+    p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
+    p.add_argument("--out", required=True, type=cli_args.output_dir, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_cmd)
 
     r = sub.add_parser("report", help="tables (Markdown, CSV) and PNG plots over one or more runs")
-    r.add_argument("runs", nargs="+", help="run folders (or episodes.jsonl files)")
-    r.add_argument("--out", help="report folder (default: the first run's folder/report)")
+    r.add_argument("runs", nargs="+", type=cli_args.input_path, help="run folders (or episodes.jsonl files)")
+    r.add_argument("--out", type=cli_args.output_dir, help="report folder (default: the first run's folder/report)")
     r.set_defaults(func=report_cmd)
 
     d = sub.add_parser("demo", help="offline demo: ViPlan protocol vs pgt-grounder, noisy-oracle sweep on viplan-bw "
                                     "(no key, no GPU)")
-    d.add_argument("--out", default="runs/demo", help="folder for the runs and the report")
-    d.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0")
-    d.add_argument("--problems", type=int, default=10, help="problems per split (25 = the full suite)")
+    d.add_argument("--out", default="runs/demo", type=cli_args.output_dir, help="folder for the runs and the report")
+    d.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
+    d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0", type=cli_args.probabilities)
+    d.add_argument("--problems", type=cli_args.count, default=10, help="problems per split (25 = the full suite)")
     d.add_argument("--quiet", action="store_true")
     d.set_defaults(func=demo_cmd)
 
@@ -67,17 +68,17 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description="Run viplan-grounder and pgt-grounder under the same noisy oracle for every suite, "
                                    "noise setting and action-failure rate, then write one report (table and plots). "
                                    "Resumable: re-run the same command to finish an interrupted grid.")
-    c.add_argument("--suites", default="viplan-bw,viplan-hh", help="comma-separated suites")
-    c.add_argument("--accuracies", default="0.9,0.95,0.97,0.99", help="uniform accuracies (comma-separated)")
-    c.add_argument("--calibrations", default="shipped",
+    c.add_argument("--suites", default="viplan-bw,viplan-hh", type=cli_args.names, help="comma-separated suites")
+    c.add_argument("--accuracies", default="0.9,0.95,0.97,0.99", type=cli_args.probabilities, help="uniform accuracies (comma-separated)")
+    c.add_argument("--calibrations", default="shipped", type=cli_args.names,
                    help="calibration names or files (comma-separated); 'shipped': every shipped one for the suite; "
                         "'none': skip")
-    c.add_argument("--action-failures", default="0,0.1", help="action failure probabilities (comma-separated)")
-    c.add_argument("--persistence", type=float, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
-    c.add_argument("--seeds", type=int, default=1)
-    c.add_argument("--problems", type=int, help="first N problems of each split (default: all)")
-    c.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1))
-    c.add_argument("--out", default="runs/compare", help="folder for the runs and the report")
+    c.add_argument("--action-failures", default="0,0.1", type=cli_args.probabilities, help="action failure probabilities (comma-separated)")
+    c.add_argument("--persistence", type=cli_args.probability, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
+    c.add_argument("--seeds", type=cli_args.count, default=1)
+    c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
+    c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
+    c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
     c.add_argument("--quiet", action="store_true")
     c.set_defaults(func=compare_cmd)
 
@@ -87,14 +88,7 @@ def _config(args: argparse.Namespace):
 
     if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
         raise PgtError("--grounder noisy needs --accuracy, --calibration or --fp/--fn")
-    for name in ("accuracy", "fp", "fn", "persistence", "action_failure", "plan_wrong", "plan_missing",
-                 "plan_extra"):
-        v = getattr(args, name)
-        if v is not None and not 0.0 <= v <= 1.0:
-            raise PgtError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
-    if args.seeds < 1:
-        raise PgtError("--seeds must be at least 1")
-    _check_vlm_flags(args)
+    _check_vlm_flags(args)  # flag ranges are checked by their argparse types (toolkit/cli_args.py)
     plan_flags = [f"--{n.replace('_', '-')}" for n in ("plan_wrong", "plan_missing", "plan_extra")
                   if getattr(args, n) is not None]
     if plan_flags and (args.protocol, args.grounder) != ("viplan-planner", "noisy"):
@@ -190,14 +184,14 @@ def _print_report(files: dict[str, Path], footer: str = "") -> None:
         print(f"{kind}: {path}")
 
 
-def _numbers(text: str, option: str) -> list[float]:
+def _numbers(value: str | list[float], option: str) -> list[float]:
+    """Probabilities from a parsed flag (already a list) or from text (the Python API)."""
+    if isinstance(value, list):
+        return value
     try:
-        values = [float(a) for a in text.split(",") if a.strip()]
-    except ValueError:
-        raise PgtError(f"{option} takes numbers separated by commas, got {text!r}") from None
-    if not all(0.0 <= v <= 1.0 for v in values):
-        raise PgtError(f"{option} must be in [0, 1], got {text!r}")
-    return values
+        return cli_args.probabilities(value)
+    except argparse.ArgumentTypeError as exc:
+        raise PgtError(f"{option} {exc}") from None
 
 
 def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
@@ -253,8 +247,10 @@ def demo_cmd(args: argparse.Namespace) -> int:
 def _run_grid(grid: list, out: Path, args: argparse.Namespace) -> int:
     """Run (or resume) every study of a grid, then print and write one report over all of them."""
     from benchmarks.report import write_report
-    from benchmarks.runner import StudyStopped, run_study
+    from benchmarks.runner import StudyStopped, preflight, run_study
 
+    for _, cfg in grid:  # every setting of the grid is checked before the first episode runs
+        preflight(cfg)
     start = time.perf_counter()
     folders = []
     for name, cfg in grid:

@@ -39,15 +39,53 @@ class Run:
         return out
 
 
+# Fields the tables and plots read, with the types they need (records may carry more).
+_NUMBERS = ("questions", "replans", "actions", "prompt_tokens", "completion_tokens", "answered", "correct",
+            "predictions_needed")
+
+
+def check_record(rec: dict[str, Any], where: str) -> None:
+    """Refuse an episode record the report cannot read (hand-edited, or from another tool)."""
+    from benchmarks.runner import RunConfig
+
+    def bad(field: str, want: str) -> PgtError:
+        return PgtError(f"{where}: episode {rec.get('id', '?')!s:.60}: field '{field}' must be {want}")
+
+    if not isinstance(rec.get("split"), str):
+        raise bad("split", "text")
+    if not isinstance(rec.get("label", ""), str):
+        raise bad("label", "text")
+    if not isinstance(rec.get("success", False), bool):
+        raise bad("success", "true or false")
+    for key in _NUMBERS:
+        value = rec.get(key, 0)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            raise bad(key, "a number")
+    per = rec.get("per_predicate", {})
+    if not isinstance(per, dict) or not all(
+            isinstance(t, dict) and all(isinstance(t.get(k), int) for k in ("answered", "correct"))
+            for t in per.values()):
+        raise bad("per_predicate", "an object of {answered, correct} counts")
+    try:
+        RunConfig.from_dict(rec["config"])
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise bad("config", f"a run configuration ({exc})") from None
+
+
 def load_runs(paths: list[str]) -> list[Run]:
     runs = []
     for p in paths:
         folder = Path(p)
         file = folder / "episodes.jsonl" if folder.is_dir() else folder
-        have = collect(read_records(file))
+        try:
+            have = collect(read_records(file))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PgtError(f"cannot read {file}: {getattr(exc, 'strerror', None) or exc}") from None
         if not have.judged:
             detail = f"all {len(have.errors)} episodes errored" if have.errors else f"expected {file}"
             raise PgtError(f"{p}: no judged episodes found ({detail})")
+        for rec in have.judged:
+            check_record(rec, str(file))
         name = folder.name if folder.is_dir() else folder.stem
         runs.append(Run(name, have.judged[0].get("label", name), have.judged, have.duplicates, len(have.errors)))
     return runs

@@ -392,11 +392,13 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     """The study's episodes, after building its grounder or proposer and planner once.
 
     A bad setting (no model, a missing replay log, an unknown planner or noise
-    model) fails here, before the run folder is touched, not once per episode.
+    model, bad PDDL in any problem) fails here, before the run folder is touched, not once per episode.
     """
     specs = episode_specs(config)
     if not specs:
         return specs
+    for key in dict.fromkeys((s.domain, s.problem) for s in specs):  # bad PDDL fails here, once
+        _task(*key)
     first = specs[0]
     task = _task(first.domain, first.problem)
     if config.protocol == "viplan-planner":

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.errors import PgtError
+from toolkit import jsontext
 
 try:
     import fcntl
@@ -45,8 +46,8 @@ def read_records(path: Path) -> list[Record]:
     with path.open("rb") as fh:
         for raw in fh:
             try:
-                rec = json.loads(raw)
-            except ValueError:  # a torn last line, or bytes that are not UTF-8 JSON
+                rec = jsontext.loads(raw.decode("utf-8"))
+            except ValueError:  # a torn last line, bytes that are not UTF-8, or JSON nested too deep
                 continue
             if isinstance(rec, dict) and rec.get("schema") == SCHEMA and isinstance(rec.get("id"), str):
                 out.append(rec)

@@ -31,6 +31,7 @@ from typing import Any, Mapping
 
 from toolkit.errors import PgtError, closest
 from toolkit.protocols import Verdict
+from toolkit import jsontext
 
 CALIBRATIONS_DIR = Path(__file__).resolve().parent / "calibrations"
 
@@ -100,12 +101,15 @@ class ErrorModel:
 def _read(path: Path) -> dict[str, Any]:
     try:
         text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PgtError(f"cannot read calibration {path}: {exc.strerror}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PgtError(f"cannot read calibration {path}: {getattr(exc, 'strerror', None) or exc}") from None
     try:
-        return json.loads(text) if path.suffix == ".json" else tomllib.loads(text)
+        data = jsontext.loads(text) if path.suffix == ".json" else tomllib.loads(text)
     except (ValueError, tomllib.TOMLDecodeError) as exc:
         raise PgtError(f"{path}: not valid {path.suffix.lstrip('.').upper() or 'TOML'}: {exc}") from None
+    if not isinstance(data, dict):
+        raise PgtError(f"{path}: a calibration is a table with an 'accuracy' section, got {type(data).__name__}")
+    return data
 
 
 def list_calibrations() -> list[str]:

@@ -21,6 +21,7 @@ from typing import Any, Hashable, Iterator
 from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Verdict
+from toolkit import jsontext
 
 SCHEMA = 1
 
@@ -99,7 +100,7 @@ def read_records(path: str | Path) -> Iterator[AnswerRecord]:
         if not line.strip():
             continue
         try:
-            data = json.loads(line)
+            data = jsontext.loads(line)
         except ValueError as exc:
             raise PgtError(f"{path}:{number}: not JSON: {exc}") from None
         if isinstance(data, dict) and "atom" in data:

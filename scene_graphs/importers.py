@@ -34,6 +34,7 @@ import networkx as nx
 
 from scene_graphs.household import AGENT, household_atoms, room_node
 from scene_graphs.schema import SceneGraphError, add_rel, new_graph, targets, validate_graph
+from toolkit import jsontext
 
 REL_MAP = {"ON": "ontop", "INSIDE": "inside", "CLOSE": "nextto", "ONTOP_OF": "ontop", "INSIDE_OF": "inside",
            "NEXTTO": "nextto", "NEXT_TO": "nextto"}
@@ -73,21 +74,27 @@ def load_scene(source: str | Path | dict) -> ImportReport:
     """
     if not isinstance(source, dict):
         try:
-            source = json.loads(Path(source).read_text())
-        except (OSError, json.JSONDecodeError) as exc:
-            raise SceneGraphError(f"{source}: cannot read scene graph JSON: {exc}") from exc
+            source = jsontext.loads(Path(source).read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            detail = exc.strerror if isinstance(exc, OSError) else exc
+            raise SceneGraphError(f"{source}: cannot read scene graph JSON: {detail}") from None
+    if not isinstance(source, dict):
+        raise SceneGraphError("scene graph JSON must be an object with 'nodes' (or 'init_graph')")
     if "init_graph" in source:
         report = load_scene(_graph_of(source, "init_graph"))
         if source.get("final_graph") is not None:
             report.final = load_scene(_graph_of(source, "final_graph"))
         return report
     nodes = source.get("nodes")
-    if isinstance(nodes, list):
-        report = _virtualhome(source)
-    elif isinstance(nodes, dict):
-        report = _grasif(nodes)
-    else:
-        raise SceneGraphError("scene graph JSON needs 'nodes': a list (VirtualHome) or an object (GraSIF)")
+    try:  # the readers index into untrusted JSON: a node of the wrong shape is bad input, not a crash
+        if isinstance(nodes, list):
+            report = _virtualhome(source)
+        elif isinstance(nodes, dict):
+            report = _grasif(nodes)
+        else:
+            raise SceneGraphError("scene graph JSON needs 'nodes': a list (VirtualHome) or an object (GraSIF)")
+    except (TypeError, AttributeError, KeyError, ValueError) as exc:
+        raise SceneGraphError(f"scene graph JSON of an unexpected shape: {type(exc).__name__}: {exc}") from None
     _finish(report.graph)
     validate_graph(report.graph)
     return report

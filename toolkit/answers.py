@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 
 from toolkit.protocols import Verdict
+from toolkit import jsontext
 
 _WORDS = {"yes": Verdict.YES, "y": Verdict.YES, "true": Verdict.YES,
           "no": Verdict.NO, "n": Verdict.NO, "false": Verdict.NO}
@@ -65,7 +66,7 @@ def _from_json(text: str) -> Verdict | None:
     if not body.startswith(("{", '"', "t", "f")):
         return None
     try:
-        data = json.loads(body)
+        data = jsontext.loads(body)
     except ValueError:
         return None
     if isinstance(data, dict):

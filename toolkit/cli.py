@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from typing import NoReturn
 
 from toolkit.errors import PgtError
 
@@ -38,9 +40,16 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, ``pgt CMD: error: ...`` (``--help`` shows the usage), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand, or with ``command``'s only (and none for ``--version``)."""
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="pgt",
         description="PDDL grounding toolkit: verify plans, author domains, run grounding studies.",
     )
@@ -58,22 +67,42 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one command and return its exit code: 0 done, 1 a negative result (invalid
+    plan, no plan, findings, bad batch lines), 2 bad input or usage, 130 interrupted."""
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser(argv[0] if argv else None)
-    args = parser.parse_args(argv)
-    if not getattr(args, "func", None):
-        parser.print_help()
-        return 2
+    name = "pgt"
     try:
+        parser = build_parser(argv[0] if argv else None)
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # argparse already printed its one-line usage error (or the help)
+            return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
+        if not getattr(args, "func", None):
+            parser.print_help()
+            return 2
+        name = f"pgt {args.command}"
         return int(args.func(args) or 0)
     except PgtError as exc:
-        print(f"pgt {args.command}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"pgt {args.command}: interrupted", file=sys.stderr)
+        print(f"{name}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _silence_stdout()
         return 0
+    except OSError as exc:  # the file system refused a read or write the checks could not foresee (disk full...)
+        target = f" {exc.filename}" if exc.filename else ""
+        print(f"{name}: error: cannot access{target}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _silence_stdout() -> None:
+    """After a closed pipe (``pgt ... | head``), keep Python from complaining while it flushes at exit."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":

@@ -35,6 +35,10 @@ class PddlSyntaxError(PgtError):
         super().__init__(f"{where}: {detail}")
 
 
+class DuplicateNameError(PddlSyntaxError):
+    """A name declared twice where PDDL needs it unique (two actions called ``move``)."""
+
+
 class UnsupportedFeatureError(PgtError):
     """A PDDL feature outside the supported fragment (refused, never ignored)."""
 

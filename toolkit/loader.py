@@ -36,6 +36,7 @@ from pddl.parser.problem import ProblemTransformer
 from toolkit import model as m
 from toolkit.errors import (
     ArityError,
+    DuplicateNameError,
     PddlSyntaxError,
     PgtError,
     TypeMismatchError,
@@ -548,6 +549,23 @@ def _depths(text: str):
         yield depth
 
 
+def _unique_action_names(text: str, path: str) -> list[str]:
+    """The action names in file order; a name given twice is refused at its second place.
+
+    The parser keeps actions in a set, so two actions with one name would both survive
+    and which one a plan step meets would change from run to run.
+    """
+    first: dict[str, int] = {}
+    for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", _blank_comments(text), re.I):
+        key = mt.group(1).lower()
+        if key in first:
+            line, col = line_col(text, mt.start(1))
+            raise DuplicateNameError(path, line, col, f"action '{mt.group(1)}' is defined twice "
+                                                   f"(first at line {line_col(text, first[key])[0]})")
+        first[key] = mt.start(1)
+    return list(first)
+
+
 @_nesting_guard
 def parse_domain(text: str, path: str = "<string>") -> m.Domain:
     """Parse domain text into a validated :class:`~toolkit.model.Domain`."""
@@ -569,7 +587,7 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
     conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants), type_scope, functions)
     actions: dict[str, m.ActionSchema] = {}
     # Keep the file's order of actions (the pddl package returns a set).
-    order = {n.lower(): i for i, n in enumerate(re.findall(r"\(\s*:action\s+([^\s()]+)", _blank_comments(text), re.I))}
+    order = {n.lower(): i for i, n in enumerate(_unique_action_names(text, path))}
     pactions: list[_PAction] = sorted(pdom.actions, key=lambda a: order.get(str(a.name).lower(), 1 << 30))
     for a in pactions:
         params = conv.params(a.parameters)
@@ -709,7 +727,7 @@ def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, 
 
 def _read(path: str | Path) -> str:
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
     except (OSError, UnicodeDecodeError) as exc:
         raise PgtError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
 

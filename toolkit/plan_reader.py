@@ -19,11 +19,13 @@ import json
 import re
 from dataclasses import dataclass, field
 
+from toolkit import jsontext
+
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _MARK = re.compile(r"\[\s*(?:[A-Za-z]+\s+)*?(?:PLAN|SOLUTION)(?:\s+(END))?\s*\]|\[\s*(END)\s+PLAN\s*\]|\[\s*/\s*PLAN\s*\]", re.I)
 _LIST = re.compile(r"^\s*(?:[-*+•]\s+|\(?\d{1,4}[.):]\s*|(?:step|action)\s*#?\d+\s*[:.)-]?\s*)", re.I)
 _TIME = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*")
-_SUFFIX = re.compile(r"\s*(?:\[[^\]]*\]|\{[^}]*\}|#.*|//.*|;.*)\s*$")
+_SUFFIX = re.compile(r"\s*(?:\[[^][]*\]|\{[^{}]*\}|#.*|//.*|;.*)\s*$")  # no nesting: linear on "[[[["
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _GROUP = re.compile(r"\([^()]*\)")
 _CALLS = re.compile(r"[A-Za-z0-9][\w-]*\s*\([^()]*\)")
@@ -97,7 +99,7 @@ def _json_plan(text: str) -> object | None:
     stripped = text.strip()
     if stripped[:1] in "[{":
         try:
-            data = json.loads(stripped)
+            data = jsontext.loads(stripped)
             if isinstance(data, (list, dict)):
                 return data
         except json.JSONDecodeError:
@@ -112,7 +114,7 @@ def _json_plan(text: str) -> object | None:
             data, _ = decoder.raw_decode(text, pos)
             if isinstance(data, dict):
                 return data
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep to be a plan
             pass
         pos = text.rfind("{", 0, pos)
     return None

@@ -117,7 +117,7 @@ class ParsedPlan:
 
 
 _PREFIX = re.compile(r"^\s*(?:step\s*)?\d+(?:\.\d+)?\s*[:.)]\s*(?=\S)", re.I)
-_SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
+_SUFFIX = re.compile(r"\[[^][]*\]\s*$")  # no nested brackets: linear on "[[[[..."
 _CALL = re.compile(r"^\s*([A-Za-z0-9][\w-]*)\s*\((.*)\)\s*;?\s*$")
 _PAREN = re.compile(r"^\s*\(\s*([^()\s]+)((?:\s+[^()\s]+)*)\s*\)\s*$")
 _BARE = re.compile(r"^\s*([A-Za-z0-9][\w-]*)((?:\s+[A-Za-z0-9_][\w-]*)*)\s*$")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from toolkit import cli_args
 
 from scene_graphs.schema import SceneGraphError
 
@@ -17,14 +18,15 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "import-scene", help="convert a GraSIF/VirtualHome scene graph JSON into a household PDDL problem",
         description="Read a scene graph JSON and write an igibson-domain problem plus its layout file.")
-    p.add_argument("scene", help="scene graph JSON (VirtualHome nodes/edges or GraSIF nodes)")
-    p.add_argument("--goal", help="goal scene graph JSON; the goal is what it adds to the start "
-                                  "(default: the scene's own final_graph, if it is an {init_graph, final_graph} file)")
+    p.add_argument("scene", type=cli_args.input_file, help="scene graph JSON (VirtualHome nodes/edges or GraSIF nodes)")
+    p.add_argument("--goal", type=cli_args.input_file,
+                   help="goal scene graph JSON; the goal is what it adds to the start "
+                        "(default: the scene's own final_graph, if it is an {init_graph, final_graph} file)")
     p.add_argument("--prune", choices=("none", "goal"), default="none",
                    help="goal: keep only the objects the goal and the actions it needs can touch "
                         "(task-relevant pruning; apartment-scale scenes then plan in seconds)")
-    p.add_argument("--name", help="problem name (default: the JSON file's stem)")
-    p.add_argument("--out", required=True, help="output folder (problems/ and layouts/ are created)")
+    p.add_argument("--name", type=cli_args.non_empty, help="problem name (default: the JSON file's stem)")
+    p.add_argument("--out", required=True, type=cli_args.output_dir, help="output folder (problems/ and layouts/ are created)")
     p.set_defaults(func=run)
 
 

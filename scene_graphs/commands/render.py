@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 
 from toolkit.domains import add_task_arguments, load_task_args
+from toolkit import cli_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -21,28 +22,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Write step_000.png (initial state) and, with --plan, step_NNN.png after each step, "
                     "plus states.jsonl with the true and visible atoms of each image.")
     add_task_arguments(p)
-    p.add_argument("--plan", help="plan file to execute step by step")
-    p.add_argument("--out", required=True, help="output folder (created)")
-    p.add_argument("--layout", help="household layout TOML (default: layouts/<problem>.toml beside the problems)")
-    p.add_argument("--failure-prob", type=float, default=0.0, help="probability that an action fails (default 0)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the failure model (default 0)")
+    p.add_argument("--plan", type=cli_args.input_file, help="plan file to execute step by step")
+    p.add_argument("--out", required=True, type=cli_args.output_dir, help="output folder (created)")
+    p.add_argument("--layout", type=cli_args.input_file, help="household layout TOML (default: layouts/<problem>.toml beside the problems)")
+    p.add_argument("--failure-prob", type=cli_args.probability, default=0.0, help="probability that an action fails (default 0)")
+    p.add_argument("--seed", type=cli_args.seed, default=0, help="seed of the failure model (default 0)")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from scene_graphs.registry import make_world
-    from toolkit.errors import PgtError
+    from toolkit.commands.validate import read_text
     from toolkit.plans import read_plan_actions
 
     task = load_task_args(args)
     world = make_world(task, failure_prob=args.failure_prob, seed=args.seed, layout=args.layout)
     actions = []
     if args.plan:
-        try:
-            text = Path(args.plan).read_text()
-        except OSError as exc:
-            raise PgtError(f"cannot read plan {args.plan}: {exc}") from exc
-        actions = read_plan_actions(text, task)
+        actions = read_plan_actions(read_text(args.plan), task)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     obs = world.reset(seed=args.seed)

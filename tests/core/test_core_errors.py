@@ -9,6 +9,7 @@ import pytest
 from toolkit.domains import shipped_domain, shipped_problem
 from toolkit.errors import (
     ArityError,
+    DuplicateNameError,
     PddlSyntaxError,
     PgtError,
     TypeMismatchError,
@@ -201,3 +202,19 @@ def test_cost_function_errors_point_at_the_use() -> None:
     cost_domain = parse_domain(_cost_domain("", ""), "bw.pddl")
     with pytest.raises(ArityError, match=r"^p.pddl:12:15: function 'fuel' takes 1 argument\(s\), got 2$"):
         parse_problem(_problem("(clear r)", "(clear r) (= (fuel r r) 3)"), cost_domain, "p.pddl")
+
+
+def test_two_actions_with_one_name_are_refused_at_the_second() -> None:
+    text = ("(define (domain d) (:predicates (p))\n"
+            " (:action go :parameters () :precondition (p) :effect (not (p)))\n"
+            " ; (:action go ...) in a comment does not count\n"
+            " (:action GO :parameters () :effect (p)))\n")
+    with pytest.raises(DuplicateNameError) as info:
+        parse_domain(text, "d.pddl")
+    assert str(info.value) == "d.pddl:4:11: action 'GO' is defined twice (first at line 2)"
+
+
+def test_a_byte_order_mark_is_skipped(tmp_path) -> None:
+    path = tmp_path / "bw.pddl"
+    path.write_text("\ufeff" + BW, encoding="utf-8")
+    assert load_domain(path).actions == DOMAIN.actions

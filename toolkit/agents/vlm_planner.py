@@ -19,6 +19,7 @@ from toolkit.agents.planner_prompts import build_prompt
 from toolkit.plans import parse_plan
 from toolkit.protocols import Environment, PlanProposer
 from toolkit.task import Task
+from toolkit import jsontext
 
 @dataclass(frozen=True)
 class ViPlanPlannerConfig:

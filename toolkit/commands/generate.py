@@ -16,22 +16,23 @@ from pathlib import Path
 from toolkit.domains import resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import load_domain_cached
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("generate", help="generate seeded problems with an optimal plan-length range",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="blocksworld or household (name, folder or domain file)")
-    p.add_argument("--count", type=int, default=10, help="number of problems")
-    p.add_argument("--seed", type=int, default=0, help="random seed")
-    p.add_argument("--blocks", type=int, help="number of blocks (blocksworld)")
-    p.add_argument("--columns", type=int, help="number of columns (blocksworld)")
+    p.add_argument("--count", type=cli_args.count, default=10, help="number of problems")
+    p.add_argument("--seed", type=cli_args.seed, default=0, help="random seed")
+    p.add_argument("--blocks", type=cli_args.count, help="number of blocks (blocksworld)")
+    p.add_argument("--columns", type=cli_args.count, help="number of columns (blocksworld)")
     p.add_argument("--split", choices=["simple", "medium", "hard"], help="ViPlan split sizes (blocksworld)")
     p.add_argument("--task", help="task family (household); 'list' to list them")
-    p.add_argument("--min-length", type=int, help="minimum optimal plan length")
-    p.add_argument("--max-length", type=int, help="maximum optimal plan length")
-    p.add_argument("--prefix", help="file name prefix (default: split, 'problem' or the family)")
-    p.add_argument("--out", help="output folder (created if missing)")
+    p.add_argument("--min-length", type=cli_args.non_negative, help="minimum optimal plan length")
+    p.add_argument("--max-length", type=cli_args.count, help="maximum optimal plan length")
+    p.add_argument("--prefix", type=cli_args.non_empty, help="file name prefix (default: split, 'problem' or the family)")
+    p.add_argument("--out", type=cli_args.output_dir, help="output folder (created if missing)")
     p.set_defaults(func=run)
 
 
@@ -39,6 +40,10 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.generators import SPLITS, generate_blocksworld, generate_household, load_families
 
     domain = load_domain_cached(resolve_domain_arg(args.domain))
+    if not args.out and not (domain.name == "igibson" and args.task in (None, "list")):
+        raise PgtError("give --out DIR")
+    if args.min_length is not None and args.max_length is not None and args.min_length > args.max_length:
+        raise PgtError(f"--min-length {args.min_length} is above --max-length {args.max_length}")
     if domain.name == "igibson":
         families = load_families()
         if args.task in (None, "list"):
@@ -58,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
                                         args.prefix or args.split or "problem")
     else:
         raise PgtError(f"no generator for domain '{domain.name}' (generators: blocksworld, household)")
-    if not args.out:
-        raise PgtError("give --out DIR")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     for p in problems:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from toolkit import cli_args
 from toolkit.domains import add_typing_option, resolve_domain_arg
 
 
@@ -18,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("lint", help="find mistakes in a domain and its problems, with fix hints",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name")
-    p.add_argument("problems", nargs="*", help="problem files (enable reachability checks)")
+    p.add_argument("problems", nargs="*", type=cli_args.input_file, help="problem files (enable reachability checks)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     add_typing_option(p)
     p.set_defaults(func=run)

@@ -15,6 +15,7 @@ from toolkit import loader
 from toolkit import model as m
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.task import Task, load_domain_cached
+from toolkit import cli_args
 
 
 def add_planner_options(p: argparse.ArgumentParser) -> None:
@@ -22,8 +23,8 @@ def add_planner_options(p: argparse.ArgumentParser) -> None:
 
     p.add_argument("--planner", default=DEFAULT_PLANNER, choices=list(PLANNERS),
                    help=f"planner (default {DEFAULT_PLANNER}: optimal; own A* then Fast Downward A*/hmax)")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="time limit per problem in seconds")
-    p.add_argument("--cache", metavar="FILE", help="SQLite plan cache shared across runs and processes")
+    p.add_argument("--timeout", type=cli_args.seconds, default=60.0, metavar="S", help="time limit per problem in seconds")
+    p.add_argument("--cache", type=cli_args.output_file, metavar="FILE", help="SQLite plan cache shared across runs and processes")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -31,7 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("plan", help="find a plan for a problem", description=__doc__,
                        formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name (e.g. blocksworld)")
-    p.add_argument("problem", help="problem file")
+    p.add_argument("problem", type=cli_args.input_file, help="problem file")
     add_planner_options(p)
     add_typing_option(p)
     p.set_defaults(func=run)

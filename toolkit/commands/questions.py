@@ -10,6 +10,7 @@ import argparse
 import json
 
 from toolkit.domains import add_task_arguments, load_task_args
+from toolkit import cli_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="List every grounded atom with its question and its truth in the initial state. "
                     "Templates come from questions.toml beside the domain; other predicates use the fallback.")
     add_task_arguments(p)
-    p.add_argument("--predicate", action="append", default=[], help="only this predicate (repeatable)")
+    p.add_argument("--predicate", action="append", default=[], type=cli_args.non_empty, help="only this predicate (repeatable)")
     p.add_argument("--true-only", action="store_true", help="only atoms true in the initial state")
     p.add_argument("--actions", action="store_true", help="also list every ground action as text")
     p.add_argument("--json", action="store_true", help="JSON Lines output")

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from toolkit.commands.validate import load, read_text
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -32,30 +33,30 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     pr = ss.add_parser("predict", help="score a predicted final state against simulation")
     pr.add_argument("domain", help="domain file, folder, or shipped domain name")
-    pr.add_argument("problem", help="problem file")
-    pr.add_argument("actions", help="the action sequence (plan file, any dialect; '-' for stdin)")
-    pr.add_argument("predicted", help="predicted final state: PDDL atoms, on(a, b) calls, JSON, or one atom per line")
+    pr.add_argument("problem", type=cli_args.input_file, help="problem file")
+    pr.add_argument("actions", type=cli_args.input_file, help="the action sequence (plan file, any dialect; '-' for stdin)")
+    pr.add_argument("predicted", type=cli_args.input_file, help="predicted final state: PDDL atoms, on(a, b) calls, JSON, or one atom per line")
     pr.add_argument("--json", action="store_true", help="print one JSON object")
     _metric_args(pr, ("pgt", "babybench"))
     pr.set_defaults(func=run_predict)
 
     pl = ss.add_parser("plan", help="success, partial credit, efficiency ratio, LCS against gold plans")
     pl.add_argument("domain", help="domain file, folder, or shipped domain name")
-    pl.add_argument("problem", help="problem file")
-    pl.add_argument("plan", help="the model's plan ('-' for stdin)")
-    pl.add_argument("--gold", nargs="+", default=[], metavar="PLAN", help="gold plan file(s) for LCS")
+    pl.add_argument("problem", type=cli_args.input_file, help="problem file")
+    pl.add_argument("plan", type=cli_args.input_file, help="the model's plan ('-' for stdin)")
+    pl.add_argument("--gold", nargs="+", default=[], type=cli_args.input_file, metavar="PLAN", help="gold plan file(s) for LCS")
     _optimal_args(pl)
     pl.add_argument("--json", action="store_true", help="print one JSON object")
     _metric_args(pl, ("pgt", "babybench", "actplan"))
     pl.set_defaults(func=run_plan)
 
     lc = ss.add_parser("lcs", help="LCS of a natural-language plan against gold plans (ActPlan-1K)")
-    lc.add_argument("plan", help="the model's plan: one step per line (numbering ignored) or a JSON list")
-    lc.add_argument("gold", nargs="+", help="gold plan file(s), same forms")
+    lc.add_argument("plan", type=cli_args.input_file, help="the model's plan: one step per line (numbering ignored) or a JSON list")
+    lc.add_argument("gold", nargs="+", type=cli_args.input_file, help="gold plan file(s), same forms")
     lc.add_argument("--metric", choices=("actplan", "exact"), default="actplan",
                     help="actplan (default): steps match when their all-MiniLM-L6-v2 embeddings have cosine "
                          "similarity > 0.8; exact: identical step text (case and spaces folded)")
-    lc.add_argument("--model", metavar="DIR", help="local all-MiniLM-L6-v2 folder (default: the packaged weights)")
+    lc.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="local all-MiniLM-L6-v2 folder (default: the packaged weights)")
     lc.add_argument("--json", action="store_true", help="print one JSON object")
     lc.set_defaults(func=run_lcs)
 
@@ -63,14 +64,14 @@ def register(sub: argparse._SubParsersAction) -> None:
                            ("plan-batch", "score a JSON Lines batch of plans"),
                            ("graph", "score scene-graph tasks (a .json task or list, or JSON Lines)")):
         b = ss.add_parser(kind, help=helptext)
-        b.add_argument("input", help="input file ('-' for standard input)")
+        b.add_argument("input", type=cli_args.input_file, help="input file ('-' for standard input)")
         if kind == "plan-batch":
             _optimal_args(b)
             _metric_args(b, ("pgt", "babybench", "actplan"))
         elif kind == "predict-batch":
             _metric_args(b, ("pgt", "babybench"))
-        b.add_argument("--md", metavar="PATH", help="write the summary table as Markdown")
-        b.add_argument("--csv", metavar="PATH", help="write the summary table as CSV")
+        b.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
+        b.add_argument("--csv", type=cli_args.output_file, metavar="PATH", help="write the summary table as CSV")
         b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
         b.add_argument("--quiet", action="store_true", help="no summary table on standard error")
         b.set_defaults(func=run_batch, batch_kind={"predict-batch": "predict", "plan-batch": "plan"}.get(kind, kind))
@@ -84,14 +85,14 @@ def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
                        help="with --metric babybench: the predicate placing the agent, e.g. at-agent "
                             "(its arguments' integers are the (x, y) position)")
     if "actplan" in choices:
-        p.add_argument("--model", metavar="DIR", help="with --metric actplan: a local all-MiniLM-L6-v2 folder")
+        p.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="with --metric actplan: a local all-MiniLM-L6-v2 folder")
 
 
 def _optimal_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--timeout", type=float, default=10.0, metavar="S",
+    p.add_argument("--timeout", type=cli_args.seconds, default=10.0, metavar="S",
                    help="time limit for the optimal-length search per task (default 10)")
     p.add_argument("--no-optimal", action="store_true", help="skip the optimal length (no efficiency ratio)")
-    p.add_argument("--planner", default="auto",
+    p.add_argument("--planner", default="auto", type=cli_args.planner_name,
                    help="optimal planner from the planners registry (default auto: own A*, then Fast Downward)")
 
 
@@ -241,10 +242,10 @@ def run_batch(args: argparse.Namespace) -> int:
     errors = sum(1 for r in results if "error" in r)
     rows = summarize(kind, results)
     md = summary_markdown(kind, rows, len(results), errors)
-    if args.md:
-        Path(args.md).write_text(md, encoding="utf-8")
-    if args.csv:
-        Path(args.csv).write_text(summary_csv(rows), encoding="utf-8")
+    for path, text in ((args.md, md), (args.csv, summary_csv(rows) if args.csv else "")):
+        if path:  # cli_args.output_file checked it can be made; its folders are made now
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(text, encoding="utf-8")
     if args.json:
         print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
     if not args.quiet:

@@ -16,13 +16,14 @@ from toolkit.commands.plan import add_planner_options, make_planner
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("solve-all", help="run a planner on many problems: status, length, time",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name")
-    p.add_argument("problems", nargs="+", help="problem files")
+    p.add_argument("problems", nargs="+", type=cli_args.input_file, help="problem files")
     add_planner_options(p)
     add_typing_option(p)
     p.set_defaults(func=run)

@@ -18,16 +18,17 @@ from toolkit.plans import ActionTextParser
 from toolkit.question_file import load_object_descriptions
 from toolkit.questions import QuestionBook
 from toolkit.verify import PlanReport, check_plan, describe_unmet
+from toolkit import cli_args
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate", help="check a plan against a domain and problem, explaining any failure",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name (e.g. blocksworld)")
-    p.add_argument("problem", help="problem file")
-    p.add_argument("plan", help="plan file ('-' for standard input): PDDL lines, call style, JSON, English "
-                   "sentences, or a whole model reply (the plan is found in it)")
-    p.add_argument("--objects", metavar="FILE",
+    p.add_argument("problem", type=cli_args.input_file, help="problem file")
+    p.add_argument("plan", type=cli_args.input_file, help="plan file ('-' for standard input): PDDL lines, call style, "
+                   "JSON, English sentences, or a whole model reply (the plan is found in it)")
+    p.add_argument("--objects", metavar="FILE", type=cli_args.input_file,
                    help="TOML file of object descriptions for reading English plans (a = \"the red block\")")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--continue", dest="keep_going", action="store_true",
@@ -41,7 +42,7 @@ def read_text(path: str) -> str:
     if path == "-":
         return sys.stdin.read()
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
     except (OSError, UnicodeDecodeError) as exc:
         raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 

@@ -31,27 +31,19 @@ from toolkit.errors import PgtError
 from toolkit import model as m
 from toolkit.task import Task
 from toolkit.verify import check_plan
+from toolkit import cli_args
+from toolkit import jsontext
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("validate-batch", help="validate a JSON Lines batch of plans",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("input", help="JSON Lines file ('-' for standard input)")
+    p.add_argument("input", type=cli_args.input_file, help="JSON Lines file ('-' for standard input)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON too (last line)")
     p.add_argument("--continue", dest="keep_going", action="store_true", help="report every violation per plan")
-    p.add_argument("--workers", type=_workers, default=1, metavar="N",
+    p.add_argument("--workers", type=cli_args.count, default=1, metavar="N",
                    help="validate in N processes (default 1; output keeps the input order)")
     p.set_defaults(func=run)
-
-
-def _workers(text: str) -> int:
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"must be a whole number of at least 1, not {text!r}")
-    return n
 
 
 class TaskCache:
@@ -133,7 +125,7 @@ def _validate_chunk(lines: list[tuple[int, str]]) -> list[dict[str, Any]]:
 def _validate_line(cache: TaskCache, lineno: int, line: str, keep_going: bool) -> dict[str, Any]:
     out: dict[str, Any] = {"id": None, "line": lineno}
     try:
-        rec = json.loads(line)
+        rec = jsontext.loads(line)
         if not isinstance(rec, dict):
             raise PgtError("each line must be a JSON object")
         out["id"] = rec.get("id", lineno)

@@ -60,10 +60,12 @@ _HINTS = {
     "UnsupportedFeatureError": "rewrite without this feature; pgt supports STRIPS, typing, negative, disjunctive and "
                                "quantified preconditions, equality, conditional effects and action costs",
     "PddlSyntaxError": "check the parentheses and keywords around this position",
+    "DuplicateNameError": "rename one of the two, or delete the copy",
 }
 _CODES = {
     "UnknownSymbolError": "undeclared-name", "ArityError": "arity-error", "TypeMismatchError": "type-error",
     "UnsupportedFeatureError": "unsupported-feature", "PddlSyntaxError": "syntax-error",
+    "DuplicateNameError": "duplicate-name",
 }
 
 

@@ -21,6 +21,7 @@ from collections import OrderedDict
 from pathlib import Path
 
 from toolkit import model as m
+from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.planners.base import (
     GoalArg, InitArg, Planner, PlanResult, PlanStatus, compiled_goal, goal_condition, start_state,
@@ -49,10 +50,13 @@ class PlanCache:
         self._db: sqlite3.Connection | None = None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None,
-                                       check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            self._db.execute("CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            try:
+                self._db = sqlite3.connect(str(self.path), timeout=30, isolation_level=None,
+                                           check_same_thread=False)
+                self._db.execute("PRAGMA journal_mode=WAL")
+                self._db.execute("CREATE TABLE IF NOT EXISTS plans (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
+            except sqlite3.DatabaseError as exc:  # another file under that name (a typo, or a cache of another tool)
+                raise PgtError(f"{self.path}: cannot use as a plan cache: {exc}") from None
 
     def _domain_key(self, domain: m.Domain) -> str:
         hit = self._domain_keys.get(id(domain))

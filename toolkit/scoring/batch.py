@@ -32,6 +32,7 @@ from toolkit.scoring.optimal import OptimalLength, optimal_length
 from toolkit.scoring.plan import score_plan
 from toolkit.scoring.predict import score_prediction
 from toolkit.task import Task, load_domain_cached
+from toolkit import jsontext
 
 # Metric columns of the summary, per batch kind: (output key, label).
 SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
@@ -68,16 +69,21 @@ class BatchContext:
     def text(self, rec: dict[str, Any], key: str, required: bool = True) -> str | None:
         """Field ``key`` inline (text, or JSON for lists/objects) or from ``key_path``."""
         if key in rec and rec[key] is not None:
-            value = rec[key]
-            return value if isinstance(value, str) else json.dumps(value)
+            return _text_field(rec[key], key)
         if f"{key}_path" in rec:
-            try:
-                return self.path(str(rec[f"{key}_path"])).read_text(encoding="utf-8")
-            except OSError as exc:
-                raise PgtError(f"cannot read {key}_path {rec[f'{key}_path']}: {exc.strerror}") from None
+            return self.read(rec[f"{key}_path"], f"{key}_path")
         if required:
             raise PgtError(f"record needs '{key}' (or '{key}_path')")
         return None
+
+    def read(self, value: Any, field: str) -> str:
+        """The text of a file named by a record field (relative to the input file's folder)."""
+        if not isinstance(value, str) or not value:
+            raise PgtError(f"'{field}' must be a file name")
+        try:
+            return self.path(value).read_text(encoding="utf-8").removeprefix("\ufeff")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise PgtError(f"cannot read {field} {value}: {getattr(exc, 'strerror', None) or exc}") from None
 
     def task(self, rec: dict[str, Any]) -> Task:
         dom, prob = rec.get("domain"), rec.get("problem")
@@ -105,6 +111,22 @@ class BatchContext:
         return get
 
 
+def _text_field(value: Any, field: str) -> str:
+    """A text field as text; lists and objects (JSON plans and states) as their JSON."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    raise PgtError(f"'{field}' must be text, a list or an object, got {json.dumps(value)}")
+
+
+def _list_field(rec: dict[str, Any], field: str) -> list[Any]:
+    value = rec.get(field) or []
+    if not isinstance(value, list):
+        raise PgtError(f"'{field}' must be a list, got {json.dumps(value)[:60]}")
+    return value
+
+
 def score_predict_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     task = ctx.task(rec)
     result = score_prediction(task, ctx.text(rec, "actions") or "", ctx.text(rec, "prediction") or "").to_json()
@@ -122,18 +144,13 @@ def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     rec = dict(rec)
     for key in ("initial", "goal_graph", "goal", "plan"):
         if key not in rec and f"{key}_path" in rec:
-            rec[key] = json.loads(ctx.text(rec, key) or "null")
+            rec[key] = jsontext.loads(ctx.text(rec, key) or "null")
     return score_graph_record(rec).to_json()
 
 
 def _gold_of(rec: dict[str, Any], ctx: BatchContext) -> list[tuple[str, str]]:
-    gold = [(f"gold[{i}]", g if isinstance(g, str) else json.dumps(g)) for i, g in enumerate(rec.get("gold") or [])]
-    for p in rec.get("gold_paths") or []:
-        try:
-            gold.append((str(p), ctx.path(str(p)).read_text(encoding="utf-8")))
-        except OSError as exc:
-            raise PgtError(f"cannot read gold plan {p}: {exc.strerror}") from None
-    return gold
+    gold = [(f"gold[{i}]", _text_field(g, f"gold[{i}]")) for i, g in enumerate(_list_field(rec, "gold"))]
+    return gold + [(str(p), ctx.read(p, "gold plan")) for p in _list_field(rec, "gold_paths")]
 
 
 def score_plan_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
@@ -179,7 +196,7 @@ def score_records(kind: str, records: Iterable[tuple[int, str]], ctx: BatchConte
             continue
         out: dict[str, Any] = {"id": None, "line": lineno}
         try:
-            rec = json.loads(line) if isinstance(line, str) else line
+            rec = jsontext.loads(line) if isinstance(line, str) else line
             if not isinstance(rec, dict):
                 raise PgtError("each record must be a JSON object")
             out["id"] = rec.get("id", lineno)
@@ -195,7 +212,7 @@ def records_of(text: str, path: str = "") -> list[tuple[int, str]]:
     """JSON Lines, or (for a ``.json`` file) one task object or a list of them."""
     if path.endswith(".json"):
         try:
-            data = json.loads(text)
+            data = jsontext.loads(text)
         except json.JSONDecodeError:
             data = None  # maybe JSON Lines after all
         if data is not None:

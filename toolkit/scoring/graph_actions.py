@@ -43,6 +43,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from toolkit.scoring.graph_model import GraphTaskError, SceneGraph, norm_relation
+from toolkit import jsontext
 
 _PLACE = {"place", "rearrange", "move", "put"}
 _PUT = {"put_on": "ON", "place_on": "ON", "putback": "ON", "put_inside": "INSIDE", "put_in": "INSIDE",
@@ -104,7 +105,7 @@ def plan_steps(plan: Any) -> list[Any]:
         body = "\n".join(l for l in plan.splitlines() if not l.strip().startswith("```")).strip()
         if body[:1] in "[{":
             try:
-                return plan_steps(json.loads(body))
+                return plan_steps(jsontext.loads(body))
             except json.JSONDecodeError:
                 pass
         return [l.strip() for l in body.splitlines() if l.strip() and not l.strip().startswith(";")]

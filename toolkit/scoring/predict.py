@@ -29,6 +29,7 @@ from toolkit.plans import Reason
 from toolkit.scoring.metrics import SetScores, set_scores
 from toolkit.task import Task
 from toolkit.verify import check_plan
+from toolkit import jsontext
 
 _FENCE = re.compile(r"^\s*```.*$", re.M)
 _NEG_PDDL = re.compile(r"\(\s*not\s*(\([^()]*\))\s*\)", re.I)
@@ -47,8 +48,14 @@ class ParsedState:
     unparsed: tuple[str, ...] = ()  # lines with no readable atom
 
 
-def _canonical(pred: str, args: list[str], task: Task | None) -> tuple[Atom, bool]:
-    """The atom with the task's spelling of names; flag False if something is unknown."""
+def _canonical(pred: str, args: list[str], task: Task | None,
+               objects: dict[str, str | None] | None = None) -> tuple[Atom, bool]:
+    """The atom with the task's spelling of names; flag False if something is unknown.
+
+    ``objects`` memoizes name lookups across one answer: an unknown name costs a
+    did-you-mean search, and a long answer repeats the same few names.
+    """
+    objects = {} if objects is None else objects
     if task is None:
         return Atom(pred, tuple(args)), True
     ok = True
@@ -60,11 +67,13 @@ def _canonical(pred: str, args: list[str], task: Task | None) -> tuple[Atom, boo
         ok = False
     canon_args = []
     for a in args:
-        try:
-            canon_args.append(task.resolve_object(a))
-        except PgtError:
-            ok = False
-            canon_args.append(a)
+        if a not in objects:
+            try:
+                objects[a] = task.resolve_object(a)
+            except PgtError:
+                objects[a] = None
+        ok = ok and objects[a] is not None
+        canon_args.append(objects[a] or a)
     return Atom(canon_pred, tuple(canon_args)), ok
 
 
@@ -88,7 +97,7 @@ def parse_state(text: str, task: Task | None = None) -> ParsedState:
     body = _FENCE.sub("", text).strip()
     if body[:1] in "[{":
         try:
-            data = json.loads(body)
+            data = jsontext.loads(body)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, dict):
@@ -105,8 +114,10 @@ def parse_state(text: str, task: Task | None = None) -> ParsedState:
     negated: list[str] = []
     unparsed: list[str] = []
 
+    objects: dict[str, str | None] = {}
+
     def add(pred: str, args: list[str]) -> None:
-        atom, ok = _canonical(pred, args, task)
+        atom, ok = _canonical(pred, args, task, objects)
         atoms.add(atom)
         if not ok:
             unknown.append(str(atom))

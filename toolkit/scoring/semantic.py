@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from toolkit.errors import PgtError
 from toolkit.scoring.metrics import lcs_matching
+from toolkit import jsontext
 
 THRESHOLD = 0.8  # ActPlan-1K: "semantically similar if the score is greater than 0.8"
 _MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d+[.):]\s*|step\s+\d+\s*[:.)-]?\s*)", re.I)
@@ -100,7 +101,7 @@ def step_texts(text: str) -> list[str]:
     body = text.strip()
     if body.startswith("["):
         try:
-            data = json.loads(body)
+            data = jsontext.loads(body)
         except json.JSONDecodeError:
             data = None
         if isinstance(data, list):

@@ -1,0 +1,50 @@
+"""Ctrl-C in the middle of a study: exit 130 with one line, from the command and its workers.
+
+A terminal's Ctrl-C signals the whole process group (the command and its worker
+processes), so the test starts ``pgt`` in its own session and signals that group once
+the first episode is on disk. Real processes, because the point is what a user sees.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+PGT = [sys.executable, "-c", "import sys; from toolkit.cli import main; sys.exit(main())"]
+
+
+def _interrupt(argv: list[str], out: Path) -> tuple[int, str]:
+    proc = subprocess.Popen([*PGT, *argv, "--out", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            start_new_session=True, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and proc.poll() is None:
+            if any(p.stat().st_size for p in out.rglob("episodes.jsonl")):
+                break
+            time.sleep(0.05)
+        assert proc.poll() is None, f"finished before it could be interrupted: {proc.stderr.read()}"
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        return proc.returncode, err
+    finally:  # never leave a study running behind a failed test
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+
+
+@pytest.mark.parametrize("argv", [
+    ["run", "--suite", "viplan-bw", "--accuracy", "0.9", "--seeds", "50", "--workers", "1", "--quiet"],
+], ids=["run-1-worker"])
+def test_ctrl_c_exits_130_with_one_line(argv: list[str], tmp_path: Path) -> None:
+    code, err = _interrupt(argv, tmp_path / "out")
+    assert code == 130, err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[-1] == f"pgt {argv[0]}: interrupted" and "Traceback" not in err, err
+    assert len(lines) == (2 if argv[0] == "compare" else 1), err  # compare first says what it will run
