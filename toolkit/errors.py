@@ -58,6 +58,15 @@ class UnknownSymbolError(PgtError):
         super().__init__(f"{prefix}unknown {kind} '{name}'{hint}")
 
 
+class DuplicateNameError(PgtError):
+    """A name declared twice where it must be unique (predicate, action, type, object, parameter)."""
+
+    def __init__(self, kind: str, name: str, where: str = "") -> None:
+        self.kind, self.name = kind, name
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{kind} '{name}' is declared more than once")
+
+
 class ArityError(PgtError):
     """A predicate or action used with the wrong number of arguments."""
 
