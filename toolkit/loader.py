@@ -388,7 +388,8 @@ class _Scope:
             exc = UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
             if fallback is None or self.errors is None:
                 raise exc
-            self.errors.add(exc)
+            if name not in self.errors.invented_types:  # else reported already, where the parse stopped on it
+                self.errors.add(exc)
             return fallback
         return hit
 
@@ -396,7 +397,7 @@ class _Scope:
 def _type_tuple(tags, types: _Scope) -> tuple[str, ...]:
     if not tags:
         return ("object",)
-    return tuple(sorted({"object" if str(t).lower() in ("object", _ROOT) else types.resolve(str(t), r"-\s*" + re.escape(str(t)) + r"(?![\w-])", "object")
+    return tuple(sorted({"object" if str(t).lower() in ("object", _ROOT) else types.resolve(str(t), fallback="object")
                          for t in tags}))
 
 

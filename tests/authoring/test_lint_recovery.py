@@ -48,7 +48,7 @@ def test_every_load_error_of_both_files_in_file_order():
         ("depot_many_faults.pddl", 14, 12, "duplicate-name", "action 'push' is declared more than once"),
         ("depot_many_faults.pddl", 17, 24, "undeclared-name", "unknown variable '?q'"),
         ("depot_many_faults_p1.pddl", 2, 19, "duplicate-name", "name 'c1' is declared more than once"),
-        ("depot_many_faults_p1.pddl", 2, 44, "undeclared-name", "unknown type 'zone'"),
+        ("depot_many_faults_p1.pddl", 2, 46, "undeclared-name", "unknown type 'zone'"),
         ("depot_many_faults_p1.pddl", 3, 20, "arity-error", "predicate 'free' takes 1 argument(s), got 2"),
         ("depot_many_faults_p1.pddl", 3, 31, "type-error", "object 'c1' has type crate, expected place"),
         ("depot_many_faults_p1.pddl", 3, 48, "undeclared-name", "unknown object 'nowhere'"),
