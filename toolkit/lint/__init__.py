@@ -28,7 +28,7 @@ from toolkit.lint.findings import Finding, Severity, at, from_error
 from toolkit.lint.reachability import relaxed_reachability
 from toolkit.task import Task
 
-__all__ = ["Finding", "LintReport", "Severity", "lint"]
+__all__ = ["Finding", "LintReport", "Severity", "lint", "lint_texts"]
 
 
 @dataclass(frozen=True)
@@ -72,10 +72,14 @@ def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[s
     Raises:
         PgtError: a file cannot be read at all (bad input).
     """
-    dpath = Path(domain_path)
     texts = {str(p): _read(Path(p)) for p in problem_paths}
+    return lint_texts(str(domain_path), _read(Path(domain_path)), texts)
+
+
+def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]) -> LintReport:
+    """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text."""
+    dpath, dtext, texts = domain_path, domain_text, problem_texts
     findings: list[Finding] = []
-    dtext = _read(dpath)
     loaded = loader.read_domain(dtext, str(dpath))
     findings.extend(from_error(exc, str(dpath), dtext) for exc in loaded.errors)
     domain = loaded.model
