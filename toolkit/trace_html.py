@@ -130,7 +130,8 @@ def _row(index: int, text: str, rep: StepReport | None, before: frozenset[Atom],
     cells = [f"<td>{index}</td>", f"<td><code>{_e(action)}</code></td>",
              f'<td><span class="status {cls}">{status}</span></td>', f"<td>{detail}</td>"]
     if with_images:
-        cells.append(f"<td>{_image(image, f'state after step {index}')}</td>")
+        note = "" if image is not None or rep is None else "<em>no picture: the world does not reach this state</em>"
+        cells.append(f"<td>{_image(image, f'state after step {index}') or note}</td>")
     return f'<tr class="step" id="step-{index}" data-status="{_e(status)}">' + "".join(cells) + "</tr>"
 
 
