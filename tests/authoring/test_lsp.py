@@ -45,7 +45,8 @@ async def _session(folder: Path) -> dict:
         text = domain.read_text()
         client.text_document_did_open(lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(uri=duri, language_id="pddl", version=1, text=text)))
-        out["open"] = await next_diagnostics(duri)
+        out["open_quick"] = await next_diagnostics(duri)  # load errors and domain checks first
+        out["open"] = await next_diagnostics(duri)  # then with the problems' reachability
         out["hover"] = await client.text_document_hover_async(lsp.HoverParams(**_pos(duri, 13, 27)))  # (lit ...
         out["definition"] = await client.text_document_definition_async(lsp.DefinitionParams(**_pos(duri, 13, 18)))
         out["references"] = await client.text_document_references_async(lsp.ReferenceParams(
@@ -53,6 +54,7 @@ async def _session(folder: Path) -> dict:
         out["completion"] = await client.text_document_completion_async(lsp.CompletionParams(**_pos(duri, 13, 20)))
         client.text_document_did_open(lsp.DidOpenTextDocumentParams(
             text_document=lsp.TextDocumentItem(uri=puri, language_id="pddl", version=1, text=problem.read_text())))
+        await next_diagnostics(puri)
         out["problem"] = await next_diagnostics(puri)
         out["problem_definition"] = await client.text_document_definition_async(
             lsp.DefinitionParams(**_pos(puri, 3, 10)))  # (lit kitchen) in the goal -> the domain
@@ -63,6 +65,7 @@ async def _session(folder: Path) -> dict:
             client.text_document_did_change(lsp.DidChangeTextDocumentParams(
                 text_document=lsp.VersionedTextDocumentIdentifier(uri=duri, version=version),
                 content_changes=[lsp.TextDocumentContentChangeWholeDocument(text=change)]))
+        out["fixed_quick"] = await next_diagnostics(duri)
         out["fixed"] = await next_diagnostics(duri)
         out["fixed_text"] = fixed
     finally:
@@ -87,6 +90,12 @@ def test_opening_the_broken_domain_shows_every_fault_at_once(session):
     broken = next(d for d in session["open"] if d.code == "undeclared-name")
     assert broken.severity == lsp.DiagnosticSeverity.Error and broken.message.startswith("unknown predicate 'broken'")
     assert broken.range.end.character - broken.range.start.character == len("(broken")
+
+
+def test_quick_diagnostics_come_first_without_reachability(session):
+    quick = {d.code for d in session["open_quick"]}
+    assert {"arity-error", "undeclared-name"} <= quick and "action-never-applicable" not in quick
+    assert "unused-predicate" not in {d.code for d in session["fixed_quick"]}
 
 
 def test_hover_shows_the_declaration_and_question_template(session):

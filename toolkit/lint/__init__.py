@@ -76,8 +76,12 @@ def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[s
     return lint_texts(str(domain_path), _read(Path(domain_path)), texts)
 
 
-def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]) -> LintReport:
-    """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text."""
+def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str], *,
+               reachability: bool = True) -> LintReport:
+    """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text.
+
+    ``reachability=False`` skips the per-problem relaxed reachability (the slow part), for a first quick answer.
+    """
     dpath, dtext, texts = domain_path, domain_text, problem_texts
     findings: list[Finding] = []
     loaded = loader.read_domain(dtext, str(dpath))
@@ -92,7 +96,7 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
         if lp.model is not None:
             problems.append(lp.model)
     findings.extend(check_domain(domain, tuple(problems)))
-    for problem in problems:
+    for problem in problems if reachability else ():
         findings.extend(check_problem(domain, problem))
     findings.sort(key=lambda f: (_ORDER[f.severity], f.path, f.line or 0, f.code))
     return LintReport(tuple(findings))

@@ -1,7 +1,10 @@
 """``pgt lsp``: a Language Server for PDDL, so pgt's checks show up where authors edit.
 
 Diagnostics are :func:`toolkit.lint.lint_texts` findings on the editor's unsaved
-text (on open at once, on change after a short pause so typing stays fluid).
+text (on open at once, on change after a short pause so typing stays fluid), in
+two steps: the load errors and domain checks at once (milliseconds), then the
+per-problem reachability findings, computed off the event loop (seconds on big
+problems), so hover and completion never wait for them.
 A problem file is linked to its domain: ``domain.pddl`` in the same folder, else
 the ``.pddl`` file there that defines the domain its ``(:domain ...)`` names. A
 domain is linted together with the problems beside it, so reachability findings
@@ -46,7 +49,7 @@ class PddlServer(LanguageServer):
 
     def text(self, path: Path) -> str:
         """An open buffer's text, else the file on disk ('' if unreadable)."""
-        doc = self.workspace.text_documents.get(from_fs_path(str(path)) or "")
+        doc = self._open().get(from_fs_path(str(path)) or "")
         if doc is not None:
             return doc.source
         try:
@@ -54,27 +57,35 @@ class PddlServer(LanguageServer):
         except (OSError, UnicodeDecodeError):
             return ""
 
+    def _open(self) -> dict:
+        try:
+            return self.workspace.text_documents
+        except RuntimeError:  # not initialised (used as a library, e.g. by the benchmark)
+            return {}
+
     def domain_of(self, path: Path) -> Path | None:
-        """The domain file of a domain or problem file."""
+        """The domain file of a domain or problem file (same folder, else the folder above)."""
         head = domain_name_of(self.text(path))
         if head is None:
             return None
         if head[0] == "domain":
             return path
-        beside = path.parent / "domain.pddl"
-        if beside.is_file() or from_fs_path(str(beside)) in self.workspace.text_documents:
-            return beside
-        for other in sorted(path.parent.glob("*.pddl")):
-            if domain_name_of(self.text(other)) == ("domain", head[1]):
-                return other
+        for folder in (path.parent, path.parent.parent):
+            beside = folder / "domain.pddl"
+            if beside.is_file() or from_fs_path(str(beside)) in self._open():
+                return beside
+            for other in sorted(folder.glob("*.pddl")):
+                if domain_name_of(self.text(other)) == ("domain", head[1]):
+                    return other
         return None
 
     def problems_of(self, domain: Path) -> list[Path]:
-        """Problem files beside a domain that name it."""
+        """Problem files that name a domain: beside it, or in a ``problems/`` folder beside it."""
         head = domain_name_of(self.text(domain))
         if head is None:
             return []
-        found = [p for p in sorted(domain.parent.glob("*.pddl"))
+        candidates = [*sorted(domain.parent.glob("*.pddl")), *sorted((domain.parent / "problems").glob("*.pddl"))]
+        found = [p for p in candidates
                  if p != domain and (k := domain_name_of(self.text(p))) and k[0] == "problem"
                  and k[1].lower() == head[1].lower()]
         return found[:MAX_SIBLING_PROBLEMS]
@@ -89,43 +100,42 @@ class PddlServer(LanguageServer):
 
     # -------------------------------------------------------- diagnostics
 
-    def diagnostics(self, path: Path) -> list[lsp.Diagnostic]:
+    def snapshot(self, path: Path) -> tuple[Path, dict[Path, str]] | None:
+        """The domain of ``path`` and the texts to lint with it (read now, so a later lint may run off-thread)."""
         domain = self.domain_of(path)
         if domain is None:
-            return []
+            return None
         problems = self.problems_of(domain) if domain == path else [path]
-        report = lint_texts(str(domain), self.text(domain), {str(p): self.text(p) for p in problems})
-        out = []
-        for f in report.findings:
-            if Path(f.path) != path:
-                continue
-            line, col = (f.line or 1) - 1, (f.column or 1) - 1
-            rows = self.text(path).split("\n")
-            word = re.match(r"\(?\s*[^\s()]*", rows[line][col:] if line < len(rows) else "")
-            length = max(word.end() if word else 0, 1)  # underline "(name" or the name, not one character
-            message = f.message + (f"\nhint: {f.hint}" if f.hint else "")
-            out.append(lsp.Diagnostic(range=_range(Span(line, col, col + length)), message=message,
-                                      severity=_SEVERITY[f.severity], code=f.code, source="pgt"))
-        if domain != path and any(Path(f.path) == domain and f.severity is Severity.ERROR for f in report.findings):
-            out.append(lsp.Diagnostic(range=_range(Span(0, 0, 1)), severity=lsp.DiagnosticSeverity.Warning,
-                                      message=f"its domain {domain.name} has errors; checks here are partial",
-                                      code="domain-errors", source="pgt"))
-        return out
+        return domain, {p: self.text(p) for p in (domain, *problems)}
 
-    def publish(self, uri: str) -> None:
+    def diagnostics(self, path: Path, reachability: bool = True) -> list[lsp.Diagnostic]:
+        snap = self.snapshot(path)
+        return [] if snap is None else lint_diagnostics(path, *snap, reachability=reachability)
+
+    def publish(self, uri: str, reachability: bool = True) -> None:
         path = Path(to_fs_path(uri) or uri)
-        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=self.diagnostics(path)))
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
+            uri=uri, diagnostics=self.diagnostics(path, reachability)))
 
-    def publish_later(self, uri: str) -> None:
-        """Lint after a pause with no further change (debounce)."""
+    def publish_later(self, uri: str, delay: float = DEBOUNCE_S) -> None:
+        """After ``delay`` with no further change (debounce): the quick checks at once, then, computed off
+        the event loop, the full set with per-problem reachability (slow on large problems), unless the
+        text changed meanwhile. Each document gets two publications per settled edit."""
         old = self.pending.pop(uri, None)
         if old is not None:
             old.cancel()
+        path = Path(to_fs_path(uri) or uri)
 
         async def run() -> None:
-            await asyncio.sleep(DEBOUNCE_S)
+            await asyncio.sleep(delay)
+            self.publish(uri, reachability=False)
+            snap = self.snapshot(path)
+            if snap is None:
+                return
+            full = await asyncio.to_thread(lint_diagnostics, path, *snap)
+            if self.snapshot(path) == snap:
+                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=full))
             self.pending.pop(uri, None)
-            self.publish(uri)
 
         self.pending[uri] = asyncio.get_running_loop().create_task(run())
 
@@ -139,6 +149,28 @@ class PddlServer(LanguageServer):
                 lines.append(template)
         lines.append(f"declared in {where.name}:{sym.span.line + 1}")
         return "\n".join(lines)
+
+
+def lint_diagnostics(path: Path, domain: Path, texts: dict[Path, str], reachability: bool = True) -> list[lsp.Diagnostic]:
+    """The lint findings on ``path`` as LSP diagnostics (pure: texts in, diagnostics out)."""
+    problems = {str(p): t for p, t in texts.items() if p != domain}
+    report = lint_texts(str(domain), texts[domain], problems, reachability=reachability)
+    out = []
+    for f in report.findings:
+        if Path(f.path) != path:
+            continue
+        line, col = (f.line or 1) - 1, (f.column or 1) - 1
+        rows = texts[path].split("\n")
+        word = re.match(r"\(?\s*[^\s()]*", rows[line][col:] if line < len(rows) else "")
+        length = max(word.end() if word else 0, 1)  # underline "(name" or the name, not one character
+        message = f.message + (f"\nhint: {f.hint}" if f.hint else "")
+        out.append(lsp.Diagnostic(range=_range(Span(line, col, col + length)), message=message,
+                                  severity=_SEVERITY[f.severity], code=f.code, source="pgt"))
+    if domain != path and any(Path(f.path) == domain and f.severity is Severity.ERROR for f in report.findings):
+        out.append(lsp.Diagnostic(range=_range(Span(0, 0, 1)), severity=lsp.DiagnosticSeverity.Warning,
+                                  message=f"its domain {domain.name} has errors; checks here are partial",
+                                  code="domain-errors", source="pgt"))
+    return out
 
 
 def _template(text: str, path: Path, sym: Symbol) -> str:
@@ -182,7 +214,7 @@ def build_server() -> PddlServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: PddlServer, params: lsp.DidOpenTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.publish_later(params.text_document.uri, delay=0)
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: PddlServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -190,7 +222,7 @@ def build_server() -> PddlServer:
 
     @server.feature(lsp.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: PddlServer, params: lsp.DidSaveTextDocumentParams) -> None:
-        ls.publish(params.text_document.uri)
+        ls.publish_later(params.text_document.uri, delay=0)
 
     def lookup(ls: PddlServer, params: lsp.TextDocumentPositionParams) -> tuple[Path, Path, Symbol] | None:
         path = Path(to_fs_path(params.text_document.uri) or params.text_document.uri)
