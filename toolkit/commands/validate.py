@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from toolkit.domains import resolve_domain_arg
+from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
@@ -29,6 +29,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--states", action="store_true", help="include the state after each step (with --json)")
     p.add_argument("--html", metavar="OUT.html", help="also write a self-contained trace page: each step's status, "
                    "state diff, unmet preconditions, goal gap and (where the domain has a world renderer) pictures")
+    add_typing_option(p)
     p.set_defaults(func=run)
 
 
@@ -41,9 +42,9 @@ def read_text(path: str) -> str:
         raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def load(domain_arg: str, problem_path: str) -> Task:
+def load(domain_arg: str, problem_path: str, typing: str = "strict") -> Task:
     domain = load_domain_cached(resolve_domain_arg(domain_arg))
-    return Task(domain, loader.load_problem(problem_path, domain))
+    return Task(domain, loader.load_problem(problem_path, domain, typing))
 
 
 def human(report: PlanReport) -> str:
@@ -73,7 +74,7 @@ def write_html(out: str, task: Task, plan_text: str, report: PlanReport) -> None
 
 
 def run(args: argparse.Namespace) -> int:
-    task = load(args.domain, args.problem)
+    task = load(args.domain, args.problem, args.typing)
     for w in (*task.domain.warnings, *task.problem.warnings):
         print(f"warning: {w}", file=sys.stderr)
     plan_text = read_text(args.plan)

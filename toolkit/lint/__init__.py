@@ -66,18 +66,19 @@ def _read(path: Path) -> str:
         raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = ()) -> LintReport:
-    """Lint a domain file and any problem files.
+def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = (),
+         typing: str = "strict") -> LintReport:
+    """Lint a domain file and any problem files (``typing``: see :func:`toolkit.loader.parse_problem`).
 
     Raises:
         PgtError: a file cannot be read at all (bad input).
     """
     texts = {str(p): _read(Path(p)) for p in problem_paths}
-    return lint_texts(str(domain_path), _read(Path(domain_path)), texts)
+    return lint_texts(str(domain_path), _read(Path(domain_path)), texts, typing=typing)
 
 
 def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str], *,
-               reachability: bool = True) -> LintReport:
+               typing: str = "strict", reachability: bool = True) -> LintReport:
     """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text.
 
     ``reachability=False`` skips the per-problem relaxed reachability (the slow part), for a first quick answer.
@@ -91,7 +92,7 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
         return LintReport(tuple(findings))
     problems: list[m.Problem] = []
     for path, text in texts.items():
-        lp = loader.read_problem(text, domain, path)
+        lp = loader.read_problem(text, domain, path, typing)
         findings.extend(from_error(exc, path, text) for exc in lp.errors)
         if lp.model is not None:
             problems.append(lp.model)
@@ -106,6 +107,12 @@ def check_problem(domain: m.Domain, problem: m.Problem) -> list[Finding]:
     """Problem warnings from the loader, never-applicable actions, unreachable goals."""
     out: list[Finding] = []
     for w in problem.warnings:
+        if w.endswith("(kept: --typing lenient)"):  # a type error demoted to a warning; keep its position
+            place, message = w.split(": ", 1)
+            line, col = (int(x) for x in place.rsplit(":", 2)[1:]) if place.count(":") >= 2 else (None, None)
+            out.append(Finding(Severity.WARNING, "type-error", message, problem.path, line, col,
+                               hint="give the object the declared type (or a subtype), or widen the parameter's type"))
+            continue
         out.append(Finding(Severity.WARNING, "problem-warning", w.split(": ", 1)[-1], problem.path,
                            hint="make the problem's (:domain ...) and objects match the domain"))
     task = Task(domain, problem)
