@@ -98,7 +98,7 @@ class Loaded(Generic[_T]):
         """The model; raises the first error (noting how many more) if there was any."""
         if self.errors:
             first = self.errors[0]
-            if len(self.errors) > 1:
+            if len(self.errors) > 1 and not hasattr(first, "also"):  # note the count once
                 first.args = (f"{first} (and {len(self.errors) - 1} more error(s) in this file; "
                               "`pgt lint` lists them all)",)
             first.also = self.errors[1:]  # type: ignore[attr-defined]
