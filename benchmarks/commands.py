@@ -32,7 +32,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", help="VLM model name (grounder vlm)")
     p.add_argument("--base-url", help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")
-    p.add_argument("--replay", help="answer log for the replay grounder")
+    p.add_argument("--replay", help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
+                                    "--protocol viplan-planner: a viplan-planner run folder")
+    p.add_argument("--plan-wrong", type=float, help="viplan-planner with --grounder noisy: P(a plan action is "
+                                                   "replaced by a random one)")
+    p.add_argument("--plan-missing", type=float, help="... P(a plan action is left out)")
+    p.add_argument("--plan-extra", type=float, help="... P(a random action is inserted before a plan action)")
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1), help="worker processes")
     p.add_argument("--out", required=True, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -74,33 +79,67 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
 
-    if args.grounder == "noisy" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
+    if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
         raise PgtError("--grounder noisy needs --accuracy, --calibration or --fp/--fn")
-    for name in ("accuracy", "fp", "fn", "persistence", "action_failure"):
+    for name in ("accuracy", "fp", "fn", "persistence", "action_failure", "plan_wrong", "plan_missing",
+                 "plan_extra"):
         v = getattr(args, name)
         if v is not None and not 0.0 <= v <= 1.0:
             raise PgtError(f"--{name.replace('_', '-')} must be in [0, 1], got {v}")
     if args.seeds < 1:
         raise PgtError("--seeds must be at least 1")
+    plan_flags = [f"--{n.replace('_', '-')}" for n in ("plan_wrong", "plan_missing", "plan_extra")
+                  if getattr(args, n) is not None]
+    if plan_flags and (args.protocol, args.grounder) != ("viplan-planner", "noisy"):
+        raise PgtError(f"{', '.join(plan_flags)}: only for --protocol viplan-planner --grounder noisy")
     return RunConfig(suite=args.suite, protocol=args.protocol, grounder=args.grounder, accuracy=args.accuracy,
                      calibration=args.calibration, fp=args.fp, fn=args.fn, persistence=args.persistence,
                      action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
-                     cot=args.cot, replay=args.replay, problems=args.problems)
+                     cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
+                     plan_missing=args.plan_missing, plan_extra=args.plan_extra,
+                     **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
+
+
+# execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
+EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache")
 
 
 def run_cmd(args: argparse.Namespace) -> int:
-    from benchmarks.metrics import split_table
-    from benchmarks.runner import read_records, run_study
+    from benchmarks.runner import StudyStopped, run_study
 
     config = _config(args)
     out = Path(args.out)
-    episodes = run_study(config, out, max(1, args.workers), progress=not args.quiet)
-    table = split_table(read_records(episodes))
+    try:
+        episodes = run_study(config, out, max(1, args.workers), progress=not args.quiet)
+    except StudyStopped as exc:
+        print(f"pgt run: error: {exc}", file=sys.stderr)
+        return 1
+    return _summarize(episodes)
+
+
+def _summarize(episodes: Path) -> int:
+    """Print a study's table and outcome counts; 1 when no episode could be judged, else 0."""
+    from benchmarks.metrics import split_table
+    from benchmarks.store import collect, read_records
+
+    have = collect(read_records(episodes))
+    table = split_table(have.judged)
     for split, s in table.items():
+        accuracy = "n/a" if s["accuracy"] != s["accuracy"] else f"{s['accuracy']:.3f}"  # NaN: nothing answered
         print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "
-              f"accuracy {s['accuracy']:.3f}, {s['questions']:.1f} questions/episode")
-    print(f"episodes: {episodes}")
+              f"accuracy {accuracy}, {s['questions']:.1f} questions/episode")
+    counts = have.counts()
+    print(f"episodes: {counts['success']} success, {counts['failure']} failure, {counts['error']} error "
+          f"({episodes})")
+    if counts["error"]:
+        kinds = sorted({str(r.get("error_kind")) for r in have.errors})
+        print(f"pgt run: {counts['error']} episode(s) could not be judged ({', '.join(kinds)}), e.g. "
+              f"{have.errors[0]['id']}: {have.errors[0].get('error')}; they are left out of the table and run again "
+              "when the same command is re-run", file=sys.stderr)
+    if counts["error"] and not have.judged:
+        print("pgt run: error: every episode errored; nothing was measured", file=sys.stderr)
+        return 1
     return 0
 
 
@@ -184,13 +223,17 @@ def demo_cmd(args: argparse.Namespace) -> int:
 def _run_grid(grid: list, out: Path, args: argparse.Namespace) -> int:
     """Run (or resume) every study of a grid, then print and write one report over all of them."""
     from benchmarks.report import write_report
-    from benchmarks.runner import run_study
+    from benchmarks.runner import StudyStopped, run_study
 
     start = time.perf_counter()
     folders = []
     for name, cfg in grid:
         folder = out / name
-        run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
+        try:
+            run_study(cfg, folder, max(1, args.workers), progress=not args.quiet)
+        except StudyStopped as exc:
+            print(f"pgt {getattr(args, 'command', 'compare')}: error: {exc}", file=sys.stderr)
+            return 1
         folders.append(str(folder))
     _print_report(write_report(folders, out / "report"), f"finished in {time.perf_counter() - start:.0f} s")
     return 0

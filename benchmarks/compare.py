@@ -30,12 +30,14 @@ class Pair:
 def _setting(record: dict[str, Any]) -> tuple[str, str, float]:
     from benchmarks.runner import RunConfig
 
-    cfg = RunConfig(**record["config"])
+    cfg = RunConfig.from_dict(record["config"])
     return cfg.suite_family, cfg.noise_label(), cfg.action_failure
 
 
 def _key(record: dict[str, Any]) -> tuple:
-    cfg = dict(record["config"])
+    from benchmarks.runner import RunConfig
+
+    cfg = RunConfig.from_dict(record["config"]).result_fields()
     cfg.pop("protocol", None)
     return tuple(sorted((k, str(v)) for k, v in cfg.items()))
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks import compare, metrics
-from benchmarks.runner import read_records
+from benchmarks.store import collect, read_records
 from toolkit.errors import PgtError
 
 
@@ -22,9 +22,21 @@ MAX_BARS = 16  # runs beyond which per-run bar charts are left out
 
 @dataclass(frozen=True)
 class Run:
+    """A run's judged episodes (one record per id); what was left out is counted, never silently."""
+
     name: str
     label: str
     records: list[dict[str, Any]]
+    duplicates: int = 0  # extra records of an already judged episode, ignored
+    errors: int = 0  # episodes that could not be judged (left out of every number)
+
+    def notes(self) -> list[str]:
+        out = []
+        if self.duplicates:
+            out.append(f"{self.name}: {self.duplicates} duplicate episode record(s) ignored (the first of each counts)")
+        if self.errors:
+            out.append(f"{self.name}: {self.errors} episode(s) errored and are left out; re-run the study to retry them")
+        return out
 
 
 def load_runs(paths: list[str]) -> list[Run]:
@@ -32,10 +44,12 @@ def load_runs(paths: list[str]) -> list[Run]:
     for p in paths:
         folder = Path(p)
         file = folder / "episodes.jsonl" if folder.is_dir() else folder
-        records = read_records(file)
-        if not records:
-            raise PgtError(f"{p}: no episodes found (expected {file})")
-        runs.append(Run(folder.name if folder.is_dir() else folder.stem, records[0].get("label", folder.name), records))
+        have = collect(read_records(file))
+        if not have.judged:
+            detail = f"all {len(have.errors)} episodes errored" if have.errors else f"expected {file}"
+            raise PgtError(f"{p}: no judged episodes found ({detail})")
+        name = folder.name if folder.is_dir() else folder.stem
+        runs.append(Run(name, have.judged[0].get("label", name), have.judged, have.duplicates, len(have.errors)))
     return runs
 
 
@@ -145,7 +159,7 @@ def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
 def _config(run: Run):
     from benchmarks.runner import RunConfig
 
-    return RunConfig(**run.records[0]["config"])
+    return RunConfig.from_dict(run.records[0]["config"])
 
 
 def _suite(run: Run) -> str:
@@ -181,8 +195,9 @@ def write_report(run_paths: list[str], out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     md = out / "report.md"
     paired = compare.pairs(runs)
-    md.write_text("# pgt study report\n\n" + compare.markdown(paired) + ("\n" if paired else "") + markdown(runs),
-                  encoding="utf-8")
+    notes = [n for run in runs for n in run.notes()]
+    md.write_text("# pgt study report\n\n" + "".join(f"Note: {n}.\n\n" for n in notes) + compare.markdown(paired)
+                  + ("\n" if paired else "") + markdown(runs), encoding="utf-8")
     csv_path = out / "report.csv"
     write_csv(runs, csv_path)
     files = {"markdown": md, "csv": csv_path}

@@ -15,25 +15,34 @@ import functools
 import json
 import multiprocessing
 import os
+import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, ClassVar, Iterator
 
+from benchmarks.store import SCHEMA, Appender, Episodes, StudyLock, collect, read_records, repair, write_config
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
-SCHEMA = 1
 PROTOCOLS = ("viplan-grounder", "viplan-planner", "pgt-grounder")
 GROUNDERS = ("oracle", "noisy", "vlm", "replay")
 
 
 @dataclass(frozen=True)
 class RunConfig:
-    """Everything that decides an episode's outcome (timings aside)."""
+    """A study's settings: the fields that decide an episode's outcome, then execution options.
+
+    Execution options (:attr:`EXECUTION_FIELDS`) say *how* a study runs, not what
+    its episodes turn out to be, so a resume may change them (a fixed endpoint URL,
+    a longer timeout). Scope fields (:attr:`SCOPE_FIELDS`) choose *which* episodes
+    run (more seeds, more problems), so they may change too. Every other field is
+    result-deciding: a resume with a different value is refused. A new execution
+    flag is a new field with a default plus its name in ``EXECUTION_FIELDS``.
+    """
 
     suite: str
     protocol: str = "viplan-grounder"
@@ -49,13 +58,42 @@ class RunConfig:
     max_steps: int | None = None
     planner: str = "default"
     model: str | None = None
-    base_url: str | None = None
     cot: bool = False
     replay: str | None = None
     problems: int | None = None  # first N problems of each split (None: all)
+    plan_wrong: float | None = None  # simulated VLM-as-planner: P(an action is replaced by a random one)
+    plan_missing: float | None = None  # ... P(an action is left out)
+    plan_extra: float | None = None  # ... P(a random action is inserted before an action)
+    # ---- execution options (see EXECUTION_FIELDS): how a study runs, never what it finds
+    base_url: str | None = None
+    timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
+    max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
+    cache: str | None = None  # VLM reply cache file (None: the default ./.pgt-cache/vlm-replies.jsonl)
+    no_cache: bool = False  # VLM: call the endpoint for every question
+    answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
+
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
+                                                   "answer_log")
+    SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunConfig:
+        """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
+        names = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def result_fields(self) -> dict[str, Any]:
+        """The fields a resume must agree on (neither execution options nor scope)."""
+        skip = set(self.EXECUTION_FIELDS) | set(self.SCOPE_FIELDS)
+        return {k: v for k, v in self.to_dict().items() if k not in skip}
 
     def noise_label(self) -> str:
         """What the grounder gets wrong, e.g. ``acc=0.97`` or ``cal=viplan-bw-cot-gpt-4.1``."""
+        if self.grounder == "noisy" and self.protocol == "viplan-planner":
+            return f"wrong={self.plan_wrong or 0.0},missing={self.plan_missing or 0.0},extra={self.plan_extra or 0.0}"
         if self.grounder == "noisy":
             return (f"cal={calibration_name(self.calibration)}" if self.calibration else
                     f"fp={self.fp},fn={self.fn}" if self.fp is not None else f"acc={self.accuracy}")
@@ -127,7 +165,34 @@ def make_environment(task: Task, spec: EpisodeSpec, seed: int):
 def make_grounder(task: Task, spec: EpisodeSpec, seed: int):
     from grounders.factory import build_grounder
 
-    return build_grounder(spec.config, task, spec.split, seed)
+    return _EndOnError(build_grounder(spec.config, task, spec.split, seed))
+
+
+class EndpointFailure(Exception):
+    """A grounder answer with status ``error``: the episode cannot be judged, so it ends here."""
+
+    error_kind = "endpoint"
+
+
+class _EndOnError:
+    """Ends an episode at its first unanswered question (status ``error``) instead of playing on.
+
+    The agents treat such answers as "no evidence" and carry on, which is right for
+    one-off use but wastes endpoint calls in a study: the episode is recorded as an
+    error and retried on resume whatever happens next. Also, a dead endpoint then
+    shows after one batch of questions, not after a whole episode of retries.
+    """
+
+    def __init__(self, grounder) -> None:
+        self.inner = grounder
+        self.name = grounder.name
+
+    def ask(self, observation, atoms):
+        answers = self.inner.ask(observation, atoms)
+        for answer in answers:
+            if answer.status == "error":
+                raise EndpointFailure(f"{self.name} could not answer '{answer.question}': {answer.raw}")
+        return answers
 
 
 @functools.lru_cache(maxsize=8)
@@ -152,23 +217,74 @@ def predictions_needed(domain: str, problem: str, max_steps: int) -> int:
 
 
 def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
-    """Run one episode and return its JSON record (never raises for a failed episode)."""
-    task = _task(spec.domain, spec.problem)
-    seed = _episode_seed(spec)
+    """Run one episode and return its JSON record; never raises for a failed or broken episode.
+
+    ``outcome`` is ``success``, ``failure`` (``cause``: why the agent stopped) or
+    ``error`` when the episode could not be judged: an exception of any kind
+    (``error_kind`` configuration or crash), or an endpoint that left questions
+    unanswered (``error_kind`` endpoint). ``error`` holds the scrubbed text and
+    ``fatal`` says that retrying the study as it stands is pointless.
+    """
     record: dict[str, Any] = {
         "schema": SCHEMA, "id": spec.id, "suite": spec.config.suite, "split": spec.split,
         "problem": Path(spec.problem).stem, "seed": spec.seed, "label": spec.config.label(),
-        "config": dataclasses.asdict(spec.config),
+        "config": spec.config.to_dict(),
     }
     try:
+        task = _task(spec.domain, spec.problem)
+        seed = _episode_seed(spec)
         env = make_environment(task, spec, seed)
-        protocol = PROTOCOL_RUNNERS[spec.config.protocol]
-        result = protocol(task, env, spec, seed)
+        result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
         record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
         record.update(result.to_json())
-    except PgtError as exc:
-        record.update(success=False, stop_reason="error", error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
+        fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
+        kind = getattr(exc, "error_kind", None) or ("endpoint" if fatal or _is_endpoint(exc) else
+                                                    "configuration" if isinstance(exc, PgtError) else "crash")
+        text = str(exc) if isinstance(exc, PgtError) else f"{type(exc).__name__}: {exc}"
+        record.update(success=False, outcome="error", stop_reason="error", error_kind=kind, error=scrub(text),
+                      fatal=fatal)
+        return record
+    for event in record.get("events", ()):
+        if event.get("status") == "error":  # endpoint error texts may quote a request: no secrets in the file
+            for key in ("error", "reply"):
+                if isinstance(event.get(key), str):
+                    event[key] = scrub(event[key])
+    endpoint = _first_endpoint_error(record)
+    if endpoint is not None:
+        record.update(outcome="error", error_kind="endpoint", error=scrub(endpoint), fatal=False)
+    else:
+        record.update(outcome="success" if record["success"] else "failure")
+        if not record["success"]:
+            record["cause"] = record["stop_reason"]
     return record
+
+
+def _is_endpoint(exc: BaseException) -> bool:
+    """An exception from talking to an endpoint (the openai client's, or the network's)."""
+    return isinstance(exc, (OSError, TimeoutError)) or type(exc).__module__.split(".")[0] in ("openai", "httpx")
+
+
+def _first_endpoint_error(record: dict[str, Any]) -> str | None:
+    """The first endpoint error text among an episode's events (grounder answers or plan proposals)."""
+    if not record.get("grounder_errors"):
+        return None
+    for event in record.get("events", ()):
+        if event.get("status") == "error":
+            return str(event.get("error") or event.get("reply") or "the endpoint gave no answer")
+    return "the endpoint gave no answer"
+
+
+_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|(?:Bearer|api[_-]?key[=:])\s*[A-Za-z0-9_\-.]{6,})", re.I)
+_URL_CREDENTIALS = re.compile(r"(\w+://)[^/@\s]+@")
+
+
+def scrub(text: str) -> str:
+    """``text`` without secrets: the API key of the environment, ``sk-...`` tokens, URL credentials."""
+    key = os.environ.get("OPENAI_API_KEY", "")
+    if len(key) >= 4:
+        text = text.replace(key, "***")
+    return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
 
 
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
@@ -180,12 +296,10 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
 
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int):
     from grounders.factory import build_proposer
-    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, run_viplan_planner
-    from toolkit.questions import QuestionBook
+    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
 
-    book = QuestionBook.for_task(task)
-    return run_viplan_planner(env, build_proposer(spec.config, task, seed),
-                              ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed, goal_text=book.goal_text)
+    return run_viplan_planner(env, build_proposer(spec.config, task, spec.id, seed),
+                              ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed, goal_text=goal_in_words)
 
 
 def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
@@ -204,53 +318,57 @@ PROTOCOL_RUNNERS: dict[str, Callable[..., Any]] = {
 # -------------------------------------------------------------------- files
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
-    """Complete records of an episodes file; a torn last line (killed mid-write) is dropped."""
-    if not path.is_file():
-        return []
-    out = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(rec, dict) and rec.get("schema") == SCHEMA:
-            out.append(rec)
-    return out
+def _prepare_out(out: Path, config: RunConfig) -> Episodes:
+    """Check ``config`` against the folder's, record it, repair a torn tail; the episodes so far.
 
-
-def _prepare_out(out: Path, config: RunConfig) -> set[str]:
-    out.mkdir(parents=True, exist_ok=True)
+    Call with the folder's :class:`StudyLock` held.
+    """
     cfg_path = out / "config.json"
-    wanted = dataclasses.asdict(config)
+    wanted = config.result_fields()
     if cfg_path.is_file():
-        have = json.loads(cfg_path.read_text(encoding="utf-8"))
-        diff = [k for k in wanted if have.get(k) != wanted[k] and k != "seeds"]
+        try:
+            have = RunConfig.from_dict(json.loads(cfg_path.read_text(encoding="utf-8"))).result_fields()
+        except (ValueError, TypeError, UnicodeDecodeError) as exc:
+            raise PgtError(f"{cfg_path} is not a run configuration ({exc}); use another --out") from None
+        diff = [k for k in wanted if have.get(k) != wanted[k]]
         if diff:
             detail = ", ".join(f"{k}: {have.get(k)!r} there, {wanted[k]!r} now" for k in diff)
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out")
-    cfg_path.write_text(json.dumps(wanted, indent=2) + "\n", encoding="utf-8")
+    write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
-    records = read_records(episodes)
-    if episodes.is_file():  # rewrite without a torn last line, so appends stay line-aligned
-        text = episodes.read_text(encoding="utf-8")
-        if text and not text.endswith("\n"):
-            episodes.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
-    return {r["id"] for r in records}
+    dropped = repair(episodes)  # appends must start on a fresh line
+    if dropped:
+        print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
+              file=sys.stderr)
+    return collect(read_records(episodes))
+
+
+class StudyStopped(PgtError):
+    """A fatal error (a rejected key, an unknown model, an endpoint that stays down) stopped a study."""
 
 
 class Progress:
-    """A one-line progress bar on stderr (silent when stderr is not a terminal, except at the end)."""
+    """A one-line progress bar on stderr (silent when stderr is not a terminal, except at the end).
 
-    def __init__(self, total: int, done: int, label: str) -> None:
+    Errors are printed as they happen, bar or not, so a broken study never looks busy.
+    """
+
+    def __init__(self, total: int, done: int, label: str, bar: bool = True) -> None:
         self.total, self.done, self.label = total, done, label
-        self.new, self.successes, self.start = 0, 0, time.perf_counter()
-        self.tty = sys.stderr.isatty()
+        self.new, self.successes, self.errors, self.start = 0, 0, 0, time.perf_counter()
+        self.bar = bar
+        self.tty = bar and sys.stderr.isatty()
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
         self.new += 1
-        self.successes += bool(record.get("success"))
+        self.successes += record.get("outcome") == "success"
+        if record.get("outcome") == "error" and not record.get("fatal"):  # a fatal one ends the study: said then
+            self.errors += 1
+            if self.tty:
+                print(file=sys.stderr)
+            print(f"{self.label}: episode {record['id']}: error ({record.get('error_kind')}): {record.get('error')}",
+                  file=sys.stderr, flush=True)
         if self.tty:
             self._draw()
 
@@ -261,31 +379,96 @@ class Progress:
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
         sr = self.successes / self.new if self.new else 0.0
-        print(f"\r{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f} {rate:.1f} ep/s eta {left:.0f}s ",
-              end=end, file=sys.stderr, flush=True)
+        errors = f" errors {self.errors}" if self.errors else ""
+        print(f"\r{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
+              f"eta {left:.0f}s ", end=end, file=sys.stderr, flush=True)
 
     def close(self) -> None:
-        self._draw("\n")
+        if self.bar:
+            self._draw("\n")
+
+
+def preflight(config: RunConfig) -> list[EpisodeSpec]:
+    """The study's episodes, after building its grounder or proposer and planner once.
+
+    A bad setting (no model, a missing replay log, an unknown planner or noise
+    model) fails here, before the run folder is touched, not once per episode.
+    """
+    specs = episode_specs(config)
+    if not specs:
+        return specs
+    first = specs[0]
+    task = _task(first.domain, first.problem)
+    if config.protocol == "viplan-planner":
+        from grounders.factory import build_proposer
+
+        build_proposer(config, task, first.id, 0)
+    else:
+        make_grounder(task, first, 0)
+        make_planner(config.planner)
+    return specs
 
 
 def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = True) -> Path:
-    """Run (or resume) a study; returns the episodes file."""
-    specs = episode_specs(config)
-    if specs and config.grounder == "noisy":  # a bad noise setting fails here, not in every episode
-        make_grounder(_task(specs[0].domain, specs[0].problem), specs[0], 0)
-    done = _prepare_out(out, config)
-    todo = [s for s in specs if s.id not in done]
+    """Run (or resume) a study; returns the episodes file.
+
+    Episodes with a judged record are skipped; ``error`` episodes run again. A
+    record with ``fatal`` set stops the study at once (finished episodes stay)
+    with :class:`StudyStopped`. A second writer to ``out`` is refused.
+    """
+    specs = preflight(config)
+    if config.grounder == "vlm" and config.answer_log is None:  # the answers, for --grounder replay later
+        config = dataclasses.replace(config, answer_log=str(out / "answers.jsonl"))
+    out.mkdir(parents=True, exist_ok=True)
     episodes = out / "episodes.jsonl"
-    bar = Progress(len(specs), len(specs) - len(todo), config.label()) if progress else None
-    with episodes.open("a", encoding="utf-8") as fh:
-        for record in _execute(todo, workers):
-            fh.write(json.dumps(record) + "\n")
-            fh.flush()
-            if bar:
-                bar.update(record)
-    if bar:
-        bar.close()
+    with StudyLock(out):
+        have = _prepare_out(out, config)
+        judged = {r["id"] for r in have.judged}
+        todo = [dataclasses.replace(s, config=config) for s in specs if s.id not in judged]
+        bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
+        results = _execute(todo, workers)
+        opening: list[dict[str, Any]] = []  # the first records of this invocation
+        try:
+            with Appender(episodes) as sink:
+                for record in results:
+                    sink.write(record)
+                    bar.update(record)
+                    if len(opening) < ENDPOINT_STOP:
+                        opening.append(record)
+                    why = _stop_reason(record, opening)
+                    if why:
+                        raise StudyStopped(f"{config.label()}: {why} (finished episodes are kept in {episodes}; "
+                                           "fix the setting and run the same command again to finish the study)")
+        finally:
+            results.close()  # stops the workers at once when the loop ended early
+            bar.close()
     return episodes
+
+
+ENDPOINT_STOP = 3  # a run whose first this many episodes all failed at the endpoint stops
+
+
+def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str | None:
+    """Why the study must stop after ``record``, if it must.
+
+    A fatal error stops it at once. So does an opening of :data:`ENDPOINT_STOP`
+    endpoint errors in a row: an endpoint that failed every episode so far, after
+    the client's own retries, is down or misconfigured, and the rest would fail
+    the same way, slowly.
+    """
+    if record.get("fatal"):
+        return f"stopped at episode {record['id']}: {record['error']}"
+    if record is opening[-1] and len(opening) == ENDPOINT_STOP and all(
+            r.get("outcome") == "error" and r.get("error_kind") == "endpoint" for r in opening):
+        return f"stopped: the first {ENDPOINT_STOP} episodes all failed at the endpoint, e.g. {record['error']}"
+    return None
+
+
+def _ignore_sigint() -> None:
+    """Pool workers leave Ctrl-C to the parent, which stops them: one message, no worker tracebacks."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _execute(specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]:
@@ -294,11 +477,11 @@ def _execute(specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]
             yield run_episode(spec)
         return
     ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    pool = ctx.Pool(workers)
+    pool = ctx.Pool(min(workers, len(specs)), initializer=_ignore_sigint)
     try:
         yield from pool.imap_unordered(run_episode, specs, chunksize=1)
         pool.close()
-    except BaseException:
+    except BaseException:  # Ctrl-C, a fatal record (the consumer stops), anything: stop the workers now
         pool.terminate()
         raise
     finally:

@@ -51,9 +51,12 @@ def _noisy(config: Any, task: Task, split: str, seed: int):
 def _vlm(config: Any, task: Task, split: str, seed: int):
     from grounders.vlm import VLMConfig, VLMGrounder
 
-    cache = os.environ.get("PGT_VLM_CACHE", str(Path(".pgt-cache") / "vlm-replies.jsonl"))
-    return VLMGrounder(QuestionBook(task), VLMConfig.from_env(model=config.model, base_url=config.base_url,
-                                                              cot=config.cot, cache_path=cache))
+    cache = None if getattr(config, "no_cache", False) else (
+        getattr(config, "cache", None) or os.environ.get("PGT_VLM_CACHE", str(Path(".pgt-cache") / "vlm-replies.jsonl")))
+    return VLMGrounder(QuestionBook(task), VLMConfig.from_env(
+        model=config.model, base_url=config.base_url, cot=config.cot, cache_path=cache,
+        log_path=getattr(config, "answer_log", None), timeout=getattr(config, "timeout", None),
+        max_retries=getattr(config, "max_retries", None)))
 
 
 def _replay(config: Any, task: Task, split: str, seed: int):
@@ -61,7 +64,13 @@ def _replay(config: Any, task: Task, split: str, seed: int):
 
     if not config.replay:
         raise PgtError("the replay grounder needs --replay LOG.jsonl")
-    return ReplayGrounder.from_file(config.replay)
+    path = Path(config.replay)
+    if not path.is_file():
+        raise PgtError(f"--replay {config.replay}: no such answer log")
+    grounder = ReplayGrounder(path)
+    if not len(grounder):
+        raise PgtError(f"--replay {config.replay}: the answer log holds no answers")
+    return grounder
 
 
 GROUNDER_FACTORIES: dict[str, Callable[[Any, Task, str, int], Any]] = {
@@ -76,9 +85,9 @@ def build_grounder(config: Any, task: Task, split: str, seed: int):
     return factory(config, task, split, seed)
 
 
-def build_proposer(config: Any, task: Task, seed: int):
-    """The VLM-as-planner model: the VLM itself, or the offline oracle proposer."""
-    from grounders.proposers import OracleProposer, VLMPlanProposer
+def build_proposer(config: Any, task: Task, episode_id: str, seed: int):
+    """The VLM-as-planner model for ``--grounder``: perfect (oracle), simulated (noisy), replayed or the VLM."""
+    from grounders.proposers import ReplayProposer, SimulatedProposer, VLMPlanProposer
     from toolkit.planners import get_planner
 
     if config.grounder == "vlm":
@@ -86,6 +95,19 @@ def build_proposer(config: Any, task: Task, seed: int):
         model = config.model or os.environ.get("PGT_VLM_MODEL") or os.environ.get("OPENAI_MODEL")
         if not model:
             raise PgtError("the VLM planner needs --model (or PGT_VLM_MODEL)")
-        return VLMPlanProposer(model, config.base_url or os.environ.get("OPENAI_BASE_URL") or None, key)
-    error = 0.0 if config.grounder == "oracle" else 1.0 - (config.accuracy if config.accuracy is not None else 1.0)
-    return OracleProposer(task, get_planner(), error, seed)
+        options = {k: v for k in ("timeout", "max_retries") if (v := getattr(config, k, None)) is not None}
+        return VLMPlanProposer(model, config.base_url or os.environ.get("OPENAI_BASE_URL") or None, key, **options)
+    if config.grounder == "replay":
+        if not config.replay:
+            raise PgtError("--protocol viplan-planner --grounder replay needs --replay RUN (a viplan-planner run)")
+        return ReplayProposer(config.replay, episode_id)
+    planner = get_planner() if config.planner == "default" else get_planner(config.planner)
+    if config.grounder == "oracle":
+        return SimulatedProposer(task, planner, seed=seed)
+    if config.grounder == "noisy":
+        rates = (config.plan_wrong, config.plan_missing, config.plan_extra)
+        if all(r is None for r in rates):
+            raise PgtError("--protocol viplan-planner --grounder noisy needs --plan-wrong, --plan-missing "
+                           "and/or --plan-extra (the simulated planner's error rates)")
+        return SimulatedProposer(task, planner, *(r or 0.0 for r in rates), seed=seed)
+    raise UnknownSymbolError("grounder", config.grounder, GROUNDER_FACTORIES)

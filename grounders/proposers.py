@@ -1,20 +1,25 @@
-"""Plan proposers for the VLM-as-planner protocol: an offline oracle and a VLM.
+"""Plan proposers for the VLM-as-planner protocol: simulated, replayed, and a VLM.
 
-The oracle proposer plans optimally on the world's true state (privileged) and,
-with probability ``error`` per call, replaces the first action by a random
-type-correct one: a known error model, for offline studies of the protocol.
+The simulated proposer plans optimally on the world's true state (privileged)
+and then corrupts that plan with a known, seeded error model (wrong, missing and
+extra actions), so studies of the protocol run offline with a ground truth for
+what the "model" got wrong, as the noisy oracle does for grounders. The replay
+proposer plays back the replies a previous ``viplan-planner`` run recorded, so a
+VLM run can be re-analysed without calling the model again.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import random
+from pathlib import Path
 from typing import Any
 
 from toolkit.errors import PgtError
 from toolkit.planners.base import Planner
 from toolkit.protocols import Observation, PlannerPrompt, Proposal
-from toolkit.task import Task
+from toolkit.task import GroundAction, Task
 
 
 def plan_json(actions: list[tuple[str, tuple[str, ...]]]) -> str:
@@ -22,25 +27,100 @@ def plan_json(actions: list[tuple[str, tuple[str, ...]]]) -> str:
     return json.dumps({"plan": [{"action": n.lower(), "parameters": list(a)} for n, a in actions]})
 
 
-class OracleProposer:
-    name = "oracle-planner"
+class SimulatedProposer:
+    """An optimal plan from the true state, corrupted action by action with known probabilities.
 
-    def __init__(self, task: Task, planner: Planner, error: float = 0.0, seed: int = 0) -> None:
-        if not 0.0 <= error <= 1.0:
-            raise PgtError(f"proposer error rate must be in [0, 1], got {error}")
-        self.task, self.planner, self.error = task, planner, error
+    For each action of the optimal plan, in order: with probability ``extra`` a
+    uniformly drawn ground action is inserted before it; then with probability
+    ``missing`` it is left out, else with probability ``wrong`` it is replaced by
+    a different uniformly drawn ground action. Drawn actions are type-correct but
+    need not be applicable. All zero: a perfect planner.
+    """
+
+    name = "simulated-planner"
+
+    def __init__(self, task: Task, planner: Planner, wrong: float = 0.0, missing: float = 0.0, extra: float = 0.0,
+                 seed: int = 0) -> None:
+        for what, p in (("wrong", wrong), ("missing", missing), ("extra", extra)):
+            if not 0.0 <= p <= 1.0:
+                raise PgtError(f"--plan-{what} must be in [0, 1], got {p}")
+        self.task, self.planner = task, planner
+        self.wrong, self.missing, self.extra = wrong, missing, extra
         self.rng = random.Random(seed)
-        self._all = None
+        self._all: list[GroundAction] | None = None
+
+    def _random_action(self, other_than: GroundAction | None = None) -> GroundAction:
+        if self._all is None:
+            self._all = sorted(self.task.all_actions(), key=str)
+        if not self._all:
+            raise PgtError(f"problem {self.task.problem.name} has no ground actions to draw wrong ones from")
+        choice = self.rng.choice(self._all)
+        if other_than is not None and choice == other_than and len(self._all) > 1:
+            while choice == other_than:
+                choice = self.rng.choice(self._all)
+        return choice
+
+    def corrupt(self, plan: list[GroundAction]) -> list[GroundAction]:
+        """``plan`` after the error model (one draw sequence per call, from the seeded generator)."""
+        out: list[GroundAction] = []
+        for action in plan:
+            if self.extra and self.rng.random() < self.extra:
+                out.append(self._random_action())
+            if self.missing and self.rng.random() < self.missing:
+                continue
+            if self.wrong and self.rng.random() < self.wrong:
+                out.append(self._random_action(action))
+            else:
+                out.append(action)
+        return out
 
     def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:
         result = self.planner.solve(self.task, init=observation.truth, timeout=30.0)
-        steps = [(a.name, a.args) for a in result.plan] if result.solved else []
-        if self.error and self.rng.random() < self.error:
-            if self._all is None:
-                self._all = list(self.task.all_actions())
-            wrong = self.rng.choice(self._all)
-            steps = [(wrong.name, wrong.args)] + steps[1:]
-        return Proposal(plan_json(steps))
+        plan = self.corrupt(list(result.plan)) if result.solved else []
+        return Proposal(plan_json([(a.name, a.args) for a in plan]))
+
+
+@functools.lru_cache(maxsize=4)
+def _recorded_replies(path: str) -> dict[str, list[str]]:
+    """Episode id -> the plan replies a viplan-planner run recorded, in order."""
+    from benchmarks.store import collect, read_records
+
+    file = Path(path) / "episodes.jsonl" if Path(path).is_dir() else Path(path)
+    if not file.is_file():
+        raise PgtError(f"--replay {path}: no such run folder or episodes file")
+    episodes = collect(read_records(file)).judged
+    if not episodes:
+        raise PgtError(f"--replay {path}: no finished episodes in {file}")
+    protocols = {r.get("config", {}).get("protocol") for r in episodes}
+    if protocols != {"viplan-planner"}:
+        raise PgtError(f"--replay {path}: a viplan-planner run's episodes are needed, this holds "
+                       f"{', '.join(sorted(map(str, protocols)))}")
+    return {r["id"]: [str(e.get("reply", "")) for e in r.get("events", ()) if e.get("phase") == "propose"]
+            for r in episodes}
+
+
+class ReplayProposer:
+    """The replies a previous ``viplan-planner`` run (folder or ``episodes.jsonl``) got, in order.
+
+    A reply the run did not record (a different episode, or more steps than it
+    took) comes back as an ``error`` proposal that says so; replay never invents one.
+    """
+
+    name = "replay-planner"
+
+    def __init__(self, path: str, episode_id: str) -> None:
+        self.source, self.episode_id = path, episode_id
+        self.replies = _recorded_replies(path).get(episode_id)
+        self.calls = 0
+
+    def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:
+        self.calls += 1
+        if self.replies is None:
+            return Proposal(f"replay: episode {self.episode_id} is not in {self.source}", status="error")
+        if self.calls > len(self.replies):
+            return Proposal(f"replay: {self.source} recorded {len(self.replies)} replies for episode "
+                            f"{self.episode_id}, reply {self.calls} was asked for", status="error")
+        return Proposal(self.replies[self.calls - 1])
 
 
 class VLMPlanProposer:

@@ -52,6 +52,8 @@ class Ledger:
                                       "confidence": round(ans.confidence, 4)}
             if ans.status != "ok":
                 record["status"] = ans.status
+            if ans.status == "error":  # what went wrong, for the study's error record (already scrubbed)
+                record["error"] = ans.raw[:500]
             if ans.value is not None:
                 self.answered += 1
                 ok = ans.value == truth

@@ -76,8 +76,11 @@ def _domain_text(task: Task) -> tuple[str, str]:
 
 def build_prompt(task: Task, goal_text: str, history: list[str], cot: bool = False) -> PlannerPrompt:
     description, actions = _domain_text(task)
-    system = SYSTEM.format(cot=COT if cot else "",
-                           cot_json=". Make sure that the explanation is also written inside the json" if cot else "")
-    user = USER.format(description=description, actions=actions, goal=goal_text,
-                       history="\n".join(history) if history else "None")
+    # str.replace, not str.format: the JSON example's braces are text
+    system = SYSTEM.replace("{cot}", COT if cot else "").replace(
+        "{cot_json}", ". Make sure that the explanation is also written inside the json" if cot else "")
+    user = USER
+    for name, value in (("{description}", description), ("{actions}", actions), ("{goal}", goal_text),
+                        ("{history}", "\n".join(history) if history else "None")):
+        user = user.replace(name, value)
     return PlannerPrompt(system, user)

@@ -4,7 +4,9 @@ At each step the model sees the image, the goal in words, the actions and the
 history of previous actions (with a note if they failed), and returns a whole
 plan as JSON; only its first action is executed. The episode ends when the goal
 holds in the world, when the model returns an empty plan, or at the step cap.
-A reply that cannot be parsed costs a step and is fed back, never aborting.
+A reply that cannot be parsed costs a step and is fed back, never aborting;
+an endpoint failure ends the episode (stop reason ``endpoint_error``): the
+study runner records it as an error to retry, not as the model's failure.
 """
 
 from __future__ import annotations
@@ -46,6 +48,19 @@ def goal_text_default(task: Task) -> str:
     return str(task.problem.goal)
 
 
+def goal_in_words(task: Task) -> str:
+    """The goal as the questions whose answers must come out as given (the PDDL text if it has no literals)."""
+    from toolkit.agents.base import condition_literals
+    from toolkit.questions import QuestionBook
+
+    literals = condition_literals(task.goal)
+    if not literals:
+        return goal_text_default(task)
+    book = QuestionBook(task)
+    lines = [f"- {book.question(atom)} {'Yes' if positive else 'No'}" for atom, positive in literals]
+    return "Reach a state in which each of these questions has the answer given:\n" + "\n".join(lines)
+
+
 class _NoGrounder:
     name = "none"
 
@@ -74,13 +89,18 @@ def run_viplan_planner(env: Environment, proposer: PlanProposer, config: ViPlanP
         ledger.prompt_tokens += reply.prompt_tokens
         ledger.completion_tokens += reply.completion_tokens
         ledger.questions += 1  # one model call per step
+        if reply.status == "error":  # the endpoint failed: nothing to judge the model by, stop here
+            ledger.errors += 1
+            ledger.note("propose", step, reply=reply.text[:2000], status="error")
+            stop = "endpoint_error"
+            break
         parsed = parse_plan(extract_plan_text(reply.text), task) if reply.status == "ok" else None
         if parsed is not None and not parsed.steps:
-            ledger.note("propose", step, reply=reply.text[:2000], plan=[])
+            ledger.note("propose", step, reply=reply.text[:20000], plan=[])
             stop = "empty_plan"
             break
         first = parsed.steps[0] if parsed else None
-        ledger.note("propose", step, reply=reply.text[:2000], status=reply.status,
+        ledger.note("propose", step, reply=reply.text[:20000], status=reply.status,
                     plan=[s.text for s in parsed.steps] if parsed else None)
         step += 1
         if first is None or first.action is None:

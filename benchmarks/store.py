@@ -1,0 +1,207 @@
+"""A study folder on disk: append-only ``episodes.jsonl``, its writer lock, ``config.json``.
+
+Results are expensive (hours of endpoint calls), so this module never rewrites
+them. The only writes to ``episodes.jsonl`` are appends of whole lines, each with
+one ``write`` call; a line torn by a kill is repaired by *truncating* the file at
+its last complete line, so a kill during the repair leaves either the torn file
+or the repaired one, never less. ``config.json`` is replaced atomically
+(temporary file, then rename).
+
+One writer at a time: :class:`StudyLock` holds a POSIX record lock on
+``<folder>/.lock`` (with the holder's PID written in it for the message). The
+kernel drops the lock when its process dies, so the lock of a killed run is
+taken over without any clean-up, and forked worker processes do not inherit it.
+
+Several records may share an episode id: a retried ``error`` episode appends its
+new record after the old one, and files written before the lock existed may hold
+true duplicates. :func:`collect` picks one record per id and counts the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from toolkit.errors import PgtError
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: no lock (documented in docs/studies.md)
+    fcntl = None  # type: ignore[assignment]
+
+SCHEMA = 1
+Record = dict[str, Any]
+
+
+def read_records(path: Path) -> list[Record]:
+    """Complete records of an episodes file in file order; a torn or foreign line is skipped."""
+    if not path.is_file():
+        return []
+    out = []
+    with path.open("rb") as fh:
+        for raw in fh:
+            try:
+                rec = json.loads(raw)
+            except ValueError:  # a torn last line, or bytes that are not UTF-8 JSON
+                continue
+            if isinstance(rec, dict) and rec.get("schema") == SCHEMA and isinstance(rec.get("id"), str):
+                out.append(rec)
+    return out
+
+
+def outcome(record: Record) -> str:
+    """``success``, ``failure`` or ``error``; records from before outcomes existed are judged by ``success``."""
+    found = record.get("outcome")
+    if found in ("success", "failure", "error"):
+        return found
+    if record.get("stop_reason") == "error":
+        return "error"
+    return "success" if record.get("success") else "failure"
+
+
+@dataclass
+class Episodes:
+    """One record per episode id: judged ones (success/failure) and those that only errored."""
+
+    judged: list[Record] = field(default_factory=list)
+    errors: list[Record] = field(default_factory=list)  # the latest error of ids never judged
+    duplicates: int = 0  # extra judged records of an id (the first one counts)
+    retried: int = 0  # error records superseded by a later attempt
+
+    @property
+    def all(self) -> list[Record]:
+        return self.judged + self.errors
+
+    def counts(self) -> dict[str, int]:
+        ok = sum(outcome(r) == "success" for r in self.judged)
+        return {"success": ok, "failure": len(self.judged) - ok, "error": len(self.errors)}
+
+
+def collect(records: list[Record]) -> Episodes:
+    """The records that count, one per id, in file order of their first appearance."""
+    judged: dict[str, Record] = {}
+    errors: dict[str, Record] = {}
+    out = Episodes()
+    for rec in records:
+        rid = rec["id"]
+        if outcome(rec) == "error":
+            if rid in judged:
+                out.retried += 1  # an error after a judged record changes nothing
+            else:
+                out.retried += rid in errors
+                errors[rid] = rec
+        elif rid in judged:
+            out.duplicates += 1
+        else:
+            judged[rid] = rec
+            if errors.pop(rid, None) is not None:
+                out.retried += 1
+    out.judged, out.errors = list(judged.values()), list(errors.values())
+    return out
+
+
+def repair(path: Path) -> int:
+    """Truncate a torn last line (a write cut by a kill); returns the bytes dropped. Never rewrites."""
+    if not path.is_file():
+        return 0
+    with path.open("rb+") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return 0
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return 0
+        keep, pos, block = 0, size, 1 << 16
+        while pos > 0:  # find the last newline, reading backwards
+            start = max(0, pos - block)
+            fh.seek(start)
+            chunk = fh.read(pos - start)
+            hit = chunk.rfind(b"\n")
+            if hit >= 0:
+                keep = start + hit + 1
+                break
+            pos = start
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+        return size - keep
+
+
+class Appender:
+    """Appends records to an episodes file, one ``write`` of a whole line each (``O_APPEND``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+
+    def write(self, record: Record) -> None:
+        data = (json.dumps(record) + "\n").encode("utf-8")
+        view = memoryview(data)
+        while view:  # a regular file takes it whole; loop only for the rare partial write
+            view = view[os.write(self._fd, view):]
+
+    def close(self) -> None:
+        os.close(self._fd)
+
+    def __enter__(self) -> Appender:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def write_config(path: Path, data: dict[str, Any]) -> None:
+    """Replace ``config.json`` atomically, so a kill never leaves it half written."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+_HELD: set[str] = set()  # folders locked by this process (POSIX locks do not exclude their own process)
+_HELD_GUARD = threading.Lock()
+
+
+class StudyLock:
+    """The one-writer lock of a study folder; refuses a second writer with a clear message."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.path = folder / ".lock"
+        self._fd: int | None = None
+        self._key = str(folder.resolve())
+
+    def acquire(self) -> None:
+        with _HELD_GUARD:
+            if self._key in _HELD:
+                raise PgtError(f"{self.folder} is in use by another study in this process; use another --out")
+            if fcntl is not None:
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                try:
+                    fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except OSError:
+                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "unknown"
+                    os.close(fd)
+                    raise PgtError(f"{self.folder} is in use by another pgt run (PID {holder}); wait for it to "
+                                   "finish or use another --out") from None
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+                self._fd = fd
+            _HELD.add(self._key)
+
+    def release(self) -> None:
+        with _HELD_GUARD:
+            _HELD.discard(self._key)
+            if self._fd is not None:
+                os.close(self._fd)  # closing drops the lock; the file stays (unlinking would race)
+                self._fd = None
+
+    def __enter__(self) -> StudyLock:
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
