@@ -1,27 +1,37 @@
 """Plan text in the dialects people and models write, parsed with explicit errors.
 
 Accepted, mixed freely: PDDL lines ``(move a b)`` with optional step prefixes
-(``0:``, ``1.``, ``Step 1:``), bracketed costs or durations (``[1]``, ``[1.000]``),
-``;`` comments, blank lines and a trailing cost line; call style ``move(a, b)`` and
-bare ``move a b``; JSON (``{"plan": [{"action": ..., "parameters": {...} or
-[...]}]}`` as in the ViPlan planner prompts, or a list of strings); markdown code
-fences; names in any case. A step that cannot be parsed is kept and reported with
-its line, never dropped; unknown names get did-you-mean suggestions.
+(``0:``, ``1.``, ``Step 1:``, bullets), bracketed costs or durations (``[1]``),
+``;`` comments and a trailing cost line; call style ``move(a, b)`` and bare
+``move a b``; several actions on one line; JSON (``{"plan": [{"action": ...,
+"parameters": {...} or [...]}]}`` as in the ViPlan planner prompts, or a list of
+strings); English sentences read through the domain's action templates
+(:mod:`toolkit.action_language`); whole model replies, whose plan is found by
+:mod:`toolkit.plan_reader`. A line that looks like a step but cannot be read is
+kept and reported with its line, never dropped; prose is skipped and listed in
+:attr:`ParsedPlan.skipped`; a reply with no steps that says the task cannot be
+solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``.
 """
 
 from __future__ import annotations
 
-import json
+import difflib
 import re
+import weakref
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
+from toolkit.action_language import LEAD, TextMatch, tokens
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
+from toolkit.plan_reader import REFUSAL, Candidate, Skipped, extract
 from toolkit.task import GroundAction, Task
 
-# A natural-language hook: text -> (action name, args) or None (see toolkit.questions).
-ActionTextParser = Callable[[str], "tuple[str, Sequence[str]] | None"]
+if TYPE_CHECKING:
+    from toolkit.action_language import ActionLanguage
+
+# A natural-language hook: text -> a match, (action name, args), or None.
+ActionTextParser = Callable[[str], "TextMatch | tuple[str, Sequence[str]] | None"]
 
 
 class Reason(str, Enum):
@@ -34,6 +44,9 @@ class Reason(str, Enum):
     WRONG_TYPE = "wrong_type"
     INAPPLICABLE = "inapplicable"
     GOAL_UNMET = "goal_unmet"
+    AMBIGUOUS_STEP = "ambiguous_step"
+    CLAIMS_UNSOLVABLE = "claims_unsolvable"
+    EMPTY = "empty"
 
 
 @dataclass(frozen=True)
@@ -49,6 +62,7 @@ class PlanStep:
     error: Reason | None = None
     message: str = ""
     suggestions: tuple[str, ...] = field(default=())
+    read_as: str = "pddl"  # pddl, call, json or natural-language
 
     @property
     def ok(self) -> bool:
@@ -58,6 +72,37 @@ class PlanStep:
 @dataclass(frozen=True)
 class ParsedPlan:
     steps: tuple[PlanStep, ...]
+    skipped: tuple[Skipped, ...] = ()  # lines left out (prose, other blocks), each with why
+    verdict: str | None = None  # "claims_unsolvable" or "empty" when the reply has no steps
+
+    @property
+    def read_as(self) -> str:
+        """How the steps were written: one of pddl, call, json, natural-language, mixed, none."""
+        kinds = {s.read_as for s in self.steps}
+        return kinds.pop() if len(kinds) == 1 else ("mixed" if kinds else "none")
+
+    @property
+    def rephrased(self) -> int:
+        """Steps read from English sentences."""
+        return sum(s.read_as == "natural-language" for s in self.steps)
+
+    def reading(self) -> dict[str, object]:
+        """The reading report: how the text was read and what was skipped."""
+        return {"read_as": self.read_as, "verdict": self.verdict, "rephrased": self.rephrased,
+                "skipped": [k.to_json() for k in self.skipped]}
+
+    def note(self) -> str:
+        """A one-line human note when anything was skipped or rephrased ("" otherwise)."""
+        parts = []
+        if self.rephrased:
+            parts.append(f"{self.rephrased} step{'s' if self.rephrased != 1 else ''} read from English")
+        by_why: dict[str, list[int]] = {}
+        for k in self.skipped:
+            by_why.setdefault(k.why, []).append(k.line)
+        for why, lines in by_why.items():
+            shown = ", ".join(map(str, lines[:8])) + (", ..." if len(lines) > 8 else "")
+            parts.append(f"skipped line{'s' if len(lines) != 1 else ''} {shown} ({why})")
+        return "; ".join(parts)
 
     @property
     def ok(self) -> bool:
@@ -71,13 +116,12 @@ class ParsedPlan:
         return next((s for s in self.steps if not s.ok), None)
 
 
-_FENCE = re.compile(r"^\s*```")
 _PREFIX = re.compile(r"^\s*(?:step\s*)?\d+(?:\.\d+)?\s*[:.)]\s*(?=\S)", re.I)
 _SUFFIX = re.compile(r"\s*\[[^\]]*\]\s*$")
-_COST_LINE = re.compile(r"^\s*;.*$|^\s*cost\s*[:=]", re.I)
-_CALL = re.compile(r"^\s*([A-Za-z][\w-]*)\s*\((.*)\)\s*;?\s*$")
+_CALL = re.compile(r"^\s*([A-Za-z0-9][\w-]*)\s*\((.*)\)\s*;?\s*$")
 _PAREN = re.compile(r"^\s*\(\s*([^()\s]+)((?:\s+[^()\s]+)*)\s*\)\s*$")
-_BARE = re.compile(r"^\s*([A-Za-z][\w-]*)((?:\s+[A-Za-z0-9_][\w-]*)*)\s*$")
+_BARE = re.compile(r"^\s*([A-Za-z0-9][\w-]*)((?:\s+[A-Za-z0-9_][\w-]*)*)\s*$")
+_LANGUAGES: "weakref.WeakKeyDictionary[Task, ActionLanguage]" = weakref.WeakKeyDictionary()
 
 
 def _strip_comment(line: str) -> str:
@@ -93,135 +137,246 @@ def split_step(text: str) -> tuple[str, tuple[str, ...]] | None:
     >>> split_step("moveblock(r, c2)")
     ('moveblock', ('r', 'c2'))
     """
+    hit = _split_form(text)
+    return None if hit is None else (hit[0], hit[1])
+
+
+def _split_form(text: str) -> tuple[str, tuple[str, ...], str] | None:
+    """(name, args, form) with form "pddl", "call" or "bare"."""
     body = _SUFFIX.sub("", _PREFIX.sub("", _strip_comment(text).strip())).strip().rstrip(",")
     body = body.strip("`*").strip()
-    for pattern in (_PAREN, _CALL):
+    for pattern, form in ((_PAREN, "pddl"), (_CALL, "call")):
         mt = pattern.match(body)
         if mt:
             raw_args = mt.group(2).replace(",", " ").split()
-            return mt.group(1), tuple(a.strip("'\"") for a in raw_args)
+            return mt.group(1), tuple(a.strip("'\"") for a in raw_args), form
     mt = _BARE.match(body)
     if mt:
-        return mt.group(1), tuple(mt.group(2).split())
+        return mt.group(1), tuple(mt.group(2).split()), "bare"
     return None
 
 
-def _json_steps(data: object) -> list[tuple[str, tuple[str, ...] | None, str]] | None:
-    """Steps from JSON data: (name, args or None if malformed, text); None if not a plan."""
-    if isinstance(data, dict):
-        for key in ("plan", "actions", "steps"):
-            if key in data:
-                data = data[key]
-                break
-        else:
-            return None
-    if not isinstance(data, list):
-        return None
-    out: list[tuple[str, tuple[str, ...] | None, str]] = []
-    for item in data:
-        text = json.dumps(item) if not isinstance(item, str) else item
-        if isinstance(item, str):
-            split = split_step(item)
-            out.append((split[0], split[1]) + (text,) if split else ("", None, text))
-        elif isinstance(item, dict) and isinstance(item.get("action", item.get("name")), str):
-            name = item.get("action", item.get("name"))
-            params = item.get("parameters", item.get("args", item.get("arguments", [])))
-            if isinstance(params, dict):
-                args = tuple(str(v) for v in params.values())
-            elif isinstance(params, list):
-                args = tuple(str(v) for v in params)
-            elif isinstance(params, str):
-                args = tuple(params.replace(",", " ").split())
-            else:
-                args = None
-            split = split_step(name) if "(" in name else None
-            if split and not args:
-                name, args = split
-            out.append((name, args, text))
-        else:
-            out.append(("", None, text))
-    return out
+def _json_step(item: object) -> tuple[str, tuple[str, ...] | None]:
+    """(name, args or None if malformed) of one JSON plan item."""
+    if isinstance(item, str):
+        split = split_step(item)
+        return split if split else ("", None)
+    if not (isinstance(item, dict) and isinstance(item.get("action", item.get("name")), str)):
+        return "", None
+    name = item.get("action", item.get("name"))
+    params = item.get("parameters", item.get("args", item.get("arguments", [])))
+    args: tuple[str, ...] | None
+    if isinstance(params, dict):
+        args = tuple(str(v) for v in params.values())
+    elif isinstance(params, list):
+        args = tuple(str(v) for v in params)
+    elif isinstance(params, str):
+        args = tuple(params.replace(",", " ").split())
+    else:
+        args = None
+    split = split_step(name) if "(" in name else None
+    if split and not args:
+        name, args = split
+    return name, args
 
 
-def _fenced_only(text: str) -> str:
-    """With markdown fences, only the fenced lines (prose around them blanked, line numbers kept)."""
-    lines = text.splitlines()
-    fences = [i for i, line in enumerate(lines) if _FENCE.match(line)]
-    if not fences:
-        return text
-    inside = [False] * len(lines)
-    for k in range(0, len(fences), 2):  # an unclosed last fence runs to the end
-        end = fences[k + 1] if k + 1 < len(fences) else len(lines)
-        for i in range(fences[k] + 1, end):
-            inside[i] = True
-    return "\n".join(line if keep else "" for line, keep in zip(lines, inside))
+def language(task: Task) -> ActionLanguage:
+    """The task's action sentences from its domain's templates (built once per task)."""
+    hit = _LANGUAGES.get(task)
+    if hit is None:
+        from toolkit.questions import QuestionBook  # the book knows the object descriptions
+
+        hit = _LANGUAGES[task] = QuestionBook(task).language
+    return hit
 
 
-def _raw_steps(text: str, action_text: ActionTextParser | None) -> list[tuple[int | None, str, tuple[str, tuple[str, ...]] | None]]:
-    text = _fenced_only(text)
-    stripped = "\n".join(line for line in text.splitlines() if not _FENCE.match(line)).strip()
-    if stripped[:1] in "[{":
+def _as_match(hit: object) -> TextMatch | None:
+    if hit is None or isinstance(hit, TextMatch):
+        return hit
+    name, args = hit  # type: ignore[misc]
+    return TextMatch(name, tuple(args), ((name, tuple(args)),))
+
+
+def _sentence_like(text: str) -> bool:
+    """Prose: three or more words, mostly alphabetic."""
+    words = text.split()
+    return len(words) >= 3 and sum(w.strip(".,:;!?()'\"").isalpha() for w in words) >= 0.6 * len(words)
+
+
+def _remark(text: str) -> bool:
+    """A line among steps that is commentary, not a broken step: prose, a heading, "Done."."""
+    stripped = text.strip()
+    return (_sentence_like(stripped) or stripped.endswith(":")
+            or (len(stripped.split()) == 1 and stripped.rstrip(".!").isalpha()))
+
+
+def _content_words(text: str) -> list[str]:
+    """The words of a line after leading filler ("Then, I will ...")."""
+    return LEAD.sub("", " ".join(tokens(text))).split()
+
+
+def _action_like(text: str, task: Task, lang: ActionLanguage) -> bool:
+    """Starts with an action's name or verb (after "then", "next", ...), or a near miss of one."""
+    words = _content_words(text)
+    if not words:
+        return False
+    first = words[0]
+    known = lang.verbs | {t.lower() for t in task.domain.actions}
+    return first in known or bool(difflib.get_close_matches(first, sorted(known), n=1, cutoff=0.8))
+
+
+class _Reader:
+    """Classifies the candidates of one reply against a task."""
+
+    def __init__(self, task: Task, action_text: ActionTextParser | None) -> None:
+        self.task = task
+        self._hook = action_text
+        self._names = {a.lower() for a in task.domain.actions}
+        self._objects = {o.lower() for o in task.objects}
+        self._lang: ActionLanguage | None = None
+
+    @property
+    def lang(self) -> ActionLanguage:
+        if self._lang is None:
+            self._lang = language(self.task)
+        return self._lang
+
+    def english(self, text: str) -> TextMatch | None:
+        return _as_match(self._hook(text) if self._hook is not None else self.lang.parse(text))
+
+    def classify(self, cand: Candidate) -> tuple[str, object]:
+        """("step", (name, args, form)) | ("error", (Reason, why, name, args)) | ("refusal" | "other", None)."""
+        if cand.simple is not None and cand.simple[0].lower() in self._names and self._resolves(*cand.simple):
+            return "step", (cand.simple[0], cand.simple[1], "pddl")
+        split = _split_form(cand.text)
+        if split is not None:
+            name, args, form = split
+            if form != "bare" or name.lower() in self._names:
+                # "(pick-up the red block)": English in PDDL's clothes (a known action's name only:
+                # "(unlock x)" names an action the domain lacks and stays an unknown_action error)
+                if name.lower() in self._names and not self._resolves(name, args):
+                    hit = self.english(" ".join((name, *args)))
+                    if hit is not None:
+                        return self._english_result(hit, cand)
+                    if any(a.lower() in ("the", "a", "an") and a.lower() not in self._objects for a in args):
+                        return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
+                if form != "bare" and name.lower() not in self._names and REFUSAL.search(cand.text):
+                    return "refusal", None
+                return "step", (name, args, "pddl" if form == "bare" else form)
+        hit = self.english(cand.text)
+        if hit is not None:
+            return self._english_result(hit, cand)
+        if REFUSAL.search(cand.text):
+            return "refusal", None
+        code = "(" in cand.text or ")" in cand.text
+        if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
+            return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
+        return "other", None
+
+    def _english_result(self, hit: TextMatch, cand: Candidate) -> tuple[str, object]:
+        if hit.ambiguous:
+            return "error", (Reason.AMBIGUOUS_STEP, f"{cand.text!r} is ambiguous: it could be {hit.describe()}",
+                             "", ())
+        return "step", (hit.name, hit.args, "natural-language")
+
+    def _resolves(self, name: str, args: tuple[str, ...]) -> bool:
         try:
-            steps = _json_steps(json.loads(stripped))
-        except json.JSONDecodeError:
-            steps = None
-        if steps is not None:
-            return [(None, t, (n, a) if a is not None else None) for n, a, t in steps]
-    out = []
-    lines = text.splitlines()
-    fenced = _inside_fences(lines)
-    for lineno, line in enumerate(lines, 1):
-        if fenced is not None and lineno not in fenced:
-            continue  # prose around a fenced plan ("Here is the plan:") is not part of it
-        if _FENCE.match(line) or not _strip_comment(line).strip() or _COST_LINE.match(line):
+            self.task.action(name, args)
+        except (UnknownSymbolError, ArityError, TypeMismatchError):
+            return False
+        return True
+
+    def _cannot(self, text: str) -> str:
+        words = _content_words(text)
+        hint = []
+        if words:
+            hint = list(self.lang.verb_actions.get(words[0], ()))
+            hint += [a for a in closest(words[0], self.task.domain.actions) if a not in hint]
+        tip = f"; closest known actions: {', '.join(hint)}" if hint else ""
+        return f"cannot read {text!r} as an action{tip}"
+
+
+def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]]) -> set[int]:
+    """Indexes of list items in a run of list items that holds a step: those are steps too."""
+    out: set[int] = set()
+    run: list[int] = []
+    for i in range(len(cands) + 1):
+        if i < len(cands) and cands[i].listed and kinds[i][0] != "refusal":
+            run.append(i)
             continue
-        split = split_step(line)
-        if split is None and action_text is not None:
-            hit = action_text(line.strip())
-            split = (hit[0], tuple(hit[1])) if hit else None
-        out.append((lineno, line.strip(), split))
+        if any(kinds[j][0] == "step" for j in run):
+            out.update(run)
+        run = []
     return out
-
-
-def _inside_fences(lines: list[str]) -> set[int] | None:
-    """Line numbers inside markdown code fences, or None when the text has no complete fence."""
-    inside, opened, out = False, False, set()
-    for lineno, line in enumerate(lines, 1):
-        if _FENCE.match(line):
-            inside = not inside
-            opened = True
-        elif inside:
-            out.add(lineno)
-    return out if opened and not inside else None
 
 
 def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = None) -> ParsedPlan:
-    """Parse plan text against a task; every step is kept, bad ones carry an error."""
+    """Parse plan text (or a whole reply) against a task; every step is kept, bad ones carry an error.
+
+    ``action_text`` reads English sentences; by default the domain's templates (:func:`language`).
+    """
+    found = extract(text)
+    if found.json:
+        return _parse_json(found, task)
+    reader = _Reader(task, action_text)
+    kinds = [reader.classify(c) for c in found.candidates]
+    step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
+    first = step_at[0] if step_at else 0
+    steps: list[PlanStep] = []
+    skipped = list(found.skipped)
+    refusals: list[Candidate] = []
+    in_plan_list = _plan_lists(found.candidates, kinds)
+    for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
+        if kind == "other" and ((i > first and step_at and not _remark(cand.text))
+                                or (i in in_plan_list and not cand.text.rstrip().endswith(":"))):
+            kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())
+        index = len(steps) + 1
+        where = f"step {index}" + (f" (line {cand.line})" if cand.line else "")
+        if kind == "step":
+            name, args, form = data  # type: ignore[misc]
+            steps.append(_resolve(task, index, cand.line, cand.text, name, tuple(args), where, form))
+        elif kind == "error":
+            reason, why, name, args = data  # type: ignore[misc]
+            steps.append(PlanStep(index, cand.line, cand.text, name, args, error=reason, message=f"{where}: {why}"))
+        else:
+            if kind == "refusal":
+                refusals.append(cand)
+            why = "says the task cannot be solved" if kind == "refusal" else "prose, not a plan step"
+            if not skipped or (skipped[-1].line, skipped[-1].text) != (cand.line, cand.source):
+                skipped.append(Skipped(cand.line or 0, cand.source, why))
+    verdict = None
+    if not steps:
+        verdict = Reason.CLAIMS_UNSOLVABLE.value if refusals else Reason.EMPTY.value
+    skipped.sort(key=lambda k: k.line)
+    return ParsedPlan(tuple(steps), tuple(skipped), verdict)
+
+
+def _parse_json(found, task: Task) -> ParsedPlan:
     steps = []
-    for index, (line, raw, split) in enumerate(_raw_steps(text, action_text), 1):
-        where = f"step {index}" + (f" (line {line})" if line else "")
-        if split is None:
-            steps.append(PlanStep(index, line, raw, error=Reason.UNPARSEABLE_STEP,
-                                  message=f"{where}: cannot read {raw!r} as an action"))
-            continue
-        name, args = split
-        try:
-            action = task.action(name, args)
-        except UnknownSymbolError as exc:
-            reason = Reason.UNKNOWN_ACTION if exc.kind == "action" else Reason.UNKNOWN_OBJECT
-            steps.append(PlanStep(index, line, raw, name, args, error=reason,
-                                  message=f"{where}: {exc}", suggestions=tuple(exc.suggestions)))
-            continue
-        except ArityError as exc:
-            steps.append(PlanStep(index, line, raw, name, args, error=Reason.WRONG_ARITY,
-                                  message=f"{where}: {exc}"))
-            continue
-        except TypeMismatchError as exc:
-            steps.append(PlanStep(index, line, raw, name, args, error=Reason.WRONG_TYPE,
-                                  message=f"{where}: {exc}"))
-            continue
-        steps.append(PlanStep(index, line, raw, action.name, action.args, action=action))
-    return ParsedPlan(tuple(steps))
+    for index, cand in enumerate(found.candidates, 1):
+        name, args = _json_step(cand.json_item)
+        where = f"step {index}"
+        if args is None:
+            steps.append(PlanStep(index, None, cand.source, error=Reason.UNPARSEABLE_STEP,
+                                  message=f"{where}: cannot read {cand.source!r} as an action", read_as="json"))
+        else:
+            steps.append(_resolve(task, index, None, cand.source, name, args, where, "json"))
+    return ParsedPlan(tuple(steps), found.skipped, None if steps else Reason.EMPTY.value)
+
+
+def _resolve(task: Task, index: int, line: int | None, raw: str, name: str, args: tuple[str, ...], where: str,
+             form: str) -> PlanStep:
+    try:
+        action = task.action(name, args)
+    except UnknownSymbolError as exc:
+        reason = Reason.UNKNOWN_ACTION if exc.kind == "action" else Reason.UNKNOWN_OBJECT
+        return PlanStep(index, line, raw, name, args, error=reason, message=f"{where}: {exc}",
+                        suggestions=tuple(exc.suggestions), read_as=form)
+    except ArityError as exc:
+        return PlanStep(index, line, raw, name, args, error=Reason.WRONG_ARITY, message=f"{where}: {exc}", read_as=form)
+    except TypeMismatchError as exc:
+        return PlanStep(index, line, raw, name, args, error=Reason.WRONG_TYPE, message=f"{where}: {exc}", read_as=form)
+    return PlanStep(index, line, raw, action.name, action.args, action=action, read_as=form)
 
 
 def read_plan_actions(text: str, task: Task, action_text: ActionTextParser | None = None) -> list[GroundAction]:

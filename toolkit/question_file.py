@@ -18,8 +18,15 @@ File format (all sections optional)::
     [questions]                           # one yes/no question per predicate
     on = "Is {b1} on top of {b2}?"        # {b1} (variable name) or {0} (index)
 
-    [actions]                             # natural-language action text
+    [actions]                             # natural-language action text, read back too
     moveBlock = "move {b1} to column {c1.name}"   # {x.name}: the raw object name
+
+    [synonyms]                            # extra words plans may use (see toolkit.action_language)
+    move = ["shift", "put"]               # canonical word or phrase = its alternatives
+
+Per-problem object descriptions (``pgt validate --objects FILE``) are a separate,
+smaller TOML file: ``a = "the red block"`` or ``a = ["the red block", "red"]`` (the
+first description is used when writing, all are read), object names as keys.
 """
 
 from __future__ import annotations
@@ -80,6 +87,7 @@ class QuestionSpec:
     object_names: dict[str, str] = field(default_factory=dict)
     questions: dict[str, Template] = field(default_factory=dict)  # canonical predicate name -> template
     actions: dict[str, Template] = field(default_factory=dict)  # canonical action name -> template
+    synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # canonical phrase -> alternatives
 
 
 def parse_template(text: str, params: tuple[m.Param, ...], path: str, key: str,
@@ -159,10 +167,10 @@ def load_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
         raise QuestionTemplateError(where, "<file>", f"cannot read: {exc.strerror}") from None
     except tomllib.TOMLDecodeError as exc:
         raise QuestionTemplateError(where, "<toml>", str(exc)) from None
-    unknown = sorted(set(data) - {"prompt_style", "scene", "display", "questions", "actions"})
+    unknown = sorted(set(data) - {"prompt_style", "scene", "display", "questions", "actions", "synonyms"})
     if unknown:
         raise QuestionTemplateError(where, unknown[0], "unknown section or key (known: prompt_style, scene, "
-                                    "display, questions, actions)")
+                                    "display, questions, actions, synonyms)")
     display = _table(data, "display", where)
     type_names: dict[str, str] = {}
     known_types = {**{t: t for t in domain.types}, "object": "object"}
@@ -186,8 +194,43 @@ def load_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
         key = f"[actions].{aname}"
         canon = _resolve(aname, domain.actions, "action", where, key)
         actions[canon] = parse_template(_string(text, where, key), domain.actions[canon].params, where, key)
+    synonyms = {canon: _phrases(alts, where, f"[synonyms].{canon}")
+                for canon, alts in _table(data, "synonyms", where).items()}
     return QuestionSpec(where, str(data.get("prompt_style", "")), str(data.get("scene", "")),
-                        type_names, object_names, questions, actions)
+                        type_names, object_names, questions, actions, synonyms)
+
+
+def _phrases(value: Any, path: str, key: str) -> tuple[str, ...]:
+    """A string or a non-empty list of strings, as a tuple."""
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, list) or not items:
+        raise QuestionTemplateError(path, key, f"must be a string or a non-empty list of strings, got {value!r}")
+    return tuple(_string(v, path, key) for v in items)
+
+
+def load_object_descriptions(path: str | Path, objects: dict[str, str]) -> dict[str, tuple[str, ...]]:
+    """A per-problem object description file: object name -> descriptions (first = how it is written).
+
+    Raises:
+        QuestionTemplateError: unreadable TOML, an unknown object, or a value that is not text.
+    """
+    where = str(path)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8-sig"))
+    except (OSError, UnicodeDecodeError) as exc:
+        raise QuestionTemplateError(where, "<file>", f"cannot read: {getattr(exc, 'strerror', None) or exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise QuestionTemplateError(where, "<toml>", str(exc)) from None
+    known = {o.lower(): o for o in objects}
+    out: dict[str, tuple[str, ...]] = {}
+    for name, value in data.items():
+        obj = known.get(name.lower())
+        if obj is None:
+            hint = closest(name, objects)
+            tip = f"; did you mean {', '.join(hint)}?" if hint else ""
+            raise QuestionTemplateError(where, name, f"unknown object '{name}'{tip}")
+        out[obj] = _phrases(value, where, name)
+    return out
 
 
 def find_question_file(domain: m.Domain) -> Path | None:

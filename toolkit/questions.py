@@ -20,15 +20,16 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Mapping, Sequence
 
 from toolkit import phrasing as ph
+from toolkit.action_language import ActionLanguage
 from toolkit.errors import UnknownSymbolError
 from toolkit.model import Atom
-from toolkit.question_file import QuestionSpec, find_question_file, load_question_spec, parse_template
+from toolkit.question_file import QuestionSpec, find_question_file, load_question_spec
 from toolkit.task import GroundAction, Task
 
 _NORMALIZE = re.compile(r"[\"'`“”‘’]")
-_LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
 def _normalize(text: str) -> str:
@@ -42,10 +43,13 @@ class QuestionBook:
     Args:
         task: the task whose objects and predicates are phrased.
         spec: templates to use; by default the domain's ``questions.toml`` (if any).
+        objects: per-problem object descriptions (object -> phrases, the first one is shown).
     """
 
-    def __init__(self, task: Task, spec: QuestionSpec | None = None) -> None:
+    def __init__(self, task: Task, spec: QuestionSpec | None = None,
+                 objects: Mapping[str, Sequence[str]] | None = None) -> None:
         self.task = task
+        self._extra = {o: tuple(d) for o, d in (objects or {}).items()}  # per-problem descriptions (--objects)
         if spec is None:
             found = find_question_file(task.domain)
             spec = load_question_spec(found, task.domain) if found else QuestionSpec()
@@ -55,7 +59,7 @@ class QuestionBook:
         self._display: dict[str, str] = {o: self._make_display(o) for o in task.objects}
         self._questions: dict[Atom, str] = {}
         self._by_question: dict[str, Atom] | None = None
-        self._action_patterns: list[tuple[str, re.Pattern[str], list[dict[str, str]]]] | None = None
+        self._language: ActionLanguage | None = None
 
     # ------------------------------------------------------------ objects
 
@@ -68,6 +72,8 @@ class QuestionBook:
         return self.spec.scene
 
     def _make_display(self, obj: str) -> str:
+        if obj in self._extra:
+            return self._extra[obj][0]
         if obj in self.spec.object_names:
             return self.spec.object_names[obj]
         type_name = self.task.objects[obj]
@@ -141,51 +147,27 @@ class QuestionBook:
 
     def action_text(self, action: GroundAction) -> str:
         """An action in words, e.g. "move the red block to column c2"."""
-        template = self.spec.actions.get(action.name)
-        args = list(action.args)
-        if template is not None:
-            return template.render([self.display_name(a) for a in args], args)
-        words = ph.split_words(action.name)
-        return " ".join([words, *(self._typed(a) for a in args)])
+        return self.language.render(action.name, action.args)
 
-    def _patterns(self) -> list[tuple[str, re.Pattern[str], list[dict[str, str]]]]:
-        if self._action_patterns is not None:
-            return self._action_patterns
-        out = []
-        for name, schema in self.task.domain.actions.items():
-            template = self.spec.actions.get(name)
-            if template is None:  # the fallback text, as a template
-                spec = " ".join([ph.split_words(name), *(f"{{{i}}}" for i in range(schema.arity))])
-                template = parse_template(spec, schema.params, "<fallback>", name)
-            regex, aliases = [], []
-            for part in template.parts:
-                if isinstance(part, str):
-                    words = _normalize(part).split()
-                    regex.append(r"\s*" + r"\s+".join(map(re.escape, words)) + r"\s*" if words else r"\s*")
-                    continue
-                table = self._aliases(schema.params[part.index][1], part.raw)
-                group = f"s{len(aliases)}"
-                choices = "|".join(re.escape(a) for a in sorted(table, key=len, reverse=True))
-                regex.append(f"(?:(?:the|a|an)\\s+)?(?P<{group}>{choices})")
-                aliases.append(table)
-            out.append((name, re.compile(r"\s*" + "".join(regex) + r"\s*$"), aliases))
-        self._action_patterns = out
-        return out
-
-    def _aliases(self, types: tuple[str, ...], raw: bool) -> dict[str, str]:
-        table: dict[str, str] = {}
-        for obj in self.task.objects_of(types):
-            names = [obj] if raw else [obj, self.display_name(obj), self._typed(obj),
-                                      f"{ph.split_words(self.task.objects[obj])} {obj}", ph.split_words(obj)]
-            for n in names:
-                table.setdefault(_LEADING_ARTICLE.sub("", _normalize(n)), obj)
-        return table
+    @property
+    def language(self) -> ActionLanguage:
+        """The reader and writer of action sentences (built on first use)."""
+        if self._language is None:
+            phrases: dict[str, list[str]] = {}
+            bases: dict[str, list[str]] = {}
+            for obj, type_name in self.task.objects.items():
+                phrases[obj] = [*self._extra.get(obj, ()), obj, self.display_name(obj), self._typed(obj),
+                                f"{ph.split_words(type_name)} {obj}", ph.split_words(obj)]
+                base = ph.instance_base(obj)
+                if base:  # "the bowl" names every bowl_N: ambiguous when there are several
+                    bases.setdefault(base, []).append(obj)
+            for base, objs in bases.items():
+                for obj in objs:
+                    phrases[obj].append(base)
+            self._language = ActionLanguage(self.task, self.spec.actions, self._display, phrases, self.spec.synonyms)
+        return self._language
 
     def parse_action_text(self, text: str) -> tuple[str, tuple[str, ...]] | None:
-        """Parse action text back to ``(action name, object names)``; None if it fits no template."""
-        norm = _normalize(text)
-        for name, pattern, aliases in self._patterns():
-            hit = pattern.match(norm)
-            if hit:
-                return name, tuple(aliases[i][hit.group(f"s{i}")] for i in range(len(aliases)))
-        return None
+        """Parse action text back to ``(action name, object names)``; None if it fits no template or is ambiguous."""
+        hit = self.language.parse(text)
+        return (hit.name, hit.args) if hit is not None and not hit.ambiguous else None

@@ -43,10 +43,13 @@ class StepReport:
     state_after: frozenset[Atom] | None = None
     reason: Reason | None = None
     message: str = ""
+    line: int | None = None  # where the step was in the plan text
+    read_as: str = ""  # pddl, call, json or natural-language
 
     def to_json(self, with_state: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "step": self.index, "text": self.text, "action": self.action, "applicable": self.applicable,
+            "step": self.index, "line": self.line, "read_as": self.read_as or None,
+            "text": self.text, "action": self.action, "applicable": self.applicable,
             "unmet": [u.literal for u in self.unmet], "fired": list(self.fired),
             "reason": self.reason.value if self.reason else None, "message": self.message,
         }
@@ -71,6 +74,12 @@ class PlanReport:
     final_state: frozenset[Atom]
     violations: tuple[StepReport, ...] = field(default=())  # every failing step (all with keep_going)
     goal_size: int = 0
+    parsed: ParsedPlan | None = None  # how the text was read (None for a list of actions)
+
+    @property
+    def reading(self) -> dict[str, Any]:
+        """``read_as``, ``verdict`` and ``skipped`` lines of the plan text."""
+        return self.parsed.reading() if self.parsed is not None else ParsedPlan(()).reading()
 
     @property
     def plan_length(self) -> int:
@@ -90,11 +99,28 @@ class PlanReport:
             "plan_length": self.plan_length,
             "violations": [v.to_json() for v in self.violations],
             "steps": [s.to_json(with_states) for s in self.steps],
+            "reading": self.reading,
         }
 
 
 def _step_error(step: PlanStep) -> StepReport:
-    return StepReport(step.index, step.text, None, False, reason=step.error, message=step.message)
+    return StepReport(step.index, step.text, None, False, reason=step.error, message=step.message,
+                      line=step.line, read_as=step.read_as)
+
+
+def _no_steps(task: Task, parsed: ParsedPlan, state: frozenset[Atom], goal_size: int) -> PlanReport | None:
+    """The report for a reply without steps that refuses or is empty (None: an empty plan to run)."""
+    if parsed.steps or parsed.verdict is None or (parsed.verdict == Reason.EMPTY.value and task.goal_holds(state)):
+        return None
+    goal = tuple(u.literal for u in task.goal_unmet(state))
+    if parsed.verdict == Reason.CLAIMS_UNSOLVABLE.value:
+        said = next((k.text for k in parsed.skipped if k.why.startswith("says")), "")
+        msg = f"no plan: the reply says the task cannot be solved ({said!r})"
+        return PlanReport(False, 1, Reason.CLAIMS_UNSOLVABLE, (), goal, msg, (), state, (), goal_size, parsed)
+    n = len(parsed.skipped)
+    msg = "no plan: the reply is empty" if not n else (
+        f"no plan: the reply has no plan steps ({n} line{'s' if n != 1 else ''} of prose skipped)")
+    return PlanReport(False, 1, Reason.EMPTY, (), goal, msg, (), state, (), goal_size, parsed)
 
 
 def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], *, keep_going: bool = False,
@@ -112,6 +138,11 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     """
     parsed = _as_parsed(task, plan, action_text)
     state = task.init if init is None else init
+    goal_size = len(task.goal.literals) + (0 if task.goal.tree is None else 1)
+    refused = _no_steps(task, parsed, state, goal_size)
+    if refused is not None:
+        return refused
+    text_read = parsed
     reports: list[StepReport] = []
     violations: list[StepReport] = []
     for step in parsed.steps:
@@ -127,7 +158,8 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
         if unmet:
             why = "; ".join(describe_unmet(u) for u in unmet)
             rep = StepReport(step.index, step.text, str(act), False, unmet, reason=Reason.INAPPLICABLE,
-                             message=f"step {step.index}: {act} is not applicable: {why}")
+                             message=f"step {step.index}: {act} is not applicable: {why}",
+                             line=step.line, read_as=step.read_as)
             violations.append(rep)
             if not keep_going:
                 reports.append(rep)
@@ -136,31 +168,31 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
             reports.append(StepReport(**{**rep.__dict__, "fired": tuple(fired), "state_after": state}))
             continue
         state, fired = act.apply_explained(state)
-        reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state))
+        reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state,
+                                  line=step.line, read_as=step.read_as))
 
     # The goal gap is measured in the last state reached (the end, or the failing step).
     goal_unmet = tuple(task.goal_unmet(state))
     goal_texts = tuple(u.literal for u in goal_unmet)
-    goal_size = len(task.goal.literals) + (0 if task.goal.tree is None else 1)
     first = violations[0] if violations else None
     if first is None and not goal_unmet:
         n = len(parsed.steps)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
-        return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size)
+        return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, text_read)
     if first is None:
         n = len(parsed.steps)
         gap = "; ".join(describe_unmet(u) for u in goal_unmet)
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")
         return PlanReport(False, n + 1, Reason.GOAL_UNMET, (), goal_texts, msg, tuple(reports), state,
-                          (), goal_size)
+                          (), goal_size, text_read)
     msg = first.message
     if keep_going and len(violations) > 1:
         msg += f" (and {len(violations) - 1} more violation{'s' if len(violations) > 2 else ''})"
     if keep_going and goal_unmet:
         msg += f"; at the end {len(goal_unmet)} goal condition(s) unmet: " + "; ".join(describe_unmet(u) for u in goal_unmet)
     return PlanReport(False, first.index, first.reason, tuple(u.literal for u in first.unmet), goal_texts, msg,
-                      tuple(reports), state, tuple(violations), goal_size)
+                      tuple(reports), state, tuple(violations), goal_size, text_read)
 
 
 def _as_parsed(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str],

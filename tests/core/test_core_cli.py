@@ -80,7 +80,7 @@ def test_plan_from_stdin(capsys, monkeypatch) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (("blocksworld", "missing.pddl", VALID), "pgt validate: error: cannot read missing.pddl: No such file or directory"),
     (("blocksworld", PROBLEM, "missing.plan"), "pgt validate: error: cannot read missing.plan: No such file or directory"),
-    (("blockworld", PROBLEM, VALID), "pgt validate: error: unknown shipped domain 'blockworld'; did you mean blocksworld?"),
+    (("blockworld", PROBLEM, VALID), "pgt validate: error: unknown shipped domain 'blockworld'; did you mean blocksworld, blocksworld-4ops?"),
 ])
 def test_bad_input_exits_2(capsys, args, message: str) -> None:
     code, out, err = run(capsys, "validate", *args)

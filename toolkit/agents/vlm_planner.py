@@ -11,8 +11,6 @@ study runner records it as an error to retry, not as the model's failure.
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -22,26 +20,10 @@ from toolkit.plans import parse_plan
 from toolkit.protocols import Environment, PlanProposer
 from toolkit.task import Task
 
-_JSON_BLOCK = re.compile(r"\{.*\}", re.S)
-
-
 @dataclass(frozen=True)
 class ViPlanPlannerConfig:
     max_steps: int = 20
     cot: bool = False
-
-
-def extract_plan_text(reply: str) -> str:
-    """The JSON plan inside a reply (code fences and CoT prose around it are dropped)."""
-    mt = _JSON_BLOCK.search(reply)
-    if mt:
-        try:
-            data = json.loads(mt.group(0))
-            if isinstance(data, dict) and "plan" in data:
-                return json.dumps({"plan": data["plan"]})
-        except json.JSONDecodeError:
-            pass
-    return reply
 
 
 def goal_text_default(task: Task) -> str:
@@ -94,8 +76,9 @@ def run_viplan_planner(env: Environment, proposer: PlanProposer, config: ViPlanP
             ledger.note("propose", step, reply=reply.text[:2000], status="error")
             stop = "endpoint_error"
             break
-        parsed = parse_plan(extract_plan_text(reply.text), task) if reply.status == "ok" else None
-        if parsed is not None and not parsed.steps:
+        # The plan reader finds the JSON (or any other) plan in the reply; prose around it is skipped.
+        parsed = parse_plan(reply.text, task) if reply.status == "ok" else None
+        if parsed is not None and not parsed.steps and parsed.verdict == "empty" and not parsed.skipped:
             ledger.note("propose", step, reply=reply.text[:20000], plan=[])
             stop = "empty_plan"
             break
@@ -105,7 +88,12 @@ def run_viplan_planner(env: Environment, proposer: PlanProposer, config: ViPlanP
         step += 1
         if first is None or first.action is None:
             invalid += 1
-            why = first.message if first is not None else f"the model call failed: {reply.text[:200]}"
+            if first is not None:
+                why = first.message
+            elif parsed is not None:  # prose only, or a refusal
+                why = f"no plan steps found in the reply ({parsed.verdict})"
+            else:
+                why = f"the model call failed: {reply.text[:200]}"
             history.append(f"(invalid plan) {why}")
             ledger.note("invalid", step, message=why)
             continue

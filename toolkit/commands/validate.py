@@ -14,6 +14,9 @@ from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
+from toolkit.plans import ActionTextParser
+from toolkit.question_file import load_object_descriptions
+from toolkit.questions import QuestionBook
 from toolkit.verify import PlanReport, check_plan, describe_unmet
 
 
@@ -22,7 +25,10 @@ def register(sub: argparse._SubParsersAction) -> None:
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("domain", help="domain file, folder, or shipped domain name (e.g. blocksworld)")
     p.add_argument("problem", help="problem file")
-    p.add_argument("plan", help="plan file ('-' for standard input): PDDL lines, call style, JSON or fenced markdown")
+    p.add_argument("plan", help="plan file ('-' for standard input): PDDL lines, call style, JSON, English "
+                   "sentences, or a whole model reply (the plan is found in it)")
+    p.add_argument("--objects", metavar="FILE",
+                   help="TOML file of object descriptions for reading English plans (a = \"the red block\")")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="continue past failures and report every violation")
@@ -47,27 +53,41 @@ def load(domain_arg: str, problem_path: str, typing: str = "strict") -> Task:
     return Task(domain, loader.load_problem(problem_path, domain, typing))
 
 
+def english_reader(task: Task, objects: str | None) -> ActionTextParser | None:
+    """The English step reader with a problem's ``--objects`` descriptions (None: the domain's own)."""
+    if objects is None:
+        return None
+    book = QuestionBook(task, objects=load_object_descriptions(objects, task.objects))
+    return book.language.parse
+
+
 def human(report: PlanReport) -> str:
     lines = []
     for step in report.steps:
         mark = "ok " if step.applicable else "ERR"
-        lines.append(f"  {mark} {step.index:>3}. {step.action or step.text}")
+        shown = step.action or step.text
+        if step.read_as == "natural-language" or (step.action and step.line and step.action != step.text):
+            shown += f"   <- line {step.line}: {step.text}" if step.line else ""
+        lines.append(f"  {mark} {step.index:>3}. {shown}")
         for u in step.unmet:
             lines.append(f"            unmet: {describe_unmet(u)}")
     head = "VALID" if report.valid else f"INVALID ({report.reason.value})"
     lines.append(f"{head}: {report.message}")
-    if not report.valid and report.goal_unmet and report.reason and report.reason.value != "goal_unmet":
+    note = report.parsed.note() if report.parsed is not None else ""
+    if note:
+        lines.append(f"note: {note}")
+    if not report.valid and report.goal_unmet and report.reason and report.steps and report.reason.value != "goal_unmet":
         lines.append(f"goal gap at that point: {len(report.goal_unmet)} of {report.goal_size} goal condition(s) unmet: "
                      + ", ".join(report.goal_unmet))
     return "\n".join(lines)
 
 
-def write_html(out: str, task: Task, plan_text: str, report: PlanReport) -> None:
+def write_html(out: str, task: Task, plan_text: str, report: PlanReport, reader=None) -> None:
     from toolkit.plans import parse_plan
     from toolkit.trace_html import write_trace
 
     try:
-        write_trace(out, task, parse_plan(plan_text, task), report)
+        write_trace(out, task, parse_plan(plan_text, task, reader), report)
     except OSError as exc:
         raise PgtError(f"cannot write {out}: {exc.strerror or exc}") from None
     print(f"trace page written to {out}", file=sys.stderr)
@@ -78,9 +98,10 @@ def run(args: argparse.Namespace) -> int:
     for w in (*task.domain.warnings, *task.problem.warnings):
         print(f"warning: {w}", file=sys.stderr)
     plan_text = read_text(args.plan)
-    report = check_plan(task, plan_text, keep_going=args.keep_going)
+    reader = english_reader(task, args.objects)
+    report = check_plan(task, plan_text, keep_going=args.keep_going, action_text=reader)
     if args.html:
-        write_html(args.html, task, plan_text, report)
+        write_html(args.html, task, plan_text, report, reader)
     if args.json:
         print(json.dumps(report.to_json(with_states=args.states), indent=2))
     else:

@@ -1,8 +1,9 @@
 """``pgt validate-batch INPUT.jsonl``: validate many plans, e.g. from an LLM study.
 
-Each input line is ``{"id": ..., "domain": PATH, "problem": PATH, "plan": TEXT}``.
-Output: one JSON line per input (``id``, ``valid``, ``failed_step``, ``reason``,
-``message``, ...), then a summary. Bad input on one line is reported on that line
+Each input line is ``{"id": ..., "domain": PATH, "problem": PATH, "plan": TEXT}``,
+optionally with ``"objects": PATH`` (object descriptions for English plans).
+The plan text may be a whole model reply. Output: one JSON line per input (``id``,
+``valid``, ``failed_step``, ``reason``, ``message``, ``reading``, ...), then a summary. Bad input on one line is reported on that line
 and the batch goes on. Domains and problems are loaded once per path.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from toolkit import loader
-from toolkit.commands.validate import read_text
+from toolkit.commands.validate import english_reader, read_text
 from toolkit.domains import resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
@@ -72,7 +73,9 @@ def validate_records(lines: Iterator[str], base: Path, keep_going: bool = False)
             if not isinstance(plan, str):
                 raise PgtError("'plan' must be text (or a JSON list of steps)")
             task = cache.get(rec.get("domain"), rec.get("problem"))
-            report = check_plan(task, plan, keep_going=keep_going)
+            objects = rec.get("objects")
+            reader = english_reader(task, cache._path(objects, "objects")) if objects is not None else None
+            report = check_plan(task, plan, keep_going=keep_going, action_text=reader)
             data = report.to_json()
             data.pop("steps")
             out.update(data)

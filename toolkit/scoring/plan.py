@@ -21,7 +21,7 @@ from typing import Any, Callable, Sequence
 from toolkit import model as m
 from toolkit.errors import PgtError
 from toolkit.grounding import compile_condition
-from toolkit.plans import parse_plan
+from toolkit.plans import Reason, parse_plan
 from toolkit.scoring.metrics import efficiency_ratio, lcs_length, normalized_lcs, share
 from toolkit.scoring.optimal import OptimalLength
 from toolkit.semantics import holds
@@ -144,7 +144,13 @@ def score_plan(task: Task, plan_text: str, gold: Sequence[tuple[str, str]] = (),
     unmet = [c for c in conjuncts if not holds(compile_condition(c, {}, task.objects_of), report.final_state)]
     keys, _ = plan_keys(task, plan_text)
     golds = tuple(compare_gold(task, keys, text, label) for label, text in gold)
-    opt = optimal() if (optimal is not None and report.valid) else None
-    return PlanScore(report.valid, report.failed_step, report.reason.value if report.reason else None,
-                     report.message, len(keys), len(conjuncts), len(conjuncts) - len(unmet),
+    refused = report.reason == Reason.CLAIMS_UNSOLVABLE
+    opt = optimal() if (optimal is not None and (report.valid or refused)) else None
+    valid, message = report.valid, report.message
+    if refused and opt is not None:  # PlanBench-style unsolvable tasks: a refusal is right when no plan exists
+        valid = opt.status == "unsolvable"
+        message = ("the reply rightly says the task cannot be solved" if valid else
+                   f"{message}, but it can be: {opt.status}" + (f", optimal length {opt.length}" if opt.length else ""))
+    return PlanScore(valid, report.failed_step if not valid else None, report.reason.value if report.reason else None,
+                     message, len(keys), len(conjuncts), len(conjuncts) - len(unmet),
                      tuple(str(c) for c in unmet), opt, golds)
