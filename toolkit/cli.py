@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "plan": "toolkit.commands.plan",
     "solve-all": "toolkit.commands.solve_all",
     "lint": "toolkit.commands.lint",
+    "lsp": "toolkit.commands.lsp",
     "generate": "toolkit.commands.generate",
     "questions": "toolkit.commands.questions",
     "invariants": "toolkit.commands.invariants",

@@ -35,10 +35,6 @@ class PddlSyntaxError(PgtError):
         super().__init__(f"{where}: {detail}")
 
 
-class DuplicateNameError(PddlSyntaxError):
-    """A name declared twice where PDDL needs it unique (two actions called ``move``)."""
-
-
 class UnsupportedFeatureError(PgtError):
     """A PDDL feature outside the supported fragment (refused, never ignored)."""
 
@@ -60,6 +56,15 @@ class UnknownSymbolError(PgtError):
         hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
         prefix = f"{where}: " if where else ""
         super().__init__(f"{prefix}unknown {kind} '{name}'{hint}")
+
+
+class DuplicateNameError(PgtError):
+    """A name declared twice where it must be unique (predicate, action, type, object, parameter)."""
+
+    def __init__(self, kind: str, name: str, where: str = "") -> None:
+        self.kind, self.name = kind, name
+        prefix = f"{where}: " if where else ""
+        super().__init__(f"{prefix}{kind} '{name}' is declared more than once")
 
 
 class ArityError(PgtError):

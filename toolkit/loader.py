@@ -8,16 +8,26 @@ requirements); we normalise those, keep a warning, and parse.
 The Lark grammar is built once and cached on disk (building it costs about 100 ms
 per process; loading the cache a few ms); each call uses a fresh
 transformer because ``pddl``'s transformers keep state that an error leaves dirty.
+
+Errors are collected, not raised one by one (:func:`read_domain`, :func:`read_problem`):
+an undeclared name, a wrong arity, a type error, a bad requirement or a duplicate
+declaration is recorded with its file:line:column and the load goes on without the
+offending piece, so an author sees every independent fault in one run. A syntax
+error still stops the load (nothing after it can be trusted). :func:`parse_domain`
+and :func:`parse_problem` raise the first error in file order, noting how many more.
 """
 
 from __future__ import annotations
 
 import copy
 import functools
+import inspect
 import os
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import lark
 from lark import Lark, Tree
@@ -80,6 +90,52 @@ _COMMENT_RE = re.compile(r";[^\n]*")
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
 # known types); we rename it to this placeholder while parsing and map it back.
 _ROOT = "pgtrootobject"
+# How many recoverable errors found by the pddl package itself (unknown types, duplicate
+# names in a typed list) one load repairs and re-parses past before giving up.
+_MAX_REPARSES = 50
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[_T]):
+    """What a load understood (``model``; None when a syntax error stopped it) and every error, in file order."""
+
+    model: _T | None
+    errors: tuple[PgtError, ...]
+
+    def result(self) -> _T:
+        """The model; raises the first error (noting how many more) if there was any."""
+        if self.errors:
+            first = self.errors[0]
+            if len(self.errors) > 1 and not hasattr(first, "also"):  # note the count once
+                first.args = (f"{first} (and {len(self.errors) - 1} more error(s) in this file; "
+                              "`pgt lint` lists them all)",)
+            first.also = self.errors[1:]  # type: ignore[attr-defined]
+            raise first
+        assert self.model is not None
+        return self.model
+
+
+class _Errors:
+    """The error collector threaded through one load: records, de-duplicates, sorts by position."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[PgtError] = []
+        self.invented_types: set[str] = set()  # declared only so the pddl package parses on
+
+    def add(self, exc: PgtError) -> None:
+        if all(str(e) != str(exc) for e in self.items):
+            self.items.append(exc)
+
+    def in_file_order(self) -> tuple[PgtError, ...]:
+        where = re.compile(re.escape(self.path) + r":(\d+):(\d+):")
+
+        def key(exc: PgtError) -> tuple[int, int]:
+            mt = where.match(str(exc))
+            return (int(mt.group(1)), int(mt.group(2))) if mt else (1 << 30, 0)
+
+        return tuple(sorted(self.items, key=key))
 
 
 @functools.lru_cache(maxsize=None)
@@ -145,8 +201,10 @@ def name_pattern(name: str) -> str:
     return r"(?<![\w?-])" + re.escape(name) + r"(?![\w-])"
 
 
-def _where(path: str, text: str, pattern: str) -> str:
-    line, col = locate(text, pattern)
+def _where(path: str, text: str, pattern: str, start: int = 0) -> str:
+    line, col = locate(text, pattern, start)
+    if line is None and start:
+        line, col = locate(text, pattern)
     return path if line is None else f"{path}:{line}:{col}"
 
 
@@ -171,7 +229,7 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     return text, _blank_comments(text)
 
 
-def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
+def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str, list[str], set[str]]:
     """Lower-case keywords, refuse unsupported features, add missing requirements.
 
     Returns the text to parse, warnings, and the requirements declared in the file.
@@ -227,8 +285,16 @@ def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS)
     if unknown:
-        line, col = line_col(text, req.start())
-        raise UnsupportedFeatureError(path, f"requirement {' '.join(sorted(unknown))}", line, col)
+        for word in sorted(unknown, key=lambda w: req.group(1).index(w)):
+            at = req.start(1) + re.search(r"(?<!\S)" + re.escape(word) + r"(?!\S)", req.group(1)).start()
+            exc = UnsupportedFeatureError(path, f"requirement {word}", *line_col(text, at))
+            if errors is None:
+                raise exc
+            errors.add(exc)
+            text = text[:at] + " " * len(word) + text[at + len(word):]  # parse on without it
+        declared -= unknown
+        code = _blank_comments(text)
+        req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
     missing = [r for r in (*SUPPORTED_REQUIREMENTS, *_PARSER_ONLY_REQUIREMENTS) if r not in declared]
     if missing:
         # The pddl parser refuses features whose requirement is undeclared; we accept
@@ -288,7 +354,52 @@ def _in_file_order(literals, text: str) -> list:
     return sorted(literals, key=key)
 
 
-def _parse(text: str, path: str, start: str):
+def _parse(text: str, path: str, start: str, errors: _Errors | None = None, original: str | None = None):
+    """Parse normalised ``text``; with ``errors``, repair what the pddl package refuses but we can recover from.
+
+    An unknown type is declared and a duplicate name in a typed list is dropped, each
+    recorded (located in the ``original`` text), and the text parsed again.
+    """
+    for _ in range(_MAX_REPARSES):
+        try:
+            return _parse_once(text, path, start, original or text)
+        except _Recoverable as rec:
+            if errors is None:
+                raise rec.error from None
+            errors.add(rec.error)
+            if isinstance(rec.error, UnknownSymbolError):
+                errors.invented_types.add(rec.error.name)
+            text = rec.repaired
+    return _parse_once(text, path, start, original or text)
+
+
+class _Recoverable(Exception):
+    """An error the pddl package raised that a repaired text parses past."""
+
+    def __init__(self, error: PgtError, repaired: str) -> None:
+        self.error, self.repaired = error, repaired
+
+
+def _where_repeated(path: str, original: str, name: str, line: int) -> str:
+    """The second use of ``name`` from ``line`` on in the original text (normalising may shift columns)."""
+    lines = original.split("\n")
+    offset = sum(len(x) + 1 for x in lines[: line - 1])
+    hits = list(re.finditer(name_pattern(name), _blank_comments(original)[offset:], re.I))
+    at = offset + hits[1 if len(hits) > 1 else 0].start() if hits else offset
+    return "{}:{}:{}".format(path, *line_col(original, at))
+
+
+def _declare_type(text: str, name: str) -> str:
+    """``text`` with ``name`` added to its :types (or a new :types section), newlines kept."""
+    code = _blank_comments(text)
+    types = re.search(r"\(\s*:types\b", code)
+    if types:
+        return text[: types.end()] + " " + name + text[types.end():]
+    sec = re.search(r"\(\s*:(predicates|constants)\b", code)
+    return text[: sec.start()] + f"(:types {name}) " + text[sec.start():] if sec else text
+
+
+def _parse_once(text: str, path: str, start: str, original: str):
     lark_tree: Tree
     try:
         lark_tree = _lark(start).parse(text)
@@ -319,11 +430,25 @@ def _parse(text: str, path: str, start: str):
         detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object")
         bad_type = re.search(r"types \['([^']+)'\] of term .* not in available types \{([^}]*)\}", detail)
         if bad_type:  # the pddl package's message has no position; find one
+            name = bad_type.group(1)
             known = re.findall(r"'([^']+)'", bad_type.group(2))
             # It names whichever bad type its set iteration met first; report the first in the file.
-            first = _first_unknown_type(text, {k.lower() for k in (*known, "object", _ROOT)}) or bad_type.group(1)
-            raise UnknownSymbolError("type", first, known,
-                                     _where(path, text, r"-\s*" + re.escape(first) + r"(?![\w-])")) from None
+            name = _first_unknown_type(text, {k.lower() for k in (*known, "object", _ROOT)}) or name
+            error = UnknownSymbolError("type", name, known, _where(path, original, r"-\s*" + re.escape(name) + r"(?![\w-])"))
+            repaired = _declare_type(text, name)
+            if repaired != text:
+                raise _Recoverable(error, repaired) from None
+            raise error from None
+        dup = re.search(r"duplicate name '([^']+)' in typed list", detail)
+        if dup and line is not None:
+            # Drop the repeated name (the second one in that list) and parse on.
+            lines = text.split("\n")
+            offset = sum(len(x) + 1 for x in lines[: line - 1]) + (col or 1) - 1
+            hits = list(re.finditer(name_pattern(dup.group(1)), _blank_comments(text)[offset:], re.I))
+            if len(hits) >= 2:
+                at = offset + hits[1].start()
+                error = DuplicateNameError("name", dup.group(1), _where_repeated(path, original, dup.group(1), line))
+                raise _Recoverable(error, text[:at] + " " * len(dup.group(1)) + text[at + len(dup.group(1)):]) from None
         raise PddlSyntaxError(path, line, col, detail) from None
     except (PDDLError, ValueError, AssertionError) as exc:
         raise PddlSyntaxError(path, None, None, str(exc) or type(exc).__name__) from None
@@ -335,36 +460,62 @@ def _parse(text: str, path: str, start: str):
 class _Scope:
     """Case-insensitive name resolution against what a file declared."""
 
-    def __init__(self, path: str, text: str, kind: str, names) -> None:
+    def __init__(self, path: str, text: str, kind: str, names, errors: _Errors | None = None) -> None:
         self.path, self.text, self.kind = path, text, kind
         self.by_lower = {n.lower(): n for n in names}
+        self.errors = errors
+        self.start = 0  # where the piece being converted begins, so each error points at its own use
 
-    def resolve(self, name: str, pattern: str | None = None) -> str:
+    def resolve(self, name: str, pattern: str | None = None, fallback: str | None = None) -> str:
+        """The declared spelling of ``name``; an unknown one raises, or with a ``fallback`` is recorded."""
         hit = self.by_lower.get(name.lower())
         if hit is None:
-            where = _where(self.path, self.text, pattern or name_pattern(name))
-            raise UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
+            where = _where(self.path, self.text, pattern or name_pattern(name), self.start)
+            exc = UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
+            if fallback is None or self.errors is None:
+                raise exc
+            if name not in self.errors.invented_types:  # else reported already, where the parse stopped on it
+                self.errors.add(exc)
+            return fallback
         return hit
 
 
 def _type_tuple(tags, types: _Scope) -> tuple[str, ...]:
     if not tags:
         return ("object",)
-    return tuple(sorted("object" if str(t).lower() in ("object", _ROOT) else types.resolve(str(t)) for t in tags))
+    return tuple(sorted({"object" if str(t).lower() in ("object", _ROOT) else types.resolve(str(t), fallback="object")
+                         for t in tags}))
 
 
 class _Converter:
     """Converts pddl-package formulas to toolkit formulas, checking every name."""
 
     def __init__(self, path: str, text: str, predicates: dict[str, m.PredicateDef],
-                 objects: _Scope, types: _Scope, functions: dict[str, m.FunctionDef] | None = None) -> None:
+                 objects: _Scope, types: _Scope, functions: dict[str, m.FunctionDef] | None = None,
+                 errors: _Errors | None = None) -> None:
         self.path, self.text = path, text
         self.predicates = predicates
         self.functions = functions or {}
         self.func_scope = _Scope(path, text, "function", self.functions)
         self.pred_scope = _Scope(path, text, "predicate", predicates)
         self.objects, self.types = objects, types
+        self.errors = errors
+        self.start = 0
         self.used_requirements: set[str] = set()
+
+    def at(self, start: int) -> None:
+        """Locate the errors that follow from ``start`` on (the action, :init or :goal being converted)."""
+        self.start = self.pred_scope.start = self.objects.start = self.types.start = start
+
+    def _recover(self, convert, fallback):
+        """``convert()``, or with a collector the error recorded and ``fallback`` (the piece left out)."""
+        if self.errors is None:
+            return convert()
+        try:
+            return convert()
+        except (UnknownSymbolError, ArityError, TypeMismatchError) as exc:
+            self.errors.add(exc)
+            return fallback
 
     def params(self, variables) -> tuple[m.Param, ...]:
         return tuple(("?" + str(v.name), _type_tuple(v.type_tags, self.types)) for v in variables)
@@ -374,7 +525,7 @@ class _Converter:
         if type(t).__name__ == "Variable":
             key = "?" + name.lower()
             if key not in scope:
-                where = _where(self.path, self.text, r"\?" + re.escape(name) + r"(?![\w-])")
+                where = _where(self.path, self.text, r"\?" + re.escape(name) + r"(?![\w-])", self.start)
                 raise UnknownSymbolError("variable", "?" + name, scope.values(), where)
             return scope[key]
         return self.objects.resolve(name)
@@ -386,9 +537,9 @@ class _Converter:
         if len(terms) != decl.arity:
             # Point at the use with the wrong count (not the declaration), if we can find it.
             name = re.escape(str(p.name))
-            where = _where(self.path, self.text, r"\(\s*" + name + r"(?:\s+[^\s()]+){%d}\s*\)" % len(terms))
+            where = _where(self.path, self.text, r"\(\s*" + name + r"(?:\s+[^\s()]+){%d}\s*\)" % len(terms), self.start)
             if where == self.path:
-                where = _where(self.path, self.text, r"\(\s*" + name + r"(?![\w-])")
+                where = _where(self.path, self.text, r"\(\s*" + name + r"(?![\w-])", self.start)
             raise ArityError("predicate", pred, decl.arity, len(terms), where)
         return m.Pred(pred, terms)
 
@@ -401,11 +552,11 @@ class _Converter:
     def condition(self, f, scope: dict[str, str]) -> m.Condition:
         if f is None:
             return m.TRUE
-        if isinstance(f, _PPredicate):
-            return self.atom(f, scope)
+        if isinstance(f, _PPredicate):  # a faulty atom is left out: TRUE adds no false alarms downstream
+            return self._recover(lambda: self.atom(f, scope), m.TRUE)
         if isinstance(f, _PEqualTo):
             self.used_requirements.add(":equality")
-            return m.Equals(self.term(f.left, scope), self.term(f.right, scope))
+            return self._recover(lambda: m.Equals(self.term(f.left, scope), self.term(f.right, scope)), m.TRUE)
         if isinstance(f, pb.Not):
             self.used_requirements.add(":negative-preconditions")
             return m.Not(self.condition(f.argument, scope))
@@ -479,9 +630,9 @@ class _Converter:
         if f is None:
             return m.AndEffect(())
         if isinstance(f, _PPredicate):
-            return m.AddEffect(self.atom(f, scope))
+            return self._recover(lambda: m.AddEffect(self.atom(f, scope)), m.AndEffect(()))
         if isinstance(f, pb.Not) and isinstance(f.argument, _PPredicate):
-            return m.DelEffect(self.atom(f.argument, scope))
+            return self._recover(lambda: m.DelEffect(self.atom(f.argument, scope)), m.AndEffect(()))
         if isinstance(f, pb.And):
             return m.AndEffect(tuple(self.effect(x, scope) for x in f.operands))
         if isinstance(f, pe.When):
@@ -527,6 +678,12 @@ def _none_if_empty(f):
     return None if isinstance(f, pb.Or) and not f.operands else f
 
 
+def _path_argument(fn, text: str, args: tuple, kwargs: dict) -> str:
+    """The ``path`` a loader function was called with (its default if none was given)."""
+    bound = inspect.signature(inspect.unwrap(fn)).bind_partial(text, *args, **kwargs)
+    return str(bound.arguments.get("path", "<string>"))
+
+
 def _nesting_guard(parse):
     """Turn a RecursionError (formulas nested thousands deep) into a located PgtError."""
 
@@ -535,7 +692,7 @@ def _nesting_guard(parse):
         try:
             return parse(text, *args, **kwargs)
         except RecursionError:
-            path = kwargs.get("path", args[-1] if args and isinstance(args[-1], str) else "<string>")
+            path = _path_argument(parse, text, args, kwargs)
             depth = max(_depths(text), default=0)
             raise PddlSyntaxError(path, None, None, f"formulas nested too deeply ({depth} levels of parentheses)") from None
 
@@ -549,33 +706,83 @@ def _depths(text: str):
         yield depth
 
 
-def _unique_action_names(text: str, path: str) -> list[str]:
-    """The action names in file order; a name given twice is refused at its second place.
+def _offset(code: str, pattern: str, default: int = 0) -> int:
+    mt = re.search(pattern, code, re.I)
+    return mt.start() if mt else default
 
-    The parser keeps actions in a set, so two actions with one name would both survive
-    and which one a plan step meets would change from run to run.
-    """
-    first: dict[str, int] = {}
-    for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", _blank_comments(text), re.I):
-        key = mt.group(1).lower()
-        if key in first:
+
+def _section(code: str, keyword: str) -> tuple[int, int] | None:
+    """Start and end offsets of the balanced ``(:keyword ...)`` section of comment-blanked code."""
+    mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
+    if not mt:
+        return None
+    depth = 0
+    for i in range(mt.start(), len(code)):
+        depth += (code[i] == "(") - (code[i] == ")")
+        if depth == 0:
+            return mt.start(), i + 1
+    return mt.start(), len(code)
+
+
+def _duplicates(text: str, path: str, errors: _Errors) -> None:
+    """Record predicates and actions declared twice (the pddl package silently keeps one)."""
+    code = _blank_comments(text)
+    found: list[tuple[str, re.Match[str]]] = []
+    sec = _section(code, ":predicates")
+    if sec:
+        inner = code[sec[0]:sec[1]]
+        inner = inner[inner.index(":predicates") + len(":predicates"):]
+        base = sec[1] - len(inner)
+        found += [("predicate", mt) for mt in re.finditer(r"\(\s*([^\s()]+)", inner)]
+        found = [(k, re.compile(r"\(\s*([^\s()]+)").match(code, base + mt.start())) for k, mt in found]
+    found += [("action", mt) for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", code, re.I)]
+    seen: set[tuple[str, str]] = set()
+    for kind, mt in found:
+        key = (kind, mt.group(1).lower())
+        if key in seen:
             line, col = line_col(text, mt.start(1))
-            raise DuplicateNameError(path, line, col, f"action '{mt.group(1)}' is defined twice "
-                                                   f"(first at line {line_col(text, first[key])[0]})")
-        first[key] = mt.start(1)
-    return list(first)
+            errors.add(DuplicateNameError(kind, mt.group(1), f"{path}:{line}:{col}"))
+        seen.add(key)
 
 
+def _collect(build):
+    """Run a builder with a fresh collector: a :class:`Loaded` with what it built and every error."""
+
+    @functools.wraps(build)
+    def read(text: str, *args, **kwargs) -> Loaded:
+        path = _path_argument(build, text, args, kwargs)
+        errors = _Errors(path)
+        try:
+            model = build(text, *args, errors=errors, **kwargs)
+        except PgtError as exc:  # unrecoverable (syntax, unsupported feature): stop here, keep what came before
+            errors.add(exc)
+            model = None
+        return Loaded(model, errors.in_file_order())
+
+    return read
+
+
+@_collect
 @_nesting_guard
-def parse_domain(text: str, path: str = "<string>") -> m.Domain:
-    """Parse domain text into a validated :class:`~toolkit.model.Domain`."""
-    norm, warnings, declared = _normalise(text, path)
-    pdom = _parse(norm, path, "domain")
-    types = _types_of(pdom)
-    type_scope = _Scope(path, text, "type", [*types, "object"])
+def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded[m.Domain]:
+    """Load domain text, collecting every independent error; the model leaves out the faulty pieces.
+
+    >>> loaded = read_domain("(define (domain t) (:predicates (p)) (:action a :parameters () "
+    ...                      ":precondition (q) :effect (p ?x)))")
+    >>> [str(e) for e in loaded.errors]
+    ["<string>:1:78: unknown predicate 'q'", "<string>:1:93: unknown variable '?x'"]
+    >>> sorted(loaded.model.actions)
+    ['a']
+    """
+    norm, warnings, declared = _normalise(text, path, errors)
+    pdom = _parse(norm, path, "domain", errors, text)
+    _duplicates(text, path, errors)
+    types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}
+    type_scope = _Scope(path, text, "type", [*types, "object"], errors)
+    type_scope.start = _offset(_blank_comments(text), r"\(\s*:types\b")
     for child, parent in types.items():
         if parent != "object":
-            types[child] = type_scope.resolve(parent)
+            types[child] = type_scope.resolve(parent, fallback="object")
     constants = {str(c.name): _type_tuple(c.type_tags, type_scope)[0]
                  for c in sorted(pdom.constants, key=lambda c: str(c.name))}
     comments = _predicate_comments(text)
@@ -584,17 +791,18 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
         params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
         predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
     functions = _functions_of(pdom, type_scope, path, text)
-    conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants), type_scope, functions)
+    conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants, errors), type_scope,
+                      functions, errors)
     actions: dict[str, m.ActionSchema] = {}
     # Keep the file's order of actions (the pddl package returns a set).
-    order = {n.lower(): i for i, n in enumerate(_unique_action_names(text, path))}
-    pactions: list[_PAction] = sorted(pdom.actions, key=lambda a: order.get(str(a.name).lower(), 1 << 30))
-    for a in pactions:
+    code = _blank_comments(text)
+    for a, start in _action_starts(pdom.actions, code):
+        conv.at(start)
         params = conv.params(a.parameters)
         scope = {v.lower(): v for v, _ in params}
         pre = conv.condition(_none_if_empty(a.precondition), scope)
         eff, cost = conv.action_effect(_none_if_empty(a.effect), scope)
-        actions[str(a.name)] = m.ActionSchema(str(a.name), params, pre, eff, cost)
+        actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost))  # the first declaration wins
     for r in sorted(conv.used_requirements):
         implied = ({":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r)
                    else set() if r == ":action-costs" else {":adl"})
@@ -624,9 +832,36 @@ def _functions_of(pdom, type_scope: _Scope, path: str, text: str) -> dict[str, m
     return functions
 
 
+def _action_starts(pactions, code: str) -> list[tuple[_PAction, int]]:
+    """The pddl package's actions (a set) in file order, each with the offset of its ``(:action``.
+
+    Actions declared twice are told apart by their parameter names, then by their text.
+    """
+    starts: dict[str, list[tuple[int, list[str]]]] = {}
+    for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)\s*(?::parameters\s*\(([^)]*)\))?", code, re.I):
+        names = [w.lower() for w in re.findall(r"\?([^\s()]+)", mt.group(2) or "")]
+        starts.setdefault(mt.group(1).lower(), []).append((mt.start(), names))
+    out = []
+    for a in sorted(pactions, key=str):
+        spots = starts.get(str(a.name).lower()) or [(1 << 30, [])]
+        names = [str(v.name).lower() for v in a.parameters]
+        spot = next((s for s in spots if s[1] == names), spots[0])
+        if len(spots) > 1:
+            spots.remove(spot)
+        out.append((a, spot[0]))
+    return sorted(out, key=lambda pair: pair[1])
+
+
+def parse_domain(text: str, path: str = "<string>") -> m.Domain:
+    """Parse domain text into a validated :class:`~toolkit.model.Domain`; raises the first error (file order)."""
+    return read_domain(text, path).result()
+
+
+@_collect
 @_nesting_guard
-def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:
-    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`.
+def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict", *,
+                 errors: _Errors) -> Loaded[m.Problem]:
+    """Load problem text against ``domain``, collecting every independent error (see :func:`read_domain`).
 
     ``typing="lenient"`` treats objects of the wrong type in initial and goal atoms
     as Fast Downward does: the atoms are kept (an action whose parameter types do
@@ -635,21 +870,27 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
     if typing not in TYPING_MODES:
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
     lenient: list[str] | None = [] if typing == "lenient" else None
-    norm, warnings, _ = _normalise(text, path)
-    pprob = _parse(norm, path, "problem")
+    norm, warnings, _ = _normalise(text, path, errors)
+    pprob = _parse(norm, path, "problem", errors, text)
     if str(pprob.domain_name).lower() != domain.name.lower():
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
-    type_scope = _Scope(path, text, "type", [*domain.types, "object"])
+    code = _blank_comments(text)
+    type_scope = _Scope(path, text, "type", [*domain.types, "object"], errors)
+    type_scope.start = _offset(code, r"\(\s*:objects\b")
     objects: dict[str, str] = {}
+    untyped: set[str] = set()  # objects of an unknown type: reported once, not again at every use
     for o in sorted(pprob.objects, key=lambda o: str(o.name)):
         name = str(o.name)
         if name.lower() in {c.lower() for c in domain.constants}:
             warnings.append(f"{path}: object '{name}' repeats a domain constant")
             continue
         objects[name] = _type_tuple(o.type_tags, type_scope)[0]
+        if any(str(t).lower() not in (*type_scope.by_lower, _ROOT) for t in o.type_tags):
+            untyped.add(name)
     every = {**domain.constants, **objects}
-    conv = _Converter(path, text, dict(domain.predicates), _Scope(path, text, "object", every), type_scope,
-                      dict(domain.functions))
+    conv = _Converter(path, text, dict(domain.predicates), _Scope(path, text, "object", every, errors), type_scope,
+                      dict(domain.functions), errors)
+    conv.at(_offset(code, r"\(\s*:init\b"))
     init: set[m.Atom] = set()
     values: dict[m.Atom, m.Number] = {}
     for lit in _in_file_order(pprob.init, norm):
@@ -665,13 +906,19 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
             continue
         if not isinstance(lit, _PPredicate):
             raise UnsupportedFeatureError(path, f"initial element {lit}")
-        pred = conv.atom(lit, {})
-        _check_types(domain, every, pred, path, text, lenient)
-        init.add(m.Atom(pred.predicate, pred.terms))
+
+        def checked(lit=lit) -> m.Atom:
+            pred = conv.atom(lit, {})
+            _check_types(domain, every, pred, path, text, lenient, conv.start, untyped)
+            return m.Atom(pred.predicate, pred.terms)
+
+        atom = conv._recover(checked, None)
+        if atom is not None:
+            init.add(atom)
+    conv.at(_offset(code, r"\(\s*:goal\b"))
     goal = conv.condition(pprob.goal, {})
-    goal_at = re.search(r"\(\s*:goal\b", _blank_comments(text), re.I)
     for pred in _ground_preds(goal):
-        _check_types(domain, every, pred, path, text, lenient, goal_at.start() if goal_at else 0)
+        conv._recover(lambda pred=pred: _check_types(domain, every, pred, path, text, lenient, conv.start, untyped), None)
     metric = _metric(pprob.metric, path, text)
     if metric and m.TOTAL_COST not in domain.functions:
         raise UnknownSymbolError("function", m.TOTAL_COST, domain.functions, _where(path, text, r"\(\s*:metric\b"))
@@ -694,6 +941,14 @@ def _metric(metric, path: str, text: str) -> bool:
     raise UnsupportedFeatureError(path, f"metric {metric.optimization} {expr} (only minimize (total-cost))", line, col)
 
 
+def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:
+    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`; raises the first error.
+
+    ``typing``: see :func:`read_problem`.
+    """
+    return read_problem(text, domain, path, typing).result()
+
+
 def _ground_preds(c: m.Condition):
     """The atoms of a condition whose arguments are all objects (quantified ones are typed by their variable)."""
     if isinstance(c, m.Pred):
@@ -710,14 +965,14 @@ def _ground_preds(c: m.Condition):
 
 
 def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, lenient: list[str] | None,
-                 start: int = 0) -> None:
+                 start: int = 0, untyped: set[str] = frozenset()) -> None:
     """Raise on an argument of the wrong type, or (``lenient`` collecting warnings) note it and go on.
 
     The position is that of the first use at or after ``start`` (the goal's atoms are sought in the goal).
     """
     decl = domain.predicates[pred.predicate]
     for obj, (_, types) in zip(pred.terms, decl.params):
-        if not any(domain.is_subtype(objects[obj], t) for t in types):
+        if obj not in untyped and not any(domain.is_subtype(objects[obj], t) for t in types):
             line, col = locate(text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj), start)
             err = TypeMismatchError(obj, objects[obj], " or ".join(types), path if line is None else f"{path}:{line}:{col}")
             if lenient is None:

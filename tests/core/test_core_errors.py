@@ -211,7 +211,7 @@ def test_two_actions_with_one_name_are_refused_at_the_second() -> None:
             " (:action GO :parameters () :effect (p)))\n")
     with pytest.raises(DuplicateNameError) as info:
         parse_domain(text, "d.pddl")
-    assert str(info.value) == "d.pddl:4:11: action 'GO' is defined twice (first at line 2)"
+    assert str(info.value) == "d.pddl:4:11: action 'GO' is declared more than once"
 
 
 def test_a_byte_order_mark_is_skipped(tmp_path) -> None:

@@ -1,8 +1,9 @@
 """``pgt lint DOMAIN [PROBLEM...]``: find mistakes in a domain and its problems.
 
 Each finding has a severity, a location (file:line:column), a code and a fix
-hint. Load errors (syntax, undeclared names, arity, types) stop at the first one
-per file: fix it and run again. Exit codes: 0 clean (info findings only),
+hint. Every independent load error of a file (undeclared names, arity, types,
+requirements, duplicates) is reported, and the checks run on the rest; only a
+syntax error stops a file. Exit codes: 0 clean (info findings only),
 1 errors or warnings, 2 bad input (a file that cannot be read).
 """
 

@@ -34,6 +34,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="continue past failures and report every violation")
     p.add_argument("--states", action="store_true", help="include the state after each step (with --json)")
+    p.add_argument("--html", metavar="OUT.html", help="also write a self-contained trace page: each step's status, "
+                   "state diff, unmet preconditions, goal gap and (where the domain has a world renderer) pictures")
     add_typing_option(p)
     p.set_defaults(func=run)
 
@@ -81,12 +83,26 @@ def human(report: PlanReport) -> str:
     return "\n".join(lines)
 
 
+def write_html(out: str, task: Task, plan_text: str, report: PlanReport, reader=None) -> None:
+    from toolkit.plans import parse_plan
+    from toolkit.trace_html import write_trace
+
+    try:
+        write_trace(out, task, parse_plan(plan_text, task, reader), report)
+    except OSError as exc:
+        raise PgtError(f"cannot write {out}: {exc.strerror or exc}") from None
+    print(f"trace page written to {out}", file=sys.stderr)
+
+
 def run(args: argparse.Namespace) -> int:
     task = load(args.domain, args.problem, args.typing)
     for w in (*task.domain.warnings, *task.problem.warnings):
         print(f"warning: {w}", file=sys.stderr)
-    report = check_plan(task, read_text(args.plan), keep_going=args.keep_going,
-                        action_text=english_reader(task, args.objects))
+    plan_text = read_text(args.plan)
+    reader = english_reader(task, args.objects)
+    report = check_plan(task, plan_text, keep_going=args.keep_going, action_text=reader)
+    if args.html:
+        write_html(args.html, task, plan_text, report, reader)
     if args.json:
         print(json.dumps(report.to_json(with_states=args.states), indent=2))
     else:

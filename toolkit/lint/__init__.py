@@ -1,7 +1,8 @@
 """``pgt lint``: tell a domain author what is wrong before any model sees the domain.
 
 :func:`lint` loads a domain and its problems, turns load errors into findings
-(the loader stops at the first error of a file, so fix and re-run), and runs the
+(the loader collects every independent error of a file and leaves the faulty
+pieces out, so the checks still run on whatever it understood), and runs the
 domain checks (:mod:`toolkit.lint.domain_checks`) and, per problem, relaxed
 reachability (:mod:`toolkit.lint.reachability`): actions that can never fire and
 goal atoms that can never hold.
@@ -27,7 +28,7 @@ from toolkit.lint.findings import Finding, Severity, at, from_error
 from toolkit.lint.reachability import relaxed_reachability
 from toolkit.task import Task
 
-__all__ = ["Finding", "LintReport", "Severity", "lint"]
+__all__ = ["Finding", "LintReport", "Severity", "lint", "lint_texts"]
 
 
 @dataclass(frozen=True)
@@ -72,22 +73,31 @@ def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[s
     Raises:
         PgtError: a file cannot be read at all (bad input).
     """
-    dpath = Path(domain_path)
     texts = {str(p): _read(Path(p)) for p in problem_paths}
+    return lint_texts(str(domain_path), _read(Path(domain_path)), texts, typing=typing)
+
+
+def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str], *,
+               typing: str = "strict", reachability: bool = True) -> LintReport:
+    """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text.
+
+    ``reachability=False`` skips the per-problem relaxed reachability (the slow part), for a first quick answer.
+    """
+    dpath, dtext, texts = domain_path, domain_text, problem_texts
     findings: list[Finding] = []
-    dtext = _read(dpath)
-    try:
-        domain = loader.parse_domain(dtext, str(dpath))
-    except PgtError as exc:
-        return LintReport((from_error(exc, str(dpath), dtext),))
+    loaded = loader.read_domain(dtext, str(dpath))
+    findings.extend(from_error(exc, str(dpath), dtext) for exc in loaded.errors)
+    domain = loaded.model
+    if domain is None:  # a syntax error: nothing to check beyond it
+        return LintReport(tuple(findings))
     problems: list[m.Problem] = []
     for path, text in texts.items():
-        try:
-            problems.append(loader.parse_problem(text, domain, path, typing))
-        except PgtError as exc:
-            findings.append(from_error(exc, path, text))
+        lp = loader.read_problem(text, domain, path, typing)
+        findings.extend(from_error(exc, path, text) for exc in lp.errors)
+        if lp.model is not None:
+            problems.append(lp.model)
     findings.extend(check_domain(domain, tuple(problems)))
-    for problem in problems:
+    for problem in problems if reachability else ():
         findings.extend(check_problem(domain, problem))
     findings.sort(key=lambda f: (_ORDER[f.severity], f.path, f.line or 0, f.code))
     return LintReport(tuple(findings))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from toolkit.errors import ArityError, PddlSyntaxError, PgtError, UnsupportedFeatureError
+from toolkit.errors import PddlSyntaxError, PgtError, UnsupportedFeatureError
 from toolkit.loader import locate
 
 
@@ -60,7 +60,7 @@ _HINTS = {
     "UnsupportedFeatureError": "rewrite without this feature; pgt supports STRIPS, typing, negative, disjunctive and "
                                "quantified preconditions, equality, conditional effects and action costs",
     "PddlSyntaxError": "check the parentheses and keywords around this position",
-    "DuplicateNameError": "rename one of the two, or delete the copy",
+    "DuplicateNameError": "rename or delete one of the two declarations",
 }
 _CODES = {
     "UnknownSymbolError": "undeclared-name", "ArityError": "arity-error", "TypeMismatchError": "type-error",
@@ -69,20 +69,8 @@ _CODES = {
 }
 
 
-def _arity_use(text: str, name: str, got: int) -> tuple[int, int] | None:
-    """Line and column of the first use of ``name`` with ``got`` arguments, outside declarations."""
-    from toolkit.loader import _blank_comments, line_col
-
-    code = _blank_comments(text)
-    for mt in re.finditer(r"\(\s*" + re.escape(name) + r"((?:\s+[^\s()]+)*)\s*\)", code, re.I):
-        args = mt.group(1).split()
-        if len(args) == got and "-" not in args:
-            return line_col(text, mt.start())
-    return None
-
-
 def from_error(exc: PgtError, path: str, text: str = "") -> Finding:
-    """A load error (the loader stops at the first one) as an error finding."""
+    """One load error (the loader collects every independent one) as an error finding."""
     kind = type(exc).__name__
     code, hint = _CODES.get(kind, "load-error"), _HINTS.get(kind, "")
     if isinstance(exc, (PddlSyntaxError, UnsupportedFeatureError)):
@@ -92,8 +80,6 @@ def from_error(exc: PgtError, path: str, text: str = "") -> Finding:
     mt = _LOCATED.match(message)
     if mt:
         line, col = int(mt.group("line")), int(mt.group("col"))
-        if isinstance(exc, ArityError) and text:  # the loader points at the declaration; find the use
-            line, col = _arity_use(text, exc.name, exc.got) or (line, col)
         return Finding(Severity.ERROR, code, mt.group("msg"), mt.group("path"), line, col, hint)
     if message.startswith(path + ": "):
         message = message[len(path) + 2:]
