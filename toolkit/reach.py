@@ -301,20 +301,21 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
         act = task.instantiate(rule.schema.name, args)
         if act.precondition.tree is False:
             return  # a static contradiction or a false (in)equality
-        actions.append(act)
-        if len(actions) > max_actions:
-            raise GroundingError(
-                f"grounding gave up: more than {max_actions:,} relaxed-reachable ground actions "
-                f"(schema {rule.schema.name!r} reached {sum(1 for s, _ in seen if s == rule.schema.name):,})",
-                rule.schema.name)
 
         def fire(act=act) -> None:
+            actions.append(act)
+            if len(actions) > max_actions:
+                raise GroundingError(
+                    f"grounding gave up: more than {max_actions:,} relaxed-reachable ground actions; schema "
+                    f"{act.name!r} alone has {sum(1 for a in actions if a.schema is act.schema):,} "
+                    "(a smaller problem, or fewer parameters in that schema)", act.name)
             eff = act.ground_effect
             if eff.ces or eff.ces_nt or eff.deferred:
                 fire_effect(eff.adds, act.effect.conditional)
             else:
                 reach(eff.adds)
 
+        # Top-level positive atoms (forall expansions included) must all be reached first.
         wait(act.precondition.pos, fire)
 
     def tick(schema: str) -> None:
@@ -333,6 +334,8 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
     while head < len(queue):
         fact = queue[head]
         head += 1
+        if deadline is not None and head % 256 == 0 and time.perf_counter() > deadline:
+            raise GroundingError("grounding ran past the time limit", timeout=True)
         index.add(fact)
         for entry in waiting.pop(fact, ()):
             entry[0] -= 1
