@@ -14,6 +14,9 @@ Two JSON shapes are read:
   ontop, ``INSIDE`` -> inside (or in_room when the target is a room), ``CLOSE`` ->
   nextto, ``HOLDS_RH``/``HOLDS_LH`` -> holds; other relations (``FACING``,
   ``BETWEEN``) have no PDDL counterpart and are dropped (counted in the report).
+* The ``{"init_graph": ..., "final_graph": ...}`` wrapper (VirtualHome / Embodied
+  Agent Interface task files): the start is ``init_graph``; ``final_graph`` is the
+  goal unless ``--goal`` names another file.
 * GraSIF hierarchical: ``{"nodes": {"room"|"rooms": [...], "asset": [...],
   "object"|"objects": [...], "agent": {...}}}`` with ``relation`` ``ontop_of`` /
   ``inside_of`` and ``related_to``.
@@ -42,6 +45,14 @@ class ImportReport:
 
     graph: nx.MultiDiGraph
     dropped: dict[str, int] = field(default_factory=dict)  # relation type -> count of edges dropped
+    states: dict[str, frozenset[str]] = field(default_factory=dict)  # node -> the source's states (upper case)
+    final: ImportReport | None = None  # the wrapper's final_graph, if any
+
+
+# VirtualHome states the household (igibson) domain can express: only open/closed.
+# Every other state change in a goal is refused by name (see goal_literals).
+EXPRESSIBLE_STATES = {"OPEN": ("open", True), "CLOSED": ("open", False)}
+GOAL_PREDICATES = ("ontop", "inside", "nextto", "open", "holding")
 
 
 def pddl_name(text: str) -> str:
@@ -65,6 +76,11 @@ def load_scene(source: str | Path | dict) -> ImportReport:
             source = json.loads(Path(source).read_text())
         except (OSError, json.JSONDecodeError) as exc:
             raise SceneGraphError(f"{source}: cannot read scene graph JSON: {exc}") from exc
+    if "init_graph" in source:
+        report = load_scene(_graph_of(source, "init_graph"))
+        if source.get("final_graph") is not None:
+            report.final = load_scene(_graph_of(source, "final_graph"))
+        return report
     nodes = source.get("nodes")
     if isinstance(nodes, list):
         report = _virtualhome(source)
@@ -77,11 +93,17 @@ def load_scene(source: str | Path | dict) -> ImportReport:
     return report
 
 
+def _graph_of(source: dict, key: str) -> dict:
+    graph = source[key]
+    if not isinstance(graph, dict):
+        raise SceneGraphError(f"'{key}' must be a scene graph object with 'nodes', not {type(graph).__name__}")
+    return graph
+
+
 def _virtualhome(data: dict) -> ImportReport:
-    g, ids, report = new_graph(), {}, None
+    g, ids = new_graph(), {}
     report = ImportReport(g)
     raw = {n["id"]: n for n in data["nodes"]}
-    inside_targets = {e["to_id"] for e in data.get("edges", []) if e.get("relation_type", "").upper() == "INSIDE"}
     for nid, n in sorted(raw.items(), key=lambda kv: str(kv[0])):
         cat, props = str(n.get("category", "")), {p.upper() for p in n.get("properties", [])}
         states = {s.upper() for s in n.get("states", [])}
@@ -90,13 +112,18 @@ def _virtualhome(data: dict) -> ImportReport:
             g.add_node(ids[nid], kind="room", label=ids[nid].split(":", 1)[1])
         elif cat == "Characters":
             ids[nid] = AGENT
+            report.states["character"] = frozenset(states)
             g.add_node(AGENT, kind="agent", label="robot", at=None)
         else:
             ids[nid] = pddl_name(f"{n.get('class_name', 'obj')}_{nid}")
+            report.states[ids[nid]] = frozenset(states)
             if "GRABBABLE" in props:
                 g.add_node(ids[nid], kind="movable", label=ids[nid])
-            elif props & {"CAN_OPEN", "CONTAINERS"} or states & {"OPEN", "CLOSED"} or nid in inside_targets:
-                g.add_node(ids[nid], kind="container", label=ids[nid], open="CLOSED" not in states)
+            elif props & {"CAN_OPEN", "CONTAINERS"} or states & {"OPEN", "CLOSED"}:
+                # A container only where the source says so; one that cannot be opened or
+                # closed (a basket, CONTAINERS without CAN_OPEN or a state) is open.
+                openable = "CAN_OPEN" in props or states & {"OPEN", "CLOSED"}
+                g.add_node(ids[nid], kind="container", label=ids[nid], open="OPEN" in states if openable else True)
             else:
                 g.add_node(ids[nid], kind="furniture", label=ids[nid])
     for e in data.get("edges", []):
@@ -109,6 +136,9 @@ def _virtualhome(data: dict) -> ImportReport:
             add_rel(g, u, v, "holds")
         elif rel_type == "INSIDE" and kind_v == "room":
             add_rel(g, u, v, "in_room")
+        elif rel_type == "INSIDE" and kind_v != "container":
+            key = "INSIDE (target not a container in the source)"
+            report.dropped[key] = report.dropped.get(key, 0) + 1
         elif rel_type in REL_MAP and kind_v != "room" and u != AGENT and v != AGENT:
             add_rel(g, u, v, REL_MAP[rel_type])
         else:
@@ -182,12 +212,62 @@ def _finish(g: nx.MultiDiGraph) -> None:
             add_rel(g, node, rooms[0], "in_room")
 
 
-def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiDiGraph | None = None) -> str:
+def goal_literals(start: ImportReport, goal: ImportReport) -> list[str]:
+    """The goal: what ``goal`` adds to ``start`` (placements, holding, open) and the containers it closes.
+
+    Raises:
+        SceneGraphError: the goal changes a state the household domain cannot express
+            (ON/OFF, SITTING, LYING, PLUGGED_IN, DIRTY, ...), named with its objects,
+            rather than silently leaving it out of the goal.
+    """
+    refused = []
+    for node, before in sorted(start.states.items()):
+        after = goal.states.get(node, before)
+        for state in sorted(before ^ after):
+            if state not in EXPRESSIBLE_STATES:
+                refused.append(f"{node} {'gains' if state in after else 'loses'} {state}")
+    if refused:
+        raise SceneGraphError("the goal changes states the household domain cannot express (it has placement "
+                              "ontop/inside/nextto, holding and open/closed): " + "; ".join(refused))
+    have, want = household_atoms(start.graph), household_atoms(goal.graph)
+    lines = [str(a) for a in sorted(want - have) if a.predicate in GOAL_PREDICATES]
+    return lines + [f"(not {a})" for a in sorted(have - want) if a.predicate == "open"]
+
+
+def relevant_objects(g: nx.MultiDiGraph, goal_lines: list[str]) -> set[str]:
+    """Task-relevant pruning for the household domain (``--prune goal``).
+
+    Backward relevance: the objects of the goal; the containers they are inside,
+    transitively (``navigate-to`` and ``grasp`` need them open: their ``open``,
+    ``inside`` and ``reachable`` atoms are read by the preconditions); and what
+    the agent holds (``grasp`` and ``open-container`` need an empty hand). No
+    precondition reads an atom of any other object, so a plan of the pruned
+    task is a plan of the whole scene (``place-on`` may use any kept object).
+    """
+    keep = {tok for line in goal_lines for tok in re.findall(r"[^\s()]+", line)} & set(g.nodes)
+    keep |= set(targets(g, AGENT, "holds"))
+    frontier = list(keep)
+    while frontier:
+        for c in targets(g, frontier.pop(), "inside"):
+            if c not in keep:
+                keep.add(c)
+                frontier.append(c)
+    return keep
+
+
+def prune(g: nx.MultiDiGraph, keep: set[str]) -> nx.MultiDiGraph:
+    """The scene restricted to ``keep``, the agent and the rooms they are in."""
+    rooms = {r for n in (*keep, AGENT) for r in targets(g, n, "in_room")}
+    return g.subgraph({*keep, AGENT, *rooms}).copy()
+
+
+def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiDiGraph | None = None,
+               goal_lines: list[str] | None = None) -> str:
     """An igibson-domain PDDL problem for a household graph.
 
-    The goal is the relation and ``open`` atoms of ``goal`` that the start lacks
-    (and ``(not (open c))`` for containers the goal closes); with no goal graph it
-    is the empty conjunction.
+    The goal is ``goal_lines`` (see :func:`goal_literals`), or else the relation and
+    ``open`` atoms of ``goal`` that the start lacks (and ``(not (open c))`` for
+    containers the goal closes); with neither it is the empty conjunction.
     """
     groups: dict[str, list[str]] = {"movable": [], "container": [], "object": []}
     for node, kind in sorted(g.nodes(data="kind")):
@@ -196,8 +276,8 @@ def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiD
         elif kind == "furniture":
             groups["object"].append(node)
     init = sorted(household_atoms(g))
-    goal_lines: list[str] = []
-    if goal is not None:
+    goal_lines = list(goal_lines or [])
+    if goal is not None and not goal_lines:
         start, want = household_atoms(g), household_atoms(goal)
         goal_lines = [str(a) for a in sorted(want - start) if a.predicate in ("ontop", "inside", "nextto", "open")]
         goal_lines += [f"(not {a})" for a in sorted(start - want) if a.predicate == "open"]
@@ -211,7 +291,9 @@ def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiD
 
 def to_layout(g: nx.MultiDiGraph) -> str:
     """The layout TOML (rooms of furniture and containers, agent room) for a household graph."""
-    rooms: dict[str, list[str]] = {}
+    # Every room is listed, empty ones too, so the agent's room always is one (render refuses otherwise).
+    rooms: dict[str, list[str]] = {label: [] for _, label in
+                                    sorted((n, d["label"]) for n, d in g.nodes(data=True) if d.get("kind") == "room")}
     for node, kind in sorted(g.nodes(data="kind")):
         if kind in ("furniture", "container"):
             rooms.setdefault(g.nodes[targets(g, node, "in_room")[0]]["label"], []).append(node)

@@ -114,7 +114,8 @@ def load_layout(task: Task, path: str | Path | None = None) -> Layout:
     agent_room = data.get("agent_room")
     if agent_room is None:
         agent_room = default_agent_room(task, rooms)
-    elif not isinstance(agent_room, str) or (rooms and agent_room not in set(rooms.values())):
+    elif not isinstance(agent_room, str) or (rooms and agent_room not in {*rooms.values(), *(data.get("rooms") or {})}):
+        # A room listed with no objects (``bedroom = []``) is a room: the agent may start in an empty one.
         raise LayoutError(f"{path}: agent_room {agent_room!r} is not a room of this layout")
     return Layout(rooms=rooms, agent_room=agent_room, source=str(path) if path else "default")
 

@@ -66,6 +66,13 @@ def add_task_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("problem", help="problem file, or the name of a shipped problem of the domain")
 
 
+def add_typing_option(parser: argparse.ArgumentParser) -> None:
+    """``--typing strict|lenient``: how objects of the wrong type in initial and goal atoms are treated."""
+    parser.add_argument("--typing", choices=("strict", "lenient"), default="strict",
+                        help="strict (default): an object of the wrong type in :init or :goal is an error; "
+                             "lenient: keep the atom and warn, as Fast Downward does")
+
+
 def load_task_args(args: argparse.Namespace):
     """The :class:`~toolkit.task.Task` named by :func:`add_task_arguments`' positionals."""
     from toolkit.task import load_task

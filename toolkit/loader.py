@@ -62,6 +62,7 @@ UNSUPPORTED_KEYWORDS = {
     "increase": "numeric effects (increase)",
     "decrease": "numeric effects (decrease)",
 }
+TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
 _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*", re.I)
@@ -122,6 +123,27 @@ def _where(path: str, text: str, pattern: str) -> str:
     return path if line is None else f"{path}:{line}:{col}"
 
 
+def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) -> tuple[str, str]:
+    """Blank ``object`` listed as a type of its own in ``:types`` (FD and UP accept it; it is the root anyway).
+
+    Only a bare ``object`` (not ``object - parent``) is dropped; it is replaced by
+    spaces so every offset, hence every error position, stays the same.
+    """
+    block = re.search(r"\(\s*:types\b([^)]*)", code)
+    if not block:
+        return text, code
+    hits = [mt for mt in re.finditer(r"(?<![\w?-])object(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
+            if not re.search(r"-\s*$", code[block.start(1):block.start(1) + mt.start()])]
+    if not hits:
+        return text, code
+    line, col = line_col(text, block.start(1) + hits[0].start())
+    warnings.append(f"{path}:{line}:{col}: 'object' listed in :types ignored (it is the root type)")
+    for mt in reversed(hits):
+        at = block.start(1) + mt.start()
+        text = text[:at] + " " * len(mt.group()) + text[at + len(mt.group()):]
+    return text, _blank_comments(text)
+
+
 def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
     """Lower-case keywords, refuse unsupported features, add missing requirements.
 
@@ -157,6 +179,7 @@ def _normalise(text: str, path: str) -> tuple[str, list[str], set[str]]:
 
     code = _blank_comments(text)
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
+    text, code = _drop_listed_object(text, code, path, warnings)
     if re.search(r"-\s+object\b", code):
         text = "".join(re.sub(r"(-\s+)object\b", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
@@ -205,6 +228,35 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
     return PddlSyntaxError(path, line, col, detail)
 
 
+def _first_unknown_type(text: str, known: set[str]) -> str | None:
+    """The first ``- type`` (or ``(either ...)`` member) in the file that is not declared."""
+    code = _blank_comments(text)
+    for mt in re.finditer(r"-\s+(?:\(\s*either\s+([^)]*)\)|([^\s()]+))", code, re.I):
+        for name in (mt.group(1) or mt.group(2)).split():
+            if name.lower() not in known:
+                return name
+    return None
+
+
+def _in_file_order(literals, text: str) -> list:
+    """Initial literals in the order the file states them (the pddl package returns a set).
+
+    Errors are found in a fixed order, so the first one reported is the first in the file.
+    """
+    code = _blank_comments(text)
+    block = re.search(r"\(\s*:init\b", code, re.I)
+    first: dict[str, int] = {}
+    for mt in re.finditer(r"\(\s*([^\s()]+)((?:\s+[^\s()]+)*)\s*\)", code[block.end():] if block else ""):
+        first.setdefault(" ".join([mt.group(1), *mt.group(2).split()]).lower(), mt.start())
+
+    def key(lit) -> tuple[int, str]:
+        inner = lit.argument if isinstance(lit, pb.Not) else lit
+        words = [str(getattr(inner, "name", inner)), *(str(t.name) for t in getattr(inner, "terms", ()))]
+        return first.get(" ".join(words).lower(), len(code)), str(lit)
+
+    return sorted(literals, key=key)
+
+
 def _parse(text: str, path: str, start: str):
     lark_tree: Tree
     try:
@@ -236,8 +288,10 @@ def _parse(text: str, path: str, start: str):
         bad_type = re.search(r"types \['([^']+)'\] of term .* not in available types \{([^}]*)\}", detail)
         if bad_type:  # the pddl package's message has no position; find one
             known = re.findall(r"'([^']+)'", bad_type.group(2))
-            raise UnknownSymbolError("type", bad_type.group(1), known,
-                                     _where(path, text, r"-\s*" + re.escape(bad_type.group(1)) + r"(?![\w-])")) from None
+            # It names whichever bad type its set iteration met first; report the first in the file.
+            first = _first_unknown_type(text, {k.lower() for k in (*known, "object", _ROOT)}) or bad_type.group(1)
+            raise UnknownSymbolError("type", first, known,
+                                     _where(path, text, r"-\s*" + re.escape(first) + r"(?![\w-])")) from None
         raise PddlSyntaxError(path, line, col, detail) from None
     except (PDDLError, ValueError, AssertionError) as exc:
         raise PddlSyntaxError(path, None, None, str(exc) or type(exc).__name__) from None
@@ -378,7 +432,7 @@ def _predicate_comments(text: str) -> dict[str, str]:
 
 def _types_of(pdom) -> dict[str, str]:
     types = {}
-    for child, parent in dict(pdom.types).items():
+    for child, parent in sorted(dict(pdom.types).items(), key=lambda kv: str(kv[0])):
         if str(child).lower() not in ("object", _ROOT):
             types[str(child)] = str(parent) if parent and str(parent) != _ROOT else "object"
     return types
@@ -421,7 +475,8 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
     for child, parent in types.items():
         if parent != "object":
             types[child] = type_scope.resolve(parent)
-    constants = {str(c.name): _type_tuple(c.type_tags, type_scope)[0] for c in pdom.constants}
+    constants = {str(c.name): _type_tuple(c.type_tags, type_scope)[0]
+                 for c in sorted(pdom.constants, key=lambda c: str(c.name))}
     comments = _predicate_comments(text)
     predicates: dict[str, m.PredicateDef] = {}
     for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
@@ -449,8 +504,16 @@ def parse_domain(text: str, path: str = "<string>") -> m.Domain:
 
 
 @_nesting_guard
-def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Problem:
-    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`."""
+def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:
+    """Parse problem text against ``domain`` into a validated :class:`~toolkit.model.Problem`.
+
+    ``typing="lenient"`` treats objects of the wrong type in initial and goal atoms
+    as Fast Downward does: the atoms are kept (an action whose parameter types do
+    not fit can never use them) and each mismatch becomes a warning, not an error.
+    """
+    if typing not in TYPING_MODES:
+        raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
+    lenient: list[str] | None = [] if typing == "lenient" else None
     norm, warnings, _ = _normalise(text, path)
     pprob = _parse(norm, path, "problem")
     if str(pprob.domain_name).lower() != domain.name.lower():
@@ -466,25 +529,51 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>") -> m.Prob
     every = {**domain.constants, **objects}
     conv = _Converter(path, text, dict(domain.predicates), _Scope(path, text, "object", every), type_scope)
     init: set[m.Atom] = set()
-    for lit in pprob.init:
+    for lit in _in_file_order(pprob.init, norm):
         if isinstance(lit, pb.Not):
             continue  # closed world: negative initial literals are redundant
         if not isinstance(lit, _PPredicate):
             raise UnsupportedFeatureError(path, f"initial element {lit}")
         pred = conv.atom(lit, {})
-        _check_types(domain, every, pred, path, text)
+        _check_types(domain, every, pred, path, text, lenient)
         init.add(m.Atom(pred.predicate, pred.terms))
     goal = conv.condition(pprob.goal, {})
+    goal_at = re.search(r"\(\s*:goal\b", _blank_comments(text), re.I)
+    for pred in _ground_preds(goal):
+        _check_types(domain, every, pred, path, text, lenient, goal_at.start() if goal_at else 0)
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
-                     path, text, tuple(warnings))
+                     path, text, (*warnings, *(lenient or ())))
 
 
-def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str) -> None:
+def _ground_preds(c: m.Condition):
+    """The atoms of a condition whose arguments are all objects (quantified ones are typed by their variable)."""
+    if isinstance(c, m.Pred):
+        if not any(m.is_var(t) for t in c.terms):
+            yield c
+    elif isinstance(c, m.Not):
+        yield from _ground_preds(c.arg)
+    elif isinstance(c, (m.And, m.Or)):
+        for part in c.parts:
+            yield from _ground_preds(part)
+    elif isinstance(c, m.Imply):
+        yield from _ground_preds(c.premise)
+        yield from _ground_preds(c.conclusion)
+
+
+def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, lenient: list[str] | None,
+                 start: int = 0) -> None:
+    """Raise on an argument of the wrong type, or (``lenient`` collecting warnings) note it and go on.
+
+    The position is that of the first use at or after ``start`` (the goal's atoms are sought in the goal).
+    """
     decl = domain.predicates[pred.predicate]
     for obj, (_, types) in zip(pred.terms, decl.params):
         if not any(domain.is_subtype(objects[obj], t) for t in types):
-            raise TypeMismatchError(obj, objects[obj], " or ".join(types),
-                                    _where(path, text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj)))
+            line, col = locate(text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj), start)
+            err = TypeMismatchError(obj, objects[obj], " or ".join(types), path if line is None else f"{path}:{line}:{col}")
+            if lenient is None:
+                raise err
+            lenient.append(f"{err} in {pred} (kept: --typing lenient)")
 
 
 def _read(path: str | Path) -> str:
@@ -499,6 +588,6 @@ def load_domain(path: str | Path) -> m.Domain:
     return parse_domain(_read(path), str(path))
 
 
-def load_problem(path: str | Path, domain: m.Domain) -> m.Problem:
-    """Load and validate a problem file against a domain."""
-    return parse_problem(_read(path), domain, str(path))
+def load_problem(path: str | Path, domain: m.Domain, typing: str = "strict") -> m.Problem:
+    """Load and validate a problem file against a domain (``typing``: see :func:`parse_problem`)."""
+    return parse_problem(_read(path), domain, str(path), typing)

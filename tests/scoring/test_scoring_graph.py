@@ -136,3 +136,30 @@ def test_nothing_to_change_gives_precision_one():
 def test_bad_tasks_are_clear_errors(record, msg):
     with pytest.raises(GraphTaskError, match=msg):
         score_graph_record(record)
+
+
+def test_two_hands_plugs_postures_and_pour_as_virtualhome_programs_use_them():
+    from toolkit.scoring.graph_actions import execute
+    from toolkit.scoring.graph_model import load_graph
+
+    g = load_graph({"nodes": [
+        {"id": "c", "class_name": "character", "category": "Characters"},
+        {"id": "k", "class_name": "kitchen", "category": "Rooms"},
+        {"id": "cup", "class_name": "cup"}, {"id": "jug", "class_name": "jug"}, {"id": "pen", "class_name": "pen"},
+        {"id": "t", "class_name": "table", "category": "furniture"},
+        {"id": "sofa", "class_name": "sofa", "category": "furniture"},
+        {"id": "lamp", "class_name": "lamp", "category": "furniture", "states": ["PLUGGED_OUT"]}],
+        "edges": [{"from_id": x, "relation_type": "ON", "to_id": "t"} for x in ("cup", "jug", "pen")]})
+    ok = execute(g, ["grab(cup)", "grab(jug)", "pour(jug, cup)", "put_on(cup, t)", "put_on(t)",
+                     "plugin(lamp)", "sit(sofa)"])
+    assert ok.failed_step is None, ok.reason
+    assert "PLUGGED_IN" in ok.graph.nodes["lamp"].states and "SITTING" in ok.graph.nodes["c"].states
+    assert ("jug", "ON", "t") in ok.graph.edges
+    third = execute(g, ["grab(cup)", "grab(jug)", "grab(pen)"])
+    assert third.failed_step == 3 and "both hands are full (cup and jug)" in third.reason
+    ambiguous = execute(g, ["grab(cup)", "grab(jug)", "put_on(t)"])
+    assert ambiguous.failed_step == 3 and "name the object" in ambiguous.reason
+    dry = execute(g, ["pour(jug, cup)"])
+    assert dry.failed_step == 1 and "not in hand" in dry.reason
+    stand = execute(g, ["lie(sofa)", "standup"])
+    assert stand.failed_step is None and not {"SITTING", "LYING"} & stand.graph.nodes["c"].states

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from toolkit.domains import resolve_domain_arg
+from toolkit.domains import add_typing_option, resolve_domain_arg
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -20,13 +20,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("domain", help="domain file, folder, or shipped domain name")
     p.add_argument("problems", nargs="*", help="problem files (enable reachability checks)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    add_typing_option(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from toolkit.lint import lint
 
-    report = lint(resolve_domain_arg(args.domain), args.problems)
+    report = lint(resolve_domain_arg(args.domain), args.problems, typing=args.typing)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:

@@ -12,7 +12,7 @@ import json
 import sys
 
 from toolkit import loader
-from toolkit.domains import resolve_domain_arg
+from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.task import Task, load_domain_cached
 
 
@@ -32,6 +32,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("domain", help="domain file, folder, or shipped domain name (e.g. blocksworld)")
     p.add_argument("problem", help="problem file")
     add_planner_options(p)
+    add_typing_option(p)
     p.set_defaults(func=run)
 
 
@@ -44,7 +45,9 @@ def make_planner(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     domain = load_domain_cached(resolve_domain_arg(args.domain))
-    task = Task(domain, loader.load_problem(args.problem, domain))
+    task = Task(domain, loader.load_problem(args.problem, domain, args.typing))
+    for w in task.problem.warnings:
+        print(f"warning: {w}", file=sys.stderr)
     result = make_planner(args).solve(task, timeout=args.timeout)
     if args.json:
         print(json.dumps({"problem": args.problem, **result.to_json()}, indent=2))

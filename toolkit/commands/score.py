@@ -4,6 +4,11 @@
   pgt score plan DOMAIN PROBLEM PLAN [--gold PLAN ...]       (BabyBench Plan, LoHoRavens, ActPlan-1K)
   pgt score predict-batch FILE.jsonl / plan-batch FILE.jsonl
   pgt score graph FILE.json[l]                               (LookPlanGraph / GraSIF)
+  pgt score lcs MODEL_PLAN GOLD_PLAN... [--metric actplan]   (ActPlan-1K, natural-language steps)
+
+--metric picks whose definitions are used: pgt (default, pgt's own domain-general
+variants), babybench (LLM-BabyBench's official evaluator), actplan (ActPlan-1K's
+semantic LCS). docs/scoring.md sets them side by side.
 
 Exit codes: 0 scored (whatever the scores), 1 a batch had lines with bad input,
 2 bad input to a single command. See docs/scoring.md.
@@ -31,6 +36,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     pr.add_argument("actions", help="the action sequence (plan file, any dialect; '-' for stdin)")
     pr.add_argument("predicted", help="predicted final state: PDDL atoms, on(a, b) calls, JSON, or one atom per line")
     pr.add_argument("--json", action="store_true", help="print one JSON object")
+    _metric_args(pr, ("pgt", "babybench"))
     pr.set_defaults(func=run_predict)
 
     pl = ss.add_parser("plan", help="success, partial credit, efficiency ratio, LCS against gold plans")
@@ -40,7 +46,18 @@ def register(sub: argparse._SubParsersAction) -> None:
     pl.add_argument("--gold", nargs="+", default=[], metavar="PLAN", help="gold plan file(s) for LCS")
     _optimal_args(pl)
     pl.add_argument("--json", action="store_true", help="print one JSON object")
+    _metric_args(pl, ("pgt", "babybench", "actplan"))
     pl.set_defaults(func=run_plan)
+
+    lc = ss.add_parser("lcs", help="LCS of a natural-language plan against gold plans (ActPlan-1K)")
+    lc.add_argument("plan", help="the model's plan: one step per line (numbering ignored) or a JSON list")
+    lc.add_argument("gold", nargs="+", help="gold plan file(s), same forms")
+    lc.add_argument("--metric", choices=("actplan", "exact"), default="actplan",
+                    help="actplan (default): steps match when their all-MiniLM-L6-v2 embeddings have cosine "
+                         "similarity > 0.8; exact: identical step text (case and spaces folded)")
+    lc.add_argument("--model", metavar="DIR", help="local all-MiniLM-L6-v2 folder (default: the packaged weights)")
+    lc.add_argument("--json", action="store_true", help="print one JSON object")
+    lc.set_defaults(func=run_lcs)
 
     for kind, helptext in (("predict-batch", "score a JSON Lines batch of state predictions"),
                            ("plan-batch", "score a JSON Lines batch of plans"),
@@ -49,11 +66,25 @@ def register(sub: argparse._SubParsersAction) -> None:
         b.add_argument("input", help="input file ('-' for standard input)")
         if kind == "plan-batch":
             _optimal_args(b)
+            _metric_args(b, ("pgt", "babybench", "actplan"))
+        elif kind == "predict-batch":
+            _metric_args(b, ("pgt", "babybench"))
         b.add_argument("--md", metavar="PATH", help="write the summary table as Markdown")
         b.add_argument("--csv", metavar="PATH", help="write the summary table as CSV")
         b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
         b.add_argument("--quiet", action="store_true", help="no summary table on standard error")
         b.set_defaults(func=run_batch, batch_kind={"predict-batch": "predict", "plan-batch": "plan"}.get(kind, kind))
+
+
+def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
+    p.add_argument("--metric", choices=choices, default="pgt",
+                   help="whose metric definitions: pgt (default), " + ", ".join(choices[1:]) + " (official)")
+    if "babybench" in choices and p.prog.split()[-1].startswith("predict"):
+        p.add_argument("--position", metavar="PRED",
+                       help="with --metric babybench: the predicate placing the agent, e.g. at-agent "
+                            "(its arguments' integers are the (x, y) position)")
+    if "actplan" in choices:
+        p.add_argument("--model", metavar="DIR", help="with --metric actplan: a local all-MiniLM-L6-v2 folder")
 
 
 def _optimal_args(p: argparse.ArgumentParser) -> None:
@@ -72,6 +103,8 @@ def run_predict(args: argparse.Namespace) -> int:
     from toolkit.scoring.predict import score_prediction
 
     task = load(args.domain, args.problem)
+    if args.metric == "babybench":
+        return _print_babybench_predict(args, task)
     score = score_prediction(task, read_text(args.actions), read_text(args.predicted))
     if args.json:
         print(json.dumps(score.to_json(), indent=2))
@@ -99,6 +132,10 @@ def run_plan(args: argparse.Namespace) -> int:
     task = load(args.domain, args.problem)
     gold = [(g, read_text(g)) for g in args.gold]
     optimal = None if args.no_optimal else (lambda: optimal_length(task, args.timeout, planner=args.planner))
+    if args.metric == "babybench":
+        return _print_babybench_plan(args, task, optimal)
+    if args.metric == "actplan":
+        return _print_lcs(args, read_text(args.plan), gold, "actplan")
     score = score_plan(task, read_text(args.plan), gold, optimal)
     if args.json:
         print(json.dumps(score.to_json(), indent=2))
@@ -123,6 +160,62 @@ def run_plan(args: argparse.Namespace) -> int:
     return 0
 
 
+def _print_babybench_predict(args: argparse.Namespace, task) -> int:
+    from toolkit.errors import PgtError
+    from toolkit.scoring.babybench import score_prediction_babybench
+
+    if not args.position:
+        raise PgtError("--metric babybench needs --position PRED (the predicate that places the agent)")
+    score = score_prediction_babybench(task, read_text(args.actions), read_text(args.predicted), args.position)
+    if args.json:
+        print(json.dumps(score.to_json(), indent=2))
+        return 0
+    where = "nowhere" if score.predicted_position is None else str(score.predicted_position)
+    print(f"{'SUCCESS' if score.success else 'FAILURE'}: predicted {where}, true {score.true_position}")
+    print(f"Manhattan distance: {'n/a (no position predicted)' if score.manhattan is None else score.manhattan}")
+    return 0
+
+
+def _print_babybench_plan(args: argparse.Namespace, task, optimal) -> int:
+    from toolkit.scoring.babybench import score_plan_babybench
+
+    score = score_plan_babybench(task, read_text(args.plan), optimal)
+    if args.json:
+        print(json.dumps(score.to_json(), indent=2))
+        return 0
+    print(f"{'SUCCESS' if score.success else 'FAILURE'}: goal "
+          f"{'first reached after' if score.success else 'not reached in'} {score.steps_taken} step(s)")
+    if score.success and score.optimal is not None:
+        o = score.optimal
+        opt = f"{o.length} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
+        print(f"efficiency: optimal {opt} / {score.steps_taken} steps = {_pct(score.efficiency)}")
+    else:
+        print(f"efficiency: {_pct(score.efficiency)}" + ("" if score.success else " (failed plan)"))
+    if score.dropped:
+        print(f"dropped (unknown) steps: {' | '.join(score.dropped)}")
+    if score.ignored:
+        print(f"steps that changed nothing (precondition false): {', '.join(map(str, score.ignored))}")
+    return 0
+
+
+def _print_lcs(args: argparse.Namespace, plan_text: str, gold: list[tuple[str, str]], metric: str) -> int:
+    from toolkit.scoring.semantic import lcs_table
+
+    rows = lcs_table(plan_text, gold, metric, getattr(args, "model", None))
+    if args.json:
+        print(json.dumps({"metric": metric, "gold": rows,
+                          "best_lcs": max(r["lcs"] for r in rows),
+                          "best_normalized_lcs": max(r["normalized_lcs"] for r in rows)}, indent=2))
+        return 0
+    for r in rows:
+        print(f"gold {r['gold']} ({r['length']} steps): {metric} LCS {r['lcs']}, normalized {r['normalized_lcs']:.3f}")
+    return 0
+
+
+def run_lcs(args: argparse.Namespace) -> int:
+    return _print_lcs(args, read_text(args.plan), [(g, read_text(g)) for g in args.gold], args.metric)
+
+
 def run_batch(args: argparse.Namespace) -> int:
     from toolkit.scoring.batch import BatchContext, records_of, score_records, summarize, summary_csv, summary_markdown
 
@@ -133,6 +226,10 @@ def run_batch(args: argparse.Namespace) -> int:
     kind = args.batch_kind
     ctx = BatchContext(base, getattr(args, "timeout", 10.0), not getattr(args, "no_optimal", False),
                        getattr(args, "planner", "auto"))
+    metric = getattr(args, "metric", "pgt")
+    ctx.position, ctx.model = getattr(args, "position", None), getattr(args, "model", None)
+    if metric != "pgt":
+        kind = f"{kind}:{metric}"
     results: list[dict[str, Any]] = []
     for out in score_records(kind, records_of(text, args.input), ctx):
         results.append(out)

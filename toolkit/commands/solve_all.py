@@ -12,7 +12,7 @@ import json
 
 from toolkit import loader
 from toolkit.commands.plan import add_planner_options, make_planner
-from toolkit.domains import resolve_domain_arg
+from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 
@@ -23,6 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("domain", help="domain file, folder, or shipped domain name")
     p.add_argument("problems", nargs="+", help="problem files")
     add_planner_options(p)
+    add_typing_option(p)
     p.set_defaults(func=run)
 
 
@@ -32,7 +33,7 @@ def run(args: argparse.Namespace) -> int:
     rows = []
     for path in args.problems:
         try:
-            task = Task(domain, loader.load_problem(path, domain))
+            task = Task(domain, loader.load_problem(path, domain, args.typing))
         except PgtError as exc:
             rows.append({"problem": path, "status": "error", "length": None, "time": 0.0, "message": str(exc)})
             continue

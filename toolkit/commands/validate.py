@@ -10,7 +10,7 @@ import json
 import sys
 from pathlib import Path
 
-from toolkit.domains import resolve_domain_arg
+from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
@@ -27,6 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--continue", dest="keep_going", action="store_true",
                    help="continue past failures and report every violation")
     p.add_argument("--states", action="store_true", help="include the state after each step (with --json)")
+    add_typing_option(p)
     p.set_defaults(func=run)
 
 
@@ -39,9 +40,9 @@ def read_text(path: str) -> str:
         raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def load(domain_arg: str, problem_path: str) -> Task:
+def load(domain_arg: str, problem_path: str, typing: str = "strict") -> Task:
     domain = load_domain_cached(resolve_domain_arg(domain_arg))
-    return Task(domain, loader.load_problem(problem_path, domain))
+    return Task(domain, loader.load_problem(problem_path, domain, typing))
 
 
 def human(report: PlanReport) -> str:
@@ -60,7 +61,7 @@ def human(report: PlanReport) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    task = load(args.domain, args.problem)
+    task = load(args.domain, args.problem, args.typing)
     for w in (*task.domain.warnings, *task.problem.warnings):
         print(f"warning: {w}", file=sys.stderr)
     report = check_plan(task, read_text(args.plan), keep_going=args.keep_going)

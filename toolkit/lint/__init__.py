@@ -65,8 +65,9 @@ def _read(path: Path) -> str:
         raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
 
 
-def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = ()) -> LintReport:
-    """Lint a domain file and any problem files.
+def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = (),
+         typing: str = "strict") -> LintReport:
+    """Lint a domain file and any problem files (``typing``: see :func:`toolkit.loader.parse_problem`).
 
     Raises:
         PgtError: a file cannot be read at all (bad input).
@@ -82,7 +83,7 @@ def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[s
     problems: list[m.Problem] = []
     for path, text in texts.items():
         try:
-            problems.append(loader.parse_problem(text, domain, path))
+            problems.append(loader.parse_problem(text, domain, path, typing))
         except PgtError as exc:
             findings.append(from_error(exc, path, text))
     findings.extend(check_domain(domain, tuple(problems)))
@@ -96,6 +97,12 @@ def check_problem(domain: m.Domain, problem: m.Problem) -> list[Finding]:
     """Problem warnings from the loader, never-applicable actions, unreachable goals."""
     out: list[Finding] = []
     for w in problem.warnings:
+        if w.endswith("(kept: --typing lenient)"):  # a type error demoted to a warning; keep its position
+            place, message = w.split(": ", 1)
+            line, col = (int(x) for x in place.rsplit(":", 2)[1:]) if place.count(":") >= 2 else (None, None)
+            out.append(Finding(Severity.WARNING, "type-error", message, problem.path, line, col,
+                               hint="give the object the declared type (or a subtype), or widen the parameter's type"))
+            continue
         out.append(Finding(Severity.WARNING, "problem-warning", w.split(": ", 1)[-1], problem.path,
                            hint="make the problem's (:domain ...) and objects match the domain"))
     task = Task(domain, problem)

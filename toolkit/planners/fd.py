@@ -19,7 +19,9 @@ from typing import Any
 from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, goal_condition, recheck, start_state,
 )
-from toolkit.planners.up_bridge import Untranslatable, to_up_problem, to_up_problem_via_text
+from toolkit.planners.up_bridge import (
+    GoalNeverHolds, Untranslatable, to_up_problem, to_up_problem_via_text, without_inert_actions,
+)
 from toolkit.task import GroundAction, Task
 
 _TAIL = 2000
@@ -50,10 +52,10 @@ class FastDownwardPlanner:
         objects = dict(task.problem.objects)
         if self.translation == "direct":
             try:
-                return to_up_problem(task.domain, objects, state, goal)
+                return without_inert_actions(to_up_problem(task.domain, objects, state, goal))
             except Untranslatable:
                 pass
-        return to_up_problem_via_text(task.domain, objects, state, goal)
+        return without_inert_actions(to_up_problem_via_text(task.domain, objects, state, goal))
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         t0 = time.perf_counter()
@@ -61,6 +63,8 @@ class FastDownwardPlanner:
         goal_cond = goal_condition(task, goal)
         try:
             res = self._run(self.up_problem(task, state, goal_cond), timeout)
+        except GoalNeverHolds as exc:
+            return PlanResult(PlanStatus.UNSOLVABLE, (), time.perf_counter() - t0, self.name, str(exc))
         except Exception as exc:  # noqa: BLE001 - any UP failure is a result, not a crash of ours
             status = PlanStatus.UNSUPPORTED if "support" in str(exc).lower() else PlanStatus.CRASHED
             return PlanResult(status, (), time.perf_counter() - t0, self.name,
@@ -72,7 +76,6 @@ class FastDownwardPlanner:
 
         env = up.get_environment()
         env.credits_stream = None
-        env.error_used_name = False
         params = {"fast_downward_search_config": self.search} if self.search else {}
         with up.OneshotPlanner(name="fast-downward", params=params, problem_kind=problem.kind) as planner:
             return planner.solve(problem, timeout=timeout)

@@ -11,6 +11,7 @@ does not translate ("either" types).
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from toolkit import model as m
@@ -22,11 +23,42 @@ class Untranslatable(PgtError):
     """The direct route cannot express this task (the text route is used instead)."""
 
 
+class GoalNeverHolds(PgtError):
+    """The goal is false in every reachable state (it needs atoms of the wrong type)."""
+
+
+def allow_shared_names() -> None:
+    """Let one name stand for several things (action ``open`` and predicate ``open``, object ``character``
+    of type ``character``), as PDDL allows; UP refuses it unless told before the problem is built.
+
+    UP still warns on each shared name; PDDL allows it, so the warning is silenced.
+    """
+    from unified_planning import shortcuts as up
+
+    up.get_environment().error_used_name = False
+    warnings.filterwarnings("ignore", r"Name .* already defined", UserWarning, r"unified_planning\.")
+
+
+def without_inert_actions(problem: Any) -> Any:
+    """The problem less its actions without effects (written out with no ``:effect``, which FD's translator
+    refuses). They cannot change a state, so no plan needs them and every plan found is still a plan."""
+    inert = [a for a in problem.actions if not a.effects]
+    if not inert:
+        return problem
+    kept = [a for a in problem.actions if a not in inert]
+    problem = problem.clone()
+    problem.clear_actions()
+    for a in kept:
+        problem.add_action(a)
+    return problem
+
+
 def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition) -> Any:
     """A ``unified_planning.model.Problem`` for the domain, objects, state and goal."""
     from unified_planning import shortcuts as up
     from unified_planning.model import InstantaneousAction, Problem
 
+    allow_shared_names()
     types: dict[str, Any] = {"object": up.UserType("object")}
 
     def utype(name: str) -> Any:
@@ -104,10 +136,56 @@ def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Ato
             act.add_precondition(pre)
         effects(act, a.effect, scope, (), ())
         problem.add_action(act)
+    init, goal = typed_view(domain, objects, init, goal)
     for atom in init:
         problem.set_initial_value(fluents[atom.predicate](*(objs[o] for o in atom.args)), True)
     problem.add_goal(cond(goal, {}))
     return problem
+
+
+def well_typed(domain: m.Domain, objects: dict[str, str], predicate: str, args: tuple[str, ...]) -> bool:
+    """Whether every argument fits the predicate's declared type (``--typing lenient`` keeps atoms that do not)."""
+    params = domain.predicates[predicate].params
+    return all(any(domain.is_subtype(objects[o], t) for t in types) for o, (_, types) in zip(args, params))
+
+
+def typed_view(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom],
+               goal: m.Condition) -> tuple[frozenset[Atom], m.Condition]:
+    """The initial state and goal without atoms whose objects have the wrong type (``--typing lenient``).
+
+    UP refuses such atoms. No action can change one (its parameters are typed), so
+    a goal atom of the wrong type holds exactly when the initial state has it, as
+    in Fast Downward; it is replaced by that constant.
+
+    Raises:
+        GoalNeverHolds: the goal is false whatever the actions do.
+    """
+    every = {**domain.constants, **objects}
+    kept = frozenset(a for a in init if well_typed(domain, every, a.predicate, a.args))
+
+    def settle(c: m.Condition) -> m.Condition | bool:
+        if isinstance(c, m.Pred):
+            if any(m.is_var(t) for t in c.terms) or well_typed(domain, every, c.predicate, c.terms):
+                return c
+            return Atom(c.predicate, c.terms) in init
+        if isinstance(c, m.Not):
+            arg = settle(c.arg)
+            return (not arg) if isinstance(arg, bool) else m.Not(arg)
+        if isinstance(c, (m.And, m.Or)):
+            decisive = isinstance(c, m.Or)  # True decides an Or, False an And
+            parts = [settle(p) for p in c.parts]
+            if decisive in parts:
+                return decisive
+            rest = tuple(p for p in parts if not isinstance(p, bool))
+            return type(c)(rest) if rest else not decisive
+        if isinstance(c, m.Imply):
+            return settle(m.Or((m.Not(c.premise), c.conclusion)))
+        return c
+
+    settled = settle(goal)
+    if settled is False:
+        raise GoalNeverHolds("the goal needs an atom of the wrong type that the initial state lacks")
+    return kept, (m.TRUE if settled is True else settled)
 
 
 def to_up_problem_via_text(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom],
@@ -117,5 +195,7 @@ def to_up_problem_via_text(domain: m.Domain, objects: dict[str, str], init: froz
 
     from toolkit.planners.pddl_text import domain_to_pddl, problem_to_pddl
 
+    allow_shared_names()
+    init, goal = typed_view(domain, objects, init, goal)
     return PDDLReader().parse_problem_string(domain_to_pddl(domain),
                                              problem_to_pddl(domain, objects, init, goal))

@@ -43,6 +43,11 @@ SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
              ("plan_length", "plan length"), ("best_lcs", "LCS (best gold)"),
              ("best_normalized_lcs", "normalized LCS (best gold)")],
     "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share")],
+    # Official definitions (``--metric``): see toolkit/scoring/babybench.py and semantic.py.
+    "plan:babybench": [("success", "success rate"), ("efficiency", "efficiency ratio (0 for failures)"),
+                       ("steps_taken", "steps to the goal")],
+    "predict:babybench": [("success", "success rate (position)"), ("manhattan", "Manhattan distance")],
+    "plan:actplan": [("best_lcs", "semantic LCS (best gold)"), ("best_normalized_lcs", "normalized semantic LCS (best gold)")],
 }
 
 
@@ -51,6 +56,8 @@ class BatchContext:
 
     def __init__(self, base: Path, timeout: float = 10.0, optimal: bool = True, planner: str = "auto") -> None:
         self.base, self.timeout, self.optimal, self.planner = base, timeout, optimal, planner
+        self.position: str | None = None  # --metric babybench: the predicate placing the agent
+        self.model: str | None = None  # --metric actplan: a local all-MiniLM-L6-v2 folder
         self.tasks: dict[tuple[str, str], Task] = {}
         self.optima: dict[int, OptimalLength] = {}
 
@@ -108,13 +115,7 @@ def score_predict_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, An
 
 def score_plan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     task = ctx.task(rec)
-    gold = [(f"gold[{i}]", g if isinstance(g, str) else json.dumps(g)) for i, g in enumerate(rec.get("gold") or [])]
-    for p in rec.get("gold_paths") or []:
-        try:
-            gold.append((str(p), ctx.path(str(p)).read_text(encoding="utf-8")))
-        except OSError as exc:
-            raise PgtError(f"cannot read gold plan {p}: {exc.strerror}") from None
-    return score_plan(task, ctx.text(rec, "plan") or "", gold, ctx.optimal_for(task)).to_json()
+    return score_plan(task, ctx.text(rec, "plan") or "", _gold_of(rec, ctx), ctx.optimal_for(task)).to_json()
 
 
 def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
@@ -125,8 +126,48 @@ def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     return score_graph_record(rec).to_json()
 
 
+def _gold_of(rec: dict[str, Any], ctx: BatchContext) -> list[tuple[str, str]]:
+    gold = [(f"gold[{i}]", g if isinstance(g, str) else json.dumps(g)) for i, g in enumerate(rec.get("gold") or [])]
+    for p in rec.get("gold_paths") or []:
+        try:
+            gold.append((str(p), ctx.path(str(p)).read_text(encoding="utf-8")))
+        except OSError as exc:
+            raise PgtError(f"cannot read gold plan {p}: {exc.strerror}") from None
+    return gold
+
+
+def score_plan_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+    from toolkit.scoring.babybench import score_plan_babybench
+
+    task = ctx.task(rec)
+    return score_plan_babybench(task, ctx.text(rec, "plan") or "", ctx.optimal_for(task)).to_json()
+
+
+def score_predict_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+    from toolkit.scoring.babybench import score_prediction_babybench
+
+    position = rec.get("position") or ctx.position
+    if not position:
+        raise PgtError("--metric babybench needs the position predicate (--position PRED or a \"position\" key)")
+    return score_prediction_babybench(ctx.task(rec), ctx.text(rec, "actions") or "",
+                                      ctx.text(rec, "prediction") or "", str(position)).to_json()
+
+
+def score_plan_actplan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+    from toolkit.scoring.semantic import lcs_table
+
+    gold = _gold_of(rec, ctx)
+    if not gold:
+        raise PgtError("--metric actplan needs gold plans (\"gold\" or \"gold_paths\")")
+    rows = lcs_table(ctx.text(rec, "plan") or "", gold, "actplan", ctx.model)
+    return {"metric": "actplan", "gold": rows, "best_lcs": max(r["lcs"] for r in rows),
+            "best_normalized_lcs": max(r["normalized_lcs"] for r in rows)}
+
+
 SCORERS: dict[str, Callable[[dict[str, Any], BatchContext], dict[str, Any]]] = {
     "predict": score_predict_record, "plan": score_plan_record, "graph": score_graph_json,
+    "plan:babybench": score_plan_babybench_record, "predict:babybench": score_predict_babybench_record,
+    "plan:actplan": score_plan_actplan_record,
 }
 
 

@@ -16,14 +16,23 @@ Actions (name, then arguments; call style ``put_on(apple_1, table_1)``, PDDL sty
 * ``put_on``/``place_on`` (object, target) or (target) with the held object; the
   same for ``put_inside``/``put_in``/``place_inside`` and ``put_next_to``/``place_next_to``.
 * ``pick_up``/``grab``/``grasp`` (object): the agent holds it (placement edges go).
+  The agent has two hands, as VirtualHome's character (HOLDS_RH / HOLDS_LH): a third
+  object cannot be picked up, and ``put_on(target)`` with two objects in hand is
+  ambiguous (name the object).
 * ``open``/``close`` (+ ``open_container``/``close_container``), ``turn_on``/
-  ``switch_on``/``turn_off``/``switch_off``: flip OPEN/CLOSED or ON/OFF.
+  ``switch_on``/``turn_off``/``switch_off``, ``plug_in``/``plug_out``: flip
+  OPEN/CLOSED, ON/OFF or PLUGGED_IN/PLUGGED_OUT.
+* ``sit``/``sit_on``/``lie``/``lie_on`` (node), ``stand_up``: the character node
+  (class ``character``), if the graph has one, gains SITTING or LYING (loses both).
+* ``pour`` (object, target): the object must be in hand and the target must exist;
+  the graph does not model liquids, so nothing else changes.
 * ``go_to``/``walk``/``walk_to``/``navigate_to``/``find``/``discover_objects``/``done``:
   no change to the graph (the named node must exist).
 
 Infeasible: unknown action or node, moving a room/asset, a node onto itself or into
 something it holds up, reaching into a closed container, putting inside a closed
-one, opening what is open or not openable, picking up with a full hand.
+one, opening what is open or not openable, picking up a third object with both hands full,
+pouring what is not in hand.
 """
 
 from __future__ import annotations
@@ -43,6 +52,11 @@ _TOGGLE = {"open": ("OPEN", "CLOSED", "CAN_OPEN"), "open_container": ("OPEN", "C
            "close": ("CLOSED", "OPEN", "CAN_OPEN"), "close_container": ("CLOSED", "OPEN", "CAN_OPEN"),
            "turn_on": ("ON", "OFF", "HAS_SWITCH"), "switch_on": ("ON", "OFF", "HAS_SWITCH"),
            "turn_off": ("OFF", "ON", "HAS_SWITCH"), "switch_off": ("OFF", "ON", "HAS_SWITCH")}
+_TOGGLE.update({"plug_in": ("PLUGGED_IN", "PLUGGED_OUT", "HAS_PLUG"), "plugin": ("PLUGGED_IN", "PLUGGED_OUT", "HAS_PLUG"),
+                "plug_out": ("PLUGGED_OUT", "PLUGGED_IN", "HAS_PLUG"), "plugout": ("PLUGGED_OUT", "PLUGGED_IN", "HAS_PLUG")})
+_POSTURE = {"sit": "SITTING", "sit_on": "SITTING", "sit_down": "SITTING", "lie": "LYING", "lie_on": "LYING",
+            "lie_down": "LYING", "stand_up": None, "standup": None}
+HANDS = 2
 _NOOP = {"go_to", "goto", "walk", "walk_to", "navigate_to", "find", "discover_objects", "look_at", "done"}
 _CALL = re.compile(r"^\s*\(?\s*([A-Za-z][\w-]*)\s*[( ]?(.*?)\)?\s*$")
 
@@ -149,7 +163,7 @@ def _place(g: SceneGraph, obj: str, rel: str, target: str) -> SceneGraph:
 
 def execute(graph: SceneGraph, plan: Any) -> GraphRun:
     """Run ``plan`` on ``graph``; stops at the first infeasible step."""
-    g, held = graph, None
+    g, held = graph, ()
     done: list[GraphStep] = []
     for index, raw in enumerate(plan_steps(plan), 1):
         text = raw if isinstance(raw, str) else json.dumps(raw)
@@ -164,7 +178,7 @@ def execute(graph: SceneGraph, plan: Any) -> GraphRun:
     return GraphRun(g, tuple(done))
 
 
-def _apply(g: SceneGraph, held: str | None, verb: str, args: list[str], rel: str | None):
+def _apply(g: SceneGraph, held: tuple[str, ...], verb: str, args: list[str], rel: str | None):
     if verb in _PLACE:
         if len(args) == 3 and rel is None:
             obj, rel, target = args[0], norm_relation(args[1]), args[2]
@@ -175,7 +189,9 @@ def _apply(g: SceneGraph, held: str | None, verb: str, args: list[str], rel: str
         return _check_hand_and_place(g, held, obj, rel, target)
     if verb in _PUT:
         if len(args) == 1 and held:
-            return _place(g, held, _PUT[verb], args[0]), None
+            if len(held) > 1:
+                raise _Infeasible(f"{verb}({args[0]}) while holding {' and '.join(held)}: name the object")
+            return _place(g, held[0], _PUT[verb], args[0]), ()
         if len(args) != 2:
             raise _Infeasible(f"{verb} needs (object, target), or (target) while holding something")
         return _check_hand_and_place(g, held, args[0], _PUT[verb], args[1])
@@ -183,15 +199,17 @@ def _apply(g: SceneGraph, held: str | None, verb: str, args: list[str], rel: str
         if len(args) != 1:
             raise _Infeasible(f"{verb} needs one object")
         node = g.node(args[0])
-        if held and held != node.id:
-            raise _Infeasible(f"already holding {held}")
+        if node.id in held:
+            return g, held
+        if len(held) >= HANDS:
+            raise _Infeasible(f"both hands are full ({' and '.join(held)})")
         if not node.movable:
             raise _Infeasible(f"{node.id} is a {node.kind} and cannot be picked up")
         blocked = _closed_container(g, node.id)
         if blocked:
             raise _Infeasible(f"{node.id} is inside closed {blocked}")
         return g.with_edges(e for e in g.edges if not (e[0] == node.id and e[1] in ("ON", "INSIDE", "NEXTTO")
-                                                      and g.nodes[e[2]].kind != "room")), node.id
+                                                      and g.nodes[e[2]].kind != "room")), (*held, node.id)
     if verb in _TOGGLE:
         if len(args) != 1:
             raise _Infeasible(f"{verb} needs one node")
@@ -202,6 +220,22 @@ def _apply(g: SceneGraph, held: str | None, verb: str, args: list[str], rel: str
         if old not in node.states and prop not in node.properties:
             raise _Infeasible(f"{node.id} has no {old.lower()}/{new.lower()} state to change ({verb})")
         return g.with_node(replace(node, states=(node.states - {old}) | {new})), held
+    if verb in _POSTURE:
+        for a in args:
+            g.node(a)
+        agent = next((n for n in g.nodes.values() if n.class_name.lower() == "character"), None)
+        if agent is None:
+            return g, held
+        posture = _POSTURE[verb]
+        states = agent.states - {"SITTING", "LYING"}
+        return g.with_node(replace(agent, states=states | {posture} if posture else states)), held
+    if verb == "pour":
+        if len(args) != 2:
+            raise _Infeasible("pour needs (object, target)")
+        g.node(args[1])
+        if g.node(args[0]).id not in held:
+            raise _Infeasible(f"cannot pour {args[0]}: it is not in hand")
+        return g, held
     if verb in _NOOP:
         for a in args:
             g.node(a)
@@ -209,11 +243,11 @@ def _apply(g: SceneGraph, held: str | None, verb: str, args: list[str], rel: str
     raise _Infeasible(f"unknown action '{verb}'")
 
 
-def _check_hand_and_place(g: SceneGraph, held: str | None, obj: str, rel: str, target: str):
-    if held and held != obj:
-        raise _Infeasible(f"cannot move {obj} while holding {held}")
-    if held is None:
+def _check_hand_and_place(g: SceneGraph, held: tuple[str, ...], obj: str, rel: str, target: str):
+    if obj not in held:
+        if len(held) >= HANDS:
+            raise _Infeasible(f"cannot move {obj} while holding {' and '.join(held)}")
         blocked = _closed_container(g, obj)
         if blocked:
             raise _Infeasible(f"{obj} is inside closed {blocked}")
-    return _place(g, obj, rel, target), None
+    return _place(g, obj, rel, target), tuple(h for h in held if h != obj)

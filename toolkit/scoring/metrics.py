@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Hashable, Iterable, Sequence
+from typing import Callable, Hashable, Iterable, Sequence
 
 
 @dataclass(frozen=True)
@@ -147,3 +147,28 @@ def mean_stderr(values: Iterable[float | int | bool | None]) -> tuple[float | No
         return mean, None, n
     var = sum((x - mean) ** 2 for x in xs) / (n - 1)
     return mean, math.sqrt(var / n), n
+
+
+def manhattan(p: Sequence[int], q: Sequence[int]) -> int:
+    """L1 distance between two positions (LLM-BabyBench Predict, app. D.2 formula 2).
+
+    >>> manhattan((3, 5), (1, 6))
+    3
+    """
+    return sum(abs(a - b) for a, b in zip(p, q, strict=True))
+
+
+def lcs_matching(n: int, m: int, same: Callable[[int, int], bool]) -> int:
+    """LCS length of two sequences of lengths ``n`` and ``m`` where ``same(i, j)`` says whether item i of
+    the first matches item j of the second (ActPlan-1K: embedding similarity above a threshold).
+
+    >>> lcs_matching(3, 2, lambda i, j: "xyz"[i] == "xz"[j])
+    2
+    """
+    prev = [0] * (m + 1)
+    for i in range(n):
+        cur = [0]
+        for j in range(m):
+            cur.append(prev[j] + 1 if same(i, j) else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]

@@ -1,0 +1,3 @@
+(define (problem light-up) (:domain empty-effect)
+  (:init (dark))
+  (:goal (lit)))

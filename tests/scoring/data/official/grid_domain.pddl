@@ -1,0 +1,11 @@
+; A 3x2 grid in BabyAI's shape: the agent moves between cells named by their (x, y) and picks up a key.
+(define (domain grid)
+  (:requirements :strips :typing)
+  (:types cell)
+  (:predicates (at-agent ?c - cell) (right ?a - cell ?b - cell) (up ?a - cell ?b - cell) (has-key) (key-at ?c - cell))
+  (:action move-right :parameters (?a - cell ?b - cell) :precondition (and (at-agent ?a) (right ?a ?b))
+    :effect (and (at-agent ?b) (not (at-agent ?a))))
+  (:action move-up :parameters (?a - cell ?b - cell) :precondition (and (at-agent ?a) (up ?a ?b))
+    :effect (and (at-agent ?b) (not (at-agent ?a))))
+  (:action pickup :parameters (?c - cell) :precondition (and (at-agent ?c) (key-at ?c))
+    :effect (and (has-key) (not (key-at ?c)))))

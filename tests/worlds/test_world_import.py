@@ -1,0 +1,102 @@
+"""``pgt import-scene`` on VirtualHome-shaped task files: the wrapper, goal states, containers, layouts, pruning.
+
+Data: purpose-built ``vh_wrapper_*.json`` (a character in an empty bedroom, a
+kitchen with a closed fridge, a basket, a sink with a cup in it, a table with an
+apple, a tv) and generated 300-node apartments (benchmarks/bench_import.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from benchmarks.bench_import import apartment, import_task
+from scene_graphs import SceneGraphError, make_world
+from scene_graphs.importers import goal_literals, load_scene, to_layout, to_problem
+from toolkit.cli import main
+from toolkit.domains import shipped_domain
+from toolkit.loader import load_domain, parse_problem
+from toolkit.planners import get_planner
+from toolkit.task import Task
+from toolkit.verify import check_plan
+
+DATA = Path(__file__).parent / "data"
+FRIDGE = DATA / "vh_wrapper_apple_in_fridge.json"
+
+
+def test_wrapper_final_graph_is_the_goal_and_the_task_plans_and_renders(tmp_path, capsys):
+    assert main(["import-scene", str(FRIDGE), "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "goal: 1 literal(s)" in out and "INSIDE (target not a container in the source) x1" in out
+    problem = tmp_path / "problems" / "vh_wrapper_apple_in_fridge.pddl"
+    text = problem.read_text()
+    assert "(inside apple_40 fridge_30)" in text.split("(:goal")[1]
+    plan = get_planner("astar").solve(Task(load_domain(shipped_domain("household")),
+                                           parse_problem(text, load_domain(shipped_domain("household")))))
+    assert plan.solved and len(plan.plan) == 6
+    layout = tmp_path / "layouts" / "vh_wrapper_apple_in_fridge.toml"
+    assert 'agent_room = "bedroom_11"' in layout.read_text() and "bedroom_11 = []" in layout.read_text()
+    assert main(["render", "household", str(problem), "--layout", str(layout), "--out", str(tmp_path / "r")]) == 0
+    assert (tmp_path / "r" / "step_000.png").is_file()
+
+
+def test_containers_only_where_the_source_says_so():
+    g = load_scene(FRIDGE).graph
+    kinds = dict(g.nodes(data="kind"))
+    assert kinds["fridge_30"] == kinds["basket_32"] == "container" and kinds["sink_41"] == "furniture"
+    assert g.nodes["fridge_30"]["open"] is False  # CLOSED in the source, never invented open
+    assert g.nodes["basket_32"]["open"] is True  # CONTAINERS that cannot be opened: an open receptacle
+    assert "        (open fridge_30)" not in to_problem(g) and "(not (open fridge_30))" in to_problem(g)
+
+
+def test_state_changes_the_domain_cannot_express_are_refused_by_name():
+    report = load_scene(DATA / "vh_wrapper_tv_on.json")
+    with pytest.raises(SceneGraphError) as err:
+        goal_literals(report, report.final)
+    assert "character gains SITTING" in str(err.value) and "tv_50 gains ON" in str(err.value)
+    assert "tv_50 loses OFF" in str(err.value)
+    assert main(["import-scene", str(DATA / "vh_wrapper_tv_on.json"), "--out", "/nonexistent/never"]) == 2
+
+
+def test_open_and_closed_changes_become_goals(tmp_path):
+    report = load_scene(FRIDGE)
+    report.final.graph.nodes["fridge_30"]["open"] = True
+    report.final.states["fridge_30"] = frozenset({"OPEN"})
+    assert goal_literals(report, report.final) == ["(inside apple_40 fridge_30)", "(open fridge_30)"]
+
+
+def test_layout_of_a_graph_whose_agent_room_is_empty_always_loads(tmp_path):
+    g = load_scene(FRIDGE).graph
+    (tmp_path / "layouts").mkdir()
+    (tmp_path / "problems").mkdir()
+    problem = tmp_path / "problems" / "s.pddl"
+    problem.write_text(to_problem(g, "s"))
+    (tmp_path / "layouts" / "s.toml").write_text(to_layout(g))
+    domain = load_domain(shipped_domain("household"))
+    world = make_world(Task(domain, parse_problem(problem.read_text(), domain, str(problem))))
+    assert world.layout.agent_room == "bedroom_11"
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_pruned_apartment_plans_fast_and_its_plan_works_in_the_whole_scene(seed):
+    scene = apartment(300, seed)
+    pruned = import_task(scene, pruned=True)
+    assert len(pruned.problem.objects) < 10
+    result = get_planner("astar").solve(pruned, timeout=30)
+    assert result.solved and result.optimal
+    whole = import_task(scene, pruned=False)
+    assert len(whole.problem.objects) > 250
+    report = check_plan(whole, [str(a) for a in result.plan])
+    assert report.valid, report.message
+
+
+def test_prune_needs_a_goal(tmp_path, capsys):
+    import json
+
+    scene = tmp_path / "s.json"
+    scene.write_text(json.dumps(json.loads(FRIDGE.read_text())["init_graph"]))
+    assert main(["import-scene", str(scene), "--out", str(tmp_path), "--prune", "goal"]) == 2
+    assert "--prune goal needs a goal" in capsys.readouterr().err
+    assert main(["import-scene", str(FRIDGE), "--out", str(tmp_path), "--prune", "goal"]) == 0
+    assert "(pruned from 10)" in capsys.readouterr().out
