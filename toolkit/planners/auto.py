@@ -28,8 +28,8 @@ from toolkit.task import Task
 class AutoPlanner:
     """Optimal planning: A* of our own on small tasks, Fast Downward (A*/hmax) on the rest."""
 
-    def __init__(self, unknown_as: bool = False, max_states: int = 100_000, max_actions: int = 600,
-                 max_atoms: int = 120) -> None:
+    def __init__(self, unknown_as: bool = False, max_states: int = 100_000, max_actions: int = 50,
+                 max_atoms: int = 40) -> None:
         self.name = "auto"
         self.unknown_as = unknown_as
         self.max_actions = max_actions
