@@ -45,7 +45,7 @@ def answers_to_state(belief: frozenset[Atom], atoms: list[Atom], answers) -> fro
 def enumerate_state(env: Environment, ledger: Ledger, obs: Observation, step: int,
                     previous: frozenset[Atom] | None = None) -> frozenset[Atom]:
     """Ask about every visible atom; non-visible atoms come from privileged info."""
-    universe = env.task.reachable_atoms()
+    universe = env.task.all_atoms()
     visible = [a for a in universe if obs.can_see(a)]
     hidden = [a for a in universe if not obs.can_see(a)]
     answers = ledger.ask(obs, visible, "enumerate", step)
