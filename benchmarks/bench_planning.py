@@ -11,14 +11,23 @@ state along an optimal plan to the goal, and prints from this one run:
 - plan lengths of the default planner against lama-first (ratio);
 - the cost of the two unified-planning translations (direct vs PDDL reader).
 
+With ``--ipc`` it instead times ``pgt plan`` (default planner) against Fast
+Downward's driver called directly with the same optimal configuration
+(``astar(hmax())``), both as one process per problem as users run them, on IPC
+problems from ``--ipc-dir``, and prints plan lengths and the time ratio.
+
 All ratios compare peers measured in the same run on the same machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from toolkit import loader
 from toolkit.domains import shipped_domain
@@ -32,12 +41,62 @@ def _ms(xs: list[float]) -> str:
     return f"{statistics.median(xs) * 1e3:8.2f} ms"
 
 
+IPC_PROBLEMS = ("gripper/prob01.pddl", "blocks/probBLOCKS-4-1.pddl", "logistics00/problogistics-4-0.pddl",
+                "zenotravel/pfile1.pddl", "rovers/p01.pddl", "rovers/p20.pddl", "depot/pfile1.pddl",
+                "driverlog/pfile1.pddl", "miconic/s1-0.pddl", "satellite/p01-pfile1.pddl", "movie/prob01.pddl")
+
+
+def _timed(cmd: list[str], timeout: float) -> tuple[float, str, int]:
+    t0 = time.perf_counter()
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return timeout, "", -1
+    return time.perf_counter() - t0, out.stdout, out.returncode
+
+
+def ipc_main(ipc_dir: Path, timeout: float) -> None:
+    import up_fast_downward
+
+    fd = Path(up_fast_downward.__file__).parent / "downward" / "fast-downward.py"
+    pgt = Path(sys.executable).parent / "pgt"
+    print(f"{'problem':<40} {'pgt s':>7} {'FD s':>7} {'ratio':>6} {'pgt len':>7} {'FD len':>6}  pgt planner")
+    ratios = []
+    for rel in IPC_PROBLEMS:
+        prob = ipc_dir / rel
+        dom = prob.parent / "domain.pddl"
+        t_pgt, out, rc = _timed([str(pgt), "plan", str(dom), str(prob), "--timeout", str(timeout)], timeout + 30)
+        plan_len = sum(1 for line in out.splitlines() if line.startswith("("))
+        planner = next((line for line in out.splitlines() if line.startswith(";")), "")
+        planner = re.sub(r"\s+", " ", planner)[:40]
+        plan_file = Path("/tmp") / f"bench_planning_fd_{prob.stem}.plan"
+        t_fd, fd_out, fd_rc = _timed([sys.executable, str(fd), "--plan-file", str(plan_file), str(dom), str(prob),
+                                      "--search", "astar(hmax())"], timeout + 30)
+        fd_len = (sum(1 for line in plan_file.read_text().splitlines() if line.startswith("("))
+                  if fd_rc == 0 and plan_file.exists() else None)
+        plan_file.unlink(missing_ok=True)
+        ratio = t_pgt / t_fd
+        if fd_rc == 0 and t_fd < 10:
+            ratios.append(ratio)
+        print(f"{rel:<40} {t_pgt:>7.2f} {t_fd:>7.2f} {ratio:>6.2f} {plan_len if rc == 0 else 'none':>7} "
+              f"{fd_len if fd_len is not None else 'none':>6}  {planner}", flush=True)
+    if ratios:
+        print(f"\npgt plan / FD time on {len(ratios)} problems FD solves in under 10 s: median "
+              f"{statistics.median(ratios):.2f}, max {max(ratios):.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--count", type=int, default=10)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--fd-states", type=int, default=3, help="replanning states per problem sent to FD (slow)")
+    ap.add_argument("--ipc", action="store_true", help="pgt plan vs Fast Downward on IPC problems instead")
+    ap.add_argument("--ipc-dir", type=Path, default=Path("/work/shared/ipc-sample"))
+    ap.add_argument("--timeout", type=float, default=60.0, help="seconds per planner call (--ipc)")
     args = ap.parse_args()
+    if args.ipc:
+        ipc_main(args.ipc_dir, args.timeout)
+        return
     domain = loader.load_domain(shipped_domain("blocksworld"))
     problems = generate_blocksworld(6, 4, 8, 15, count=args.count, seed=args.seed, prefix="hard")
     tasks = [Task(domain, loader.parse_problem(p.text, domain)) for p in problems]

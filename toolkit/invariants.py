@@ -89,7 +89,7 @@ class _Entry:
 def fluent_predicates(task: Task) -> list[str]:
     """Predicates some action can change."""
     names: set[str] = set()
-    for action in task.all_actions():
+    for action in task.reachable_actions():
         eff = action.effect
         names.update(a.predicate for a in eff.adds | eff.dels)
         for c in eff.conditional:
@@ -117,7 +117,7 @@ def _candidates(task: Task, fluents: list[str]) -> Iterable[tuple[Member, ...]]:
 def _instances(task: Task, members: tuple[Member, ...]) -> dict[tuple[str, ...], frozenset[Atom]]:
     out: dict[tuple[str, ...], set[Atom]] = {}
     for m in members:
-        for atom in task.all_atoms(m.predicate):
+        for atom in task.reachable_atoms(m.predicate):
             out.setdefault(m.key(atom), set()).add(atom)
     return {k: frozenset(v) for k, v in out.items() if len(v) > 1}
 
@@ -179,7 +179,7 @@ def find_patterns(task: Task) -> tuple[Pattern, ...]:
     Preserved is not yet invariant: the initial state must satisfy the pattern too
     (see :func:`invariants_of`, or the agent's survey).
     """
-    actions = list(task.all_actions())
+    actions = task.reachable_actions()
     effects = {a: _entries(a) for a in actions}
     found: list[Pattern] = []
     for members in _candidates(task, fluent_predicates(task)):

@@ -140,7 +140,7 @@ class QuestionBook:
     def atom_for_question(self, text: str) -> Atom | None:
         """The atom whose question is ``text`` (quotes, case and spacing ignored), if any."""
         if self._by_question is None:
-            self._by_question = {_normalize(self.question(a)).rstrip("?"): a for a in self.task.all_atoms()}
+            self._by_question = {_normalize(self.question(a)).rstrip("?"): a for a in self.task.reachable_atoms()}
         return self._by_question.get(_normalize(text).rstrip("?").strip())
 
     # ------------------------------------------------------------ actions

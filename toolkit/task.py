@@ -19,12 +19,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterator
 
-from toolkit import loader
+from toolkit import loader, reach
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.grounding import (ActionTemplate, AtomTable, CompiledCondition, CompiledEffect, GroundEffect,
                                compile_condition)
 from toolkit.model import Atom
+from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.semantics import Unmet, explain, holds
 
 
@@ -80,6 +81,7 @@ class Task:
         self.init: frozenset[Atom] = problem.init
         self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        self._groundings: dict[frozenset[Atom], Grounding] = {}
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
         self._templates: dict[str, ActionTemplate] = {}
@@ -173,6 +175,16 @@ class Task:
                     out.append(str(atom))
         return out
 
+    def instantiate(self, schema: str, args: tuple[str, ...]) -> GroundAction:
+        """The ground action of schema ``schema`` (exact name) on resolved, type-correct ``args`` (no checks)."""
+        key = (schema, args)
+        hit = self._actions.get(key)
+        if hit is None:
+            action = self.domain.actions[schema]
+            hit = self._actions[key] = GroundAction(action, args, *self.template(schema).ground(args),
+                                                    self.cost_of(action, args))
+        return hit
+
     def template(self, name: str) -> ActionTemplate:
         """The schema ``name`` compiled against this task's objects (built on first use)."""
         hit = self._templates.get(name)
@@ -180,8 +192,39 @@ class Task:
             hit = self._templates[name] = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table)
         return hit
 
+    def grounding(self, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
+                  max_actions: int = DEFAULT_MAX_ACTIONS) -> Grounding:
+        """The relaxed-reachable ground actions and atoms from ``init`` (default: the initial state).
+
+        The one place whole-task grounding happens (planners, lint, questions,
+        invariants, belief, scoring); see :mod:`toolkit.reach`. Cached per start state.
+
+        Raises:
+            GroundingError: too many ground actions, or ``deadline`` (``time.perf_counter()``) passed.
+        """
+        state = self.init if init is None else frozenset(init)
+        hit = self._groundings.get(state)
+        if hit is None:
+            hit = reach.ground(self, state, deadline=deadline, max_actions=max_actions)
+            if len(self._groundings) >= 8:
+                self._groundings.pop(next(iter(self._groundings)))
+            self._groundings[state] = hit
+        return hit
+
+    def reachable_actions(self, init: frozenset[Atom] | None = None) -> tuple[GroundAction, ...]:
+        """Ground actions that can ever fire from ``init`` (a relaxed over-approximation; never misses one)."""
+        return self.grounding(init).actions
+
+    def reachable_atoms(self, predicate: str | None = None) -> list[Atom]:
+        """Atoms that can ever hold from the initial state (static facts included), sorted."""
+        atoms = self.grounding().atoms
+        if predicate is not None:
+            atoms = frozenset(a for a in atoms if a.predicate == predicate)
+        return sorted(atoms)
+
     def all_actions(self) -> Iterator[GroundAction]:
-        """Every type-correct ground action (compiled lazily, cached)."""
+        """Every type-correct ground action (compiled lazily, cached); exhaustive, for tests and
+        checks over arbitrary states. Whole-task work uses :meth:`reachable_actions`."""
         for schema in self.domain.actions.values():
             for args in itertools.product(*(self.objects_of(t) for _, t in schema.params)):
                 yield self.action(schema.name, args)
@@ -192,7 +235,8 @@ class Task:
     # -------------------------------------------------------------- atoms
 
     def all_atoms(self, predicate: str | None = None) -> list[Atom]:
-        """Every type-correct ground atom (of one predicate, or of all), sorted."""
+        """Every type-correct ground atom (of one predicate, or of all), sorted; whole-task work
+        (questions, beliefs) uses :meth:`reachable_atoms`."""
         preds = [self.domain.predicates[predicate]] if predicate else list(self.domain.predicates.values())
         out = []
         for p in preds:

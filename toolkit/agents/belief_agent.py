@@ -60,11 +60,11 @@ class BeliefAgentConfig:
 def relevant_atoms(task: Task) -> list[Atom]:
     """Atoms of predicates that some precondition, effect condition or the goal mentions."""
     conditions = [task.goal]
-    for action in task.all_actions():
+    for action in task.reachable_actions():
         conditions.append(action.precondition)
         conditions += [c.condition for c in action.effect.conditional]
     names = {a.predicate for cond in conditions for a, _ in condition_literals(cond)}
-    return [a for a in task.all_atoms() if a.predicate in names]
+    return [a for a in task.reachable_atoms() if a.predicate in names]
 
 
 class _Episode:

@@ -22,7 +22,7 @@ def add_planner_options(p: argparse.ArgumentParser) -> None:
     from toolkit.planners import DEFAULT_PLANNER, PLANNERS
 
     p.add_argument("--planner", default=DEFAULT_PLANNER, choices=list(PLANNERS),
-                   help=f"planner (default {DEFAULT_PLANNER}: optimal; own A* then Fast Downward A*/hmax)")
+                   help=f"planner (default {DEFAULT_PLANNER}: optimal; own A* on small tasks, Fast Downward A*/hmax otherwise)")
     p.add_argument("--timeout", type=cli_args.seconds, default=60.0, metavar="S", help="time limit per problem in seconds")
     p.add_argument("--cache", type=cli_args.output_file, metavar="FILE", help="SQLite plan cache shared across runs and processes")
     p.add_argument("--json", action="store_true", help="print JSON")

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     task = load_task_args(args)
     book = QuestionBook(task)
     preds = [_pred(task, p) for p in args.predicate] or [None]
-    atoms = [a for pred in preds for a in task.all_atoms(pred)]
+    atoms = [a for pred in preds for a in task.reachable_atoms(pred)]
     if args.true_only:
         atoms = [a for a in atoms if a in task.init]
     source = book.spec.path or "fallback (no questions.toml)"
@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(f"{'T' if truth else 'F'}  {str(atom):<32} {book.question(atom)}")
     if args.actions:
-        for action in task.all_actions():
+        for action in task.reachable_actions():
             text = book.action_text(action)
             if args.json:
                 print(json.dumps({"action": str(action), "text": text}))

@@ -1,6 +1,6 @@
 """Relaxed reachability: which actions can ever fire and which goal atoms can ever hold.
 
-Delete relaxation over the toolkit's own compiled ground actions: starting from
+Delete relaxation (computed by :mod:`toolkit.reach`, the toolkit's one grounder): starting from
 the initial state, keep adding the adds of every action whose positive
 precondition atoms have been reached (negative literals are assumed satisfiable,
 which over-approximates), including conditional effects whose conditions are
@@ -15,6 +15,8 @@ uses, and the shipped problems ground in milliseconds.
 """
 
 from __future__ import annotations
+
+import itertools
 
 from toolkit.grounding import CompiledCondition, GAnd, GLit, GNode
 from toolkit.model import Atom
@@ -37,34 +39,24 @@ def relaxed_holds(cond: CompiledCondition, reached: set[Atom]) -> bool:
     return cond.tree is None or _relaxed(cond.tree, reached)
 
 
+_SAMPLE = 2000  # type-consistent instances inspected per never-applicable schema, for the hint
+
+
 def relaxed_reachability(task: Task) -> tuple[set[Atom], list[GroundAction], list[GroundAction]]:
-    """Reached atoms, actions that can fire, and actions that never can."""
-    reached = set(task.init)
-    pending = list(task.all_actions())
-    fired: list[GroundAction] = []
-    active: list[tuple[GroundAction, list]] = []
-    changed = True
-    while changed:
-        changed = False
-        rest = []
-        for act in pending:
-            if relaxed_holds(act.precondition, reached):
-                fired.append(act)
-                before = len(reached)
-                reached |= act.effect.adds
-                changed |= len(reached) != before
-                active.append((act, list(act.effect.conditional)))
-            else:
-                rest.append(act)
-        pending = rest
-        for i, (act, conds) in enumerate(active):
-            left = []
-            for ce in conds:
-                if relaxed_holds(ce.condition, reached):
-                    before = len(reached)
-                    reached |= ce.adds
-                    changed |= len(reached) != before
-                else:
-                    left.append(ce)
-            active[i] = (act, left)
-    return reached, fired, pending
+    """Reached atoms, actions that can fire, and (a bounded sample of) instances of schemas that never fire.
+
+    The fixpoint itself is :meth:`toolkit.task.Task.grounding` (one grounding for the
+    whole toolkit); a schema with no reachable instance gets up to ``_SAMPLE`` of its
+    type-consistent instances back, so findings can show which precondition atom is missing.
+    """
+    grounding = task.grounding()
+    reached = set(grounding.atoms)
+    fired = list(grounding.actions)
+    fired_schemas = {a.name for a in fired}
+    never: list[GroundAction] = []
+    for schema in task.domain.actions.values():
+        if schema.name in fired_schemas:
+            continue
+        combos = itertools.product(*(task.objects_of(t) for _, t in schema.params))
+        never.extend(task.instantiate(schema.name, args) for args in itertools.islice(combos, _SAMPLE))
+    return reached, fired, never

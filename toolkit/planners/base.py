@@ -154,3 +154,8 @@ class Stopwatch:
 
     def expired(self) -> bool:
         return self.elapsed() > self.timeout
+
+    @property
+    def deadline(self) -> float:
+        """The limit as a ``time.perf_counter()`` value (what grounding checks)."""
+        return self.start + self.timeout

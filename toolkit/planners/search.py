@@ -33,6 +33,7 @@ from toolkit.model import Atom
 from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, Stopwatch, compiled_goal, goal_condition, recheck, start_state,
 )
+from toolkit.reach import GroundingError
 from toolkit.semantics import holds
 from toolkit.task import GroundAction, Task
 
@@ -43,11 +44,43 @@ class _Compiled:
     max_adds: dict[str, int]
     max_dels: dict[str, int]
     min_cost: float  # the cheapest action's cost: the heuristic's unit
+    successors: SuccessorGenerator
 
 
-def _compile(task: Task) -> _Compiled:
+class SuccessorGenerator:
+    """Applicable actions of a state without scanning every ground action.
+
+    Each action is filed under one of its positive precondition atoms (the one
+    shared by the fewest actions filed so far, so buckets stay small); a state
+    only looks at the buckets of its own atoms, then checks the full precondition.
+    Actions without positive precondition atoms are always checked.
+    """
+
+    def __init__(self, actions: tuple[GroundAction, ...]) -> None:
+        self.by_atom: dict[Atom, list[GroundAction]] = {}
+        self.always: list[GroundAction] = []
+        for act in actions:
+            pos = act.precondition.pos
+            if not pos:
+                self.always.append(act)
+                continue
+            key = min(pos, key=lambda a: (len(self.by_atom.get(a, ())), a))
+            self.by_atom.setdefault(key, []).append(act)
+
+    def applicable(self, state: frozenset[Atom]) -> list[GroundAction]:
+        out = [a for a in self.always if a.is_applicable(state)]
+        by_atom = self.by_atom
+        for atom in state:
+            bucket = by_atom.get(atom)
+            if bucket:
+                out.extend(a for a in bucket if a.is_applicable(state))
+        return out
+
+
+def _compile(task: Task, state0: frozenset[Atom], deadline: float | None = None) -> _Compiled:
+    # Only relaxed-reachable actions from the start state can ever fire on the way.
     # An action whose cost function has no value in :init is undefined: never used.
-    actions = tuple(a for a in task.all_actions() if a.cost is not None)
+    actions = tuple(a for a in task.grounding(state0, deadline=deadline).actions if a.cost is not None)
     max_adds: dict[str, int] = defaultdict(int)
     max_dels: dict[str, int] = defaultdict(int)
     for a in actions:
@@ -66,7 +99,8 @@ def _compile(task: Task) -> _Compiled:
             max_adds[p] = max(max_adds[p], len(s))
         for p, s in dels.items():
             max_dels[p] = max(max_dels[p], len(s))
-    return _Compiled(actions, dict(max_adds), dict(max_dels), min((a.cost for a in actions), default=1))
+    return _Compiled(actions, dict(max_adds), dict(max_dels), min((a.cost for a in actions), default=1),
+                     SuccessorGenerator(actions))
 
 
 def _heuristic(comp: _Compiled, goal: CompiledCondition):
@@ -112,15 +146,15 @@ class AStarPlanner:
         self.unknown_as = unknown_as
         self.max_states = max_states
         self.name = "astar" if heuristic == "count" else "bfs"
-        self._compiled: dict[int, tuple[Task, _Compiled]] = {}
+        self._compiled: dict[tuple[int, frozenset[Atom]], tuple[Task, _Compiled]] = {}
 
-    def _for(self, task: Task) -> _Compiled:
-        hit = self._compiled.get(id(task))
+    def _for(self, task: Task, state0: frozenset[Atom], deadline: float | None = None) -> _Compiled:
+        hit = self._compiled.get((id(task), state0))
         if hit is None or hit[0] is not task:
-            hit = (task, _compile(task))
+            hit = (task, _compile(task, state0, deadline))
             if len(self._compiled) > 32:
                 self._compiled.clear()
-            self._compiled[id(task)] = hit
+            self._compiled[(id(task), state0)] = hit
         return hit[1]
 
     def config(self) -> str:
@@ -131,9 +165,14 @@ class AStarPlanner:
         state0 = start_state(task, init, self.unknown_as)
         goal_cond = goal_condition(task, goal)
         cgoal = compiled_goal(task, goal_cond)
-        comp = self._for(task)
+        try:
+            comp = self._for(task, state0, clock.deadline)
+        except GroundingError as exc:
+            if not exc.timeout:
+                raise
+            return PlanResult(PlanStatus.TIMEOUT, (), clock.elapsed(), self.name, message=str(exc))
         h = _heuristic(comp, cgoal) if self.heuristic == "count" else (lambda s: 0.0)
-        status, plan, expanded = self._search(comp.actions, state0, cgoal, h, clock)
+        status, plan, expanded = self._search(comp.successors, state0, cgoal, h, clock)
         result = PlanResult(status, tuple(plan), clock.elapsed(), self.name, expanded=expanded,
                             optimal=status is PlanStatus.SOLVED)
         if status is PlanStatus.TIMEOUT:
@@ -143,7 +182,7 @@ class AStarPlanner:
             result = recheck(task, state0, goal_cond, plan, result)
         return result
 
-    def _search(self, actions, state0, goal, h, clock: Stopwatch):
+    def _search(self, successors: SuccessorGenerator, state0, goal, h, clock: Stopwatch):
         h0 = h(state0)
         if h0 == math.inf:
             return PlanStatus.UNSOLVABLE, [], 0
@@ -162,9 +201,7 @@ class AStarPlanner:
             expanded += 1
             if expanded % 256 == 0 and (clock.expired() or len(parent) > self.max_states):
                 return PlanStatus.TIMEOUT, [], expanded
-            for act in actions:
-                if not act.is_applicable(state):
-                    continue
+            for act in successors.applicable(state):
                 nxt = act.apply(state)
                 gn = g + act.cost
                 if nxt in best_g and best_g[nxt] <= gn:

@@ -55,7 +55,7 @@ def bfs_optimal_length(task: Task, timeout: float = 10.0, max_states: int = 500_
     state0 = task.init if init is None else init
     if task.goal_holds(state0):
         return OptimalLength("solved", 0, "bfs", time.perf_counter() - start)
-    actions = list(task.all_actions())
+    actions = task.reachable_actions(state0)
     depth = {state0: 0}
     queue = deque([state0])
     while queue:

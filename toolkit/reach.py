@@ -1,0 +1,352 @@
+"""Relaxed-reachability grounding: the ground actions and atoms a task can ever use.
+
+Enumerating every type-consistent argument tuple explodes on IPC inputs
+(zenotravel's 6-parameter ``zoom`` alone gives millions of tuples). Like Fast
+Downward's translator, this module instead grows the set of reachable facts from
+a start state under the delete relaxation and instantiates a schema only for the
+bindings that join its positive precondition atoms against facts already reached.
+
+Soundness (nothing that can ever happen is dropped):
+
+* negative literals and ``(not (= ..))`` under quantifiers or disjunctions are
+  ignored (they can only make an action *less* applicable);
+* a disjunction is reachable through any branch (each branch is its own join);
+* ``exists`` adds join variables; ``forall`` in a precondition is ignored by the
+  lifted join and checked only through the ground top-level positive atoms;
+* static (in)equalities in the top-level conjunction prune bindings (they are
+  decided by the arguments alone);
+* a conditional effect's adds become reachable once its action is and the
+  positive atoms of its condition are.
+
+Every fact is processed once (semi-naive evaluation): a binding is found when the
+last of its facts is processed, because the others are indexed by then. The
+grounding honours a deadline and a ground-action budget and names the schema
+that is too large when it gives up.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Iterator
+
+from toolkit import model as m
+from toolkit.errors import PgtError
+from toolkit.model import Atom
+
+if TYPE_CHECKING:
+    from toolkit.task import GroundAction, Task
+
+DEFAULT_MAX_ACTIONS = 2_000_000  # ground actions kept before giving up (roughly 2-4 GB of Python objects)
+_MAX_BRANCHES = 64  # disjunctive branches per schema before a disjunction is dropped (over-approximation)
+
+
+class GroundingError(PgtError):
+    """Grounding gave up: the task is too large for the budget or the deadline passed."""
+
+    def __init__(self, message: str, schema: str | None = None, timeout: bool = False) -> None:
+        super().__init__(message)
+        self.schema = schema
+        self.timeout = timeout
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """The relaxed-reachable part of a task from one start state."""
+
+    actions: tuple[GroundAction, ...]  # in discovery order, each once
+    atoms: frozenset[Atom]  # every atom that can ever hold (start state included)
+    seconds: float
+
+
+# ------------------------------------------------------------------ rules
+#
+# A rule is one way to make a schema applicable in the relaxation: positive atom
+# patterns over variables (schema parameters plus ``exists`` variables), the type
+# domain of every variable, and the static (in)equalities among them.
+
+
+@dataclass(frozen=True)
+class _Rule:
+    schema: m.ActionSchema
+    atoms: tuple[tuple[str, tuple[str, ...]], ...]
+    domains: dict[str, frozenset[str]]  # variable -> allowed objects
+    eqs: tuple[tuple[str, str, bool], ...]
+    params: tuple[str, ...]
+
+
+def _branches(cond: m.Condition, positive: bool) -> list[tuple[list, list, list]] | None:
+    """The condition as alternatives of (atoms, equalities, exists-params); None = no constraint."""
+    if isinstance(cond, m.Pred):
+        return [([(cond.predicate, cond.terms)], [], [])] if positive else None
+    if isinstance(cond, m.Equals):
+        return [([], [(cond.left, cond.right, positive)], [])]
+    if isinstance(cond, m.Not):
+        return _branches(cond.arg, not positive)
+    if isinstance(cond, m.Imply):
+        return _branches(m.Or((m.Not(cond.premise), cond.conclusion)), positive)
+    if isinstance(cond, (m.And, m.Or)):
+        parts = [_branches(p, positive) for p in cond.parts]
+        if isinstance(cond, m.And) == positive:  # conjunction: cross product of the parts' branches
+            out: list[tuple[list, list, list]] = [([], [], [])]
+            for alts in parts:
+                if alts is None:
+                    continue
+                out = [(a1 + a2, e1 + e2, p1 + p2) for a1, e1, p1 in out for a2, e2, p2 in alts]
+                if len(out) > _MAX_BRANCHES:
+                    return None
+            return out
+        if any(alts is None for alts in parts):  # a branch without constraint: the whole disjunction is free
+            return None
+        flat = [alt for alts in parts for alt in alts]  # type: ignore[union-attr]
+        return flat if len(flat) <= _MAX_BRANCHES else None
+    if isinstance(cond, m.Exists) and positive:
+        inner = _branches(cond.body, positive)
+        if inner is None:
+            return None
+        return [(a, e, list(cond.params) + p) for a, e, p in inner]
+    return None  # forall (or a negated exists): over-approximated as no constraint
+
+
+def _rules(task: Task, schema: m.ActionSchema) -> list[_Rule]:
+    alts = _branches(schema.precondition, True) or [([], [], [])]
+    params = tuple(v for v, _ in schema.params)
+    rules = []
+    for atoms, eqs, extra in alts:
+        domains = {v: frozenset(task.objects_of(t)) for v, t in (*schema.params, *extra)}
+        if any(not d for v, d in domains.items() if v in params):
+            continue  # a parameter type without objects: no ground action at all
+        # (Possibly renamed) exists variables must not clash with parameters; the loader keeps them distinct.
+        rules.append(_Rule(schema, tuple(atoms), domains, tuple(eqs), params))
+    return rules
+
+
+# ------------------------------------------------------------------ fixpoint
+
+
+class _Index:
+    """Processed facts by predicate, and by (predicate, position, object)."""
+
+    def __init__(self) -> None:
+        self.by_pred: dict[str, list[tuple[str, ...]]] = {}
+        self.by_arg: dict[tuple[str, int, str], list[tuple[str, ...]]] = {}
+
+    def add(self, atom: Atom) -> None:
+        self.by_pred.setdefault(atom.predicate, []).append(atom.args)
+        for i, obj in enumerate(atom.args):
+            self.by_arg.setdefault((atom.predicate, i, obj), []).append(atom.args)
+
+
+def _unify(terms: tuple[str, ...], args: tuple[str, ...], binding: dict[str, str],
+           domains: dict[str, frozenset[str]]) -> dict[str, str] | None:
+    if len(terms) != len(args):
+        return None
+    out = binding
+    for t, a in zip(terms, args):
+        if t.startswith("?"):
+            bound = out.get(t)
+            if bound is None:
+                if a not in domains.get(t, (a,)):
+                    return None
+                if out is binding:
+                    out = dict(binding)
+                out[t] = a
+            elif bound != a:
+                return None
+        elif t != a:
+            return None
+    return out
+
+
+# A compiled join step: the atom's predicate, the position and term to look facts up by (-1: all facts of the
+# predicate), then per position: ("c", const) must equal, ("b", var) must equal the bound value, ("n", var) binds.
+_Step = tuple
+
+
+def _plan(rule: _Rule, first: int) -> tuple[_Step, ...]:
+    """The join order for facts matching atom ``first``: most-bound atom next, decided once per rule atom."""
+    bound = {t for t in rule.atoms[first][1] if t.startswith("?")}
+    rest = [j for j in range(len(rule.atoms)) if j != first]
+    steps = []
+    while rest:
+        j = max(rest, key=lambda j: sum(1 for t in rule.atoms[j][1] if not t.startswith("?") or t in bound))
+        rest.remove(j)
+        pred, terms = rule.atoms[j]
+        key_pos, key_term = -1, ""
+        for pos, t in enumerate(terms):
+            if not t.startswith("?") or t in bound:
+                key_pos, key_term = pos, t
+                break
+        ops = []
+        for pos, t in enumerate(terms):
+            if not t.startswith("?"):
+                ops.append((pos, "c", t))
+            elif t in bound:
+                ops.append((pos, "b", t))
+            else:
+                ops.append((pos, "n", t))
+                bound.add(t)
+        steps.append((pred, len(terms), key_pos, key_term, tuple(ops)))
+    return tuple(steps)
+
+
+def _join(rule: _Rule, steps: tuple[_Step, ...], k: int, binding: dict[str, str],
+          index: _Index) -> Iterator[dict[str, str]]:
+    """Extend ``binding`` over ``steps[k:]`` using processed facts."""
+    if k == len(steps):
+        yield binding
+        return
+    pred, arity, key_pos, key_term, ops = steps[k]
+    if key_pos < 0:
+        candidates = index.by_pred.get(pred, ())
+    else:
+        candidates = index.by_arg.get((pred, key_pos, binding.get(key_term, key_term)), ())
+    domains = rule.domains
+    for args in list(candidates):
+        if len(args) != arity:
+            continue
+        nxt = binding
+        for pos, kind, t in ops:
+            a = args[pos]
+            if kind == "c":
+                if a != t:
+                    break
+            elif kind == "b" or t in nxt:
+                if nxt[t] != a:
+                    break
+            else:
+                if a not in domains[t]:
+                    break
+                if nxt is binding:
+                    nxt = dict(binding)
+                nxt[t] = a
+        else:
+            yield from _join(rule, steps, k + 1, nxt, index)
+
+
+def _complete(rule: _Rule, binding: dict[str, str]) -> Iterator[tuple[str, ...]]:
+    """Parameter tuples: unbound parameters range over their type; static (in)equalities filter."""
+    free = [v for v in rule.params if v not in binding]
+    pools = [sorted(rule.domains[v]) for v in free]
+    for values in itertools.product(*pools):
+        full = dict(binding)
+        full.update(zip(free, values))
+        ok = True
+        for left, right, positive in rule.eqs:
+            lv, rv = full.get(left, left), full.get(right, right)
+            if (lv.startswith("?") or rv.startswith("?")):
+                continue  # an equality over an unbound exists variable: undecided here
+            if (lv == rv) != positive:
+                ok = False
+                break
+        if ok:
+            yield tuple(full[v] for v in rule.params)
+
+
+def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
+           max_actions: int = DEFAULT_MAX_ACTIONS) -> Grounding:
+    """Relaxed-reachable ground actions and atoms of ``task`` from ``init`` (the task's initial state by default).
+
+    Raises:
+        GroundingError: more than ``max_actions`` ground actions, or ``deadline``
+            (a ``time.perf_counter()`` value) passed; the message names the schema.
+    """
+    start = time.perf_counter()
+    state = task.init if init is None else init
+    by_pred: dict[str, list[tuple[_Rule, int, tuple[_Step, ...]]]] = {}
+    rules: list[_Rule] = []
+    for schema in task.domain.actions.values():
+        for rule in _rules(task, schema):
+            rules.append(rule)
+            for i, (pred, _) in enumerate(rule.atoms):
+                by_pred.setdefault(pred, []).append((rule, i, _plan(rule, i)))
+
+    reached: set[Atom] = set(state)
+    queue: list[Atom] = list(state)
+    index = _Index()
+    seen: set[tuple[str, tuple[str, ...]]] = set()
+    actions: list[GroundAction] = []
+    # Ground positive atoms an action or conditional effect still waits for, and what waits on each atom.
+    waiting: dict[Atom, list[list]] = {}
+    work = 0
+
+    def reach(atoms) -> None:
+        for a in atoms:
+            if a not in reached:
+                reached.add(a)
+                queue.append(a)
+
+    def fire_effect(adds, conditional) -> None:
+        reach(adds)
+        for ce in conditional:
+            if ce.condition.tree is False:
+                continue
+            wait(ce.condition.pos, lambda ce=ce: reach(ce.adds))
+
+    def wait(pos: frozenset[Atom], then) -> None:
+        missing = [a for a in pos if a not in reached]
+        if not missing:
+            then()
+            return
+        entry = [len(missing), then]
+        for a in missing:
+            waiting.setdefault(a, []).append(entry)
+
+    def found(rule: _Rule, args: tuple[str, ...]) -> None:
+        key = (rule.schema.name, args)
+        if key in seen:
+            return
+        seen.add(key)
+        act = task.instantiate(rule.schema.name, args)
+        if act.precondition.tree is False:
+            return  # a static contradiction or a false (in)equality
+
+        def fire(act=act) -> None:
+            actions.append(act)
+            if len(actions) > max_actions:
+                raise GroundingError(
+                    f"grounding gave up: more than {max_actions:,} relaxed-reachable ground actions; schema "
+                    f"{act.name!r} alone has {sum(1 for a in actions if a.schema is act.schema):,} "
+                    "(a smaller problem, or fewer parameters in that schema)", act.name)
+            eff = act.ground_effect
+            if eff.ces or eff.ces_nt or eff.deferred:
+                fire_effect(eff.adds, act.effect.conditional)
+            else:
+                reach(eff.adds)
+
+        # Top-level positive atoms (forall expansions included) must all be reached first.
+        wait(act.precondition.pos, fire)
+
+    def tick(schema: str) -> None:
+        nonlocal work
+        work += 1
+        if deadline is not None and work % 512 == 0 and time.perf_counter() > deadline:
+            raise GroundingError(f"grounding ran past the time limit (while instantiating {schema!r})",
+                                 schema, timeout=True)
+
+    for rule in rules:
+        if not rule.atoms:  # nothing to join on: every type-consistent tuple (budget-guarded)
+            for args in _complete(rule, {}):
+                tick(rule.schema.name)
+                found(rule, args)
+    head = 0
+    while head < len(queue):
+        fact = queue[head]
+        head += 1
+        if deadline is not None and head % 256 == 0 and time.perf_counter() > deadline:
+            raise GroundingError("grounding ran past the time limit", timeout=True)
+        index.add(fact)
+        for entry in waiting.pop(fact, ()):
+            entry[0] -= 1
+            if entry[0] == 0:
+                entry[1]()
+        for rule, i, steps in by_pred.get(fact.predicate, ()):
+            binding = _unify(rule.atoms[i][1], fact.args, {}, rule.domains)
+            if binding is None:
+                continue
+            for full in _join(rule, steps, 0, binding, index):
+                for args in _complete(rule, full):
+                    tick(rule.schema.name)
+                    found(rule, args)
+    return Grounding(tuple(actions), frozenset(reached), time.perf_counter() - start)
