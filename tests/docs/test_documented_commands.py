@@ -38,7 +38,7 @@ if SUPPORT not in sys.path:
     sys.path.insert(0, SUPPORT)
 
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-FENCE = re.compile(r"^```[\w-]*\n(.*?)^```", re.S | re.M)
+FENCE = re.compile(r"^```([\w-]*)\n(.*?)^```", re.S | re.M)  # ```text blocks show output only
 PGT = re.compile(r"(?:^|(?<=\s))(?:\S*/)?pgt(?=\s|$)")
 # Commands whose printed output a console block shows byte for byte (no timings, no paths of the run).
 EXACT = ("validate", "lint", "score predict", "score plan ", "invariants", "generate", "questions", "import-scene")
@@ -63,8 +63,10 @@ class Command:
 def _commands(doc: Path) -> Iterator[list[Command]]:
     text = doc.read_text(encoding="utf-8")
     for block in FENCE.finditer(text):
-        first_line = text[: block.start(1)].count("\n") + 1
-        lines = block.group(1).replace("\\\n", " ").splitlines()
+        if block.group(1) == "text":
+            continue
+        first_line = text[: block.start(2)].count("\n") + 1
+        lines = block.group(2).replace("\\\n", " ").splitlines()
         found: list[Command] = []
         for i, raw in enumerate(lines):
             line = raw.removeprefix("$ ").strip()
@@ -77,13 +79,16 @@ def _commands(doc: Path) -> Iterator[list[Command]]:
                 continue  # pgt mentioned inside another program's line
             cwd = cd.group(1) if cd else ""
             argv = tuple(shlex.split(tail, comments=True))
+            piped = "|" in argv  # into another program (grep, head): run the pgt part, its output is filtered
+            if piped:
+                argv = argv[: argv.index("|")]
             shown = []
             if raw.startswith("$ "):
                 for out in lines[i + 1:]:
                     if out.startswith("$ "):
                         break
                     shown.append(out)
-            found.append(Command(doc.name, first_line + i, cwd, argv, "\n".join(shown).strip()))
+            found.append(Command(doc.name, first_line + i, cwd, argv, "" if piped else "\n".join(shown).strip()))
         if found:
             yield found
 

@@ -31,11 +31,11 @@ def _run(url: str, out: Path, *extra: str) -> int:
 
 
 @pytest.mark.parametrize("flags, message", [
-    (["--model", "m", "--timeout", "-1"], "--timeout must be a positive number"),
-    (["--model", "m", "--timeout", "nan"], "--timeout must be a positive number"),
-    (["--model", "m", "--max-retries", "-1"], "--max-retries must be 0 or more"),
+    (["--model", "m", "--timeout", "-1"], "argument --timeout: must be more than 0 seconds"),
+    (["--model", "m", "--timeout", "nan"], "argument --timeout: "),
+    (["--model", "m", "--max-retries", "-1"], "argument --max-retries: must be at least 0"),
     (["--model", "m", "--cache", "c.sqlite", "--no-cache"], "--cache and --no-cache contradict"),
-    (["--model", "m", "--base-url", "not a url"], "--base-url must be an http(s) URL"),
+    (["--model", "m", "--base-url", "not a url"], "argument --base-url: expected an http:// or https:// URL"),
     ([], "--grounder vlm needs --model"),
 ])
 def test_bad_vlm_flags_fail_before_any_work(tmp_path, capsys, flags: list[str], message: str) -> None:
