@@ -349,4 +349,8 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
                 for args in _complete(rule, full):
                     tick(rule.schema.name)
                     found(rule, args)
+    # Discovery order follows set iteration (hash seeds differ between processes); a
+    # canonical order keeps searches, tie-breaks and so study records reproducible.
+    order = {name: i for i, name in enumerate(task.domain.actions)}
+    actions.sort(key=lambda a: (order[a.name], a.args))
     return Grounding(tuple(actions), frozenset(reached), time.perf_counter() - start)

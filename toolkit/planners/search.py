@@ -57,24 +57,26 @@ class SuccessorGenerator:
     """
 
     def __init__(self, actions: tuple[GroundAction, ...]) -> None:
-        self.by_atom: dict[Atom, list[GroundAction]] = {}
-        self.always: list[GroundAction] = []
-        for act in actions:
-            pos = act.precondition.pos
+        self.by_atom: dict[Atom, list[tuple[int, GroundAction]]] = {}
+        self.always: list[tuple[int, GroundAction]] = []
+        for entry in enumerate(actions):
+            pos = entry[1].precondition.pos
             if not pos:
-                self.always.append(act)
+                self.always.append(entry)
                 continue
             key = min(pos, key=lambda a: (len(self.by_atom.get(a, ())), a))
-            self.by_atom.setdefault(key, []).append(act)
+            self.by_atom.setdefault(key, []).append(entry)
 
     def applicable(self, state: frozenset[Atom]) -> list[GroundAction]:
-        out = [a for a in self.always if a.is_applicable(state)]
+        """In the actions' own order, whatever the state's (hash-dependent) iteration order: same ties, same plans."""
+        out = [e for e in self.always if e[1].is_applicable(state)]
         by_atom = self.by_atom
         for atom in state:
             bucket = by_atom.get(atom)
             if bucket:
-                out.extend(a for a in bucket if a.is_applicable(state))
-        return out
+                out.extend(e for e in bucket if e[1].is_applicable(state))
+        out.sort(key=lambda e: e[0])
+        return [a for _, a in out]
 
 
 def _compile(task: Task, state0: frozenset[Atom], deadline: float | None = None) -> _Compiled:
