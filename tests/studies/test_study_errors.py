@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+import time
 from pathlib import Path
 
 import pytest
@@ -111,24 +112,27 @@ def _dead_url() -> str:
     return f"http://127.0.0.1:{port}/v1"
 
 
-def test_dead_endpoint_then_fixed_base_url_finishes_the_study(tmp_path, monkeypatch, capsys):
+def test_dead_endpoint_says_so_at_once_then_fixed_base_url_finishes_the_study(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     out = tmp_path / "r"
-    dead = RunConfig(grounder="vlm", model="fake-vlm", base_url=_dead_url(), max_retries=0, no_cache=True,
-                     suite="viplan-bw/simple", problems=2)
-    episodes = run_study(dead, out, progress=False)
-    assert _summarize(episodes) == 1
-    printed = capsys.readouterr()
-    assert "error (endpoint)" in printed.err and "cannot connect" in printed.err and KEY not in printed.err
-    assert printed.err.count("error (endpoint)") == 2 and "could not answer" in printed.err
-    assert _have(out).counts()["error"] == 2
-    # the fix: another base URL (an execution option) is accepted on resume, and the errors are retried
+    argv = ["run", "--suite", "viplan-bw/simple", "--problems", "3", "--grounder", "vlm", "--model", "fake-vlm",
+            "--max-retries", "0", "--no-cache", "--workers", "1", "--out", str(out), "--quiet"]
+    # connection refused is fatal: the study stops at its first episode, at once, with one clear line
+    start = time.perf_counter()
+    assert main([*argv, "--base-url", _dead_url()]) == 1
+    assert time.perf_counter() - start < 30
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("pgt run: error: ")
+    assert "stopped at episode simple/simple_0/seed0" in err and "cannot connect" in err
+    assert "run the same command again" in err and KEY not in err
+    records = read_records(out / "episodes.jsonl")
+    assert len(records) == 1 and records[0]["fatal"] and records[0]["error_kind"] == "endpoint"
+    # the fix: another base URL (an execution option) is accepted on resume, and the error is retried
     with start_fake_openai(truth_responder(lambda q: True)) as server:
-        fixed = RunConfig(grounder="vlm", model="fake-vlm", base_url=server.base_url, max_retries=1, no_cache=True,
-                          suite="viplan-bw/simple", problems=2)
-        assert _summarize(run_study(fixed, out, progress=False)) == 0
+        assert main([*argv, "--base-url", server.base_url]) == 0
     have = _have(out)
-    assert have.counts()["error"] == 0 and len(have.judged) == 2 and have.retried == 2
+    assert have.counts()["error"] == 0 and len(have.judged) == 3 and have.retried == 1
+    assert len(read_records(out / "episodes.jsonl")) == 4  # the old error stays: appends only
     assert json.loads((out / "config.json").read_text())["base_url"] == server.base_url
     assert KEY not in (out / "episodes.jsonl").read_text()
 
@@ -175,14 +179,20 @@ def test_a_rejected_key_ends_each_episode_at_its_first_question(tmp_path, monkey
     assert KEY not in episodes.read_text() and KEY not in capsys.readouterr().err
 
 
-def test_an_endpoint_that_fails_the_opening_episodes_stops_the_study(tmp_path, capsys):
+def test_an_endpoint_that_fails_the_opening_episodes_stops_the_study(tmp_path, monkeypatch):
+    from openai_server import server_error
+
     from benchmarks.runner import ENDPOINT_STOP
 
-    config = RunConfig(grounder="vlm", model="fake-vlm", base_url=_dead_url(), max_retries=0, no_cache=True,
-                       suite="viplan-bw/simple", problems=ENDPOINT_STOP + 3)
-    with pytest.raises(StudyStopped, match=f"the first {ENDPOINT_STOP} episodes all failed at the endpoint"):
-        run_study(config, tmp_path / "r", progress=False)
-    assert len(read_records(tmp_path / "r" / "episodes.jsonl")) == ENDPOINT_STOP
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    with start_fake_openai(lambda request: server_error(503)) as server:  # up, but failing: not fatal by itself
+        config = RunConfig(grounder="vlm", model="fake-vlm", base_url=server.base_url, max_retries=0, timeout=5.0,
+                           no_cache=True, suite="viplan-bw/simple", problems=ENDPOINT_STOP + 3)
+        with pytest.raises(StudyStopped, match=f"the first {ENDPOINT_STOP} episodes all failed at the endpoint"):
+            run_study(config, tmp_path / "r", progress=False)
+    records = read_records(tmp_path / "r" / "episodes.jsonl")
+    assert len(records) == ENDPOINT_STOP
+    assert all(r["outcome"] == "error" and r["error_kind"] == "endpoint" and not r["fatal"] for r in records)
 
 
 def test_a_planner_endpoint_error_is_an_error_record_without_the_key(tmp_path, monkeypatch):
@@ -195,6 +205,8 @@ def test_a_planner_endpoint_error_is_an_error_record_without_the_key(tmp_path, m
                            max_retries=0, suite="viplan-bw/simple", problems=1)
         run_study(config, tmp_path / "r", progress=False)
     have = _have(tmp_path / "r")
-    assert not have.judged and have.errors[0]["error_kind"] == "endpoint"
-    assert have.errors[0]["stop_reason"] == "endpoint_error"
+    assert not have.judged and len(have.errors) == 1
+    err = have.errors[0]
+    assert err["outcome"] == "error" and err["error_kind"] == "endpoint" and not err["fatal"]
+    assert "500" in err["error"] and KEY not in err["error"]
     assert KEY not in (tmp_path / "r" / "episodes.jsonl").read_text()
