@@ -1,7 +1,8 @@
 """The Fast Downward route on legal PDDL that trips naive translations.
 
 Shared names (an action and a predicate called ``open``; an object named like its
-type), empty effects and ``object`` listed in ``:types``, through every FD
+type; a parameter name repeated in one declaration, as in logistics' ``(in ?obj ?obj)``),
+empty effects and ``object`` listed in ``:types``, through every FD
 configuration, both translations and ``auto``; then every shipped domain through
 every FD configuration. Each FD call costs ~0.2-1 s, so the problems are small.
 """
@@ -19,7 +20,7 @@ from toolkit.task import load_task
 
 DATA = Path(__file__).parent / "data"
 FD_PLANNERS = sorted(n for n in PLANNERS if n.startswith("fd-"))
-CLASHES = ["clash_action_predicate", "clash_object_type", "empty_effect", "object_in_types"]
+CLASHES = ["clash_action_predicate", "clash_object_type", "empty_effect", "object_in_types", "repeated_param"]
 
 
 def _task(name: str):
@@ -60,6 +61,16 @@ def test_text_translation_and_auto_beyond_its_budget_solve_them_too(name):
     auto = auto_planner.solve(task, timeout=60)
     assert auto.status is PlanStatus.SOLVED and auto.planner == "auto>fd-opt", auto.message
     _check_plan(task, auto.plan)
+
+
+def test_repeated_parameter_names_keep_their_arity_in_both_translations():
+    from toolkit.planners.base import goal_condition
+    from toolkit.planners.up_bridge import to_up_problem, to_up_problem_via_text
+
+    task = _task("repeated_param")
+    for build in (to_up_problem, to_up_problem_via_text):
+        problem = build(task.domain, dict(task.problem.objects), task.init, goal_condition(task, None))
+        assert [problem.fluent(n).arity for n in ("in", "at", "path")] == [2, 2, 2], build.__name__
 
 
 def test_cli_plans_the_combined_file_without_noise(capsys):

@@ -14,6 +14,25 @@ from toolkit import model as m
 from toolkit.model import Atom
 
 
+def distinct(names: list[str]) -> list[str]:
+    """The names with repeats made unique by a positional suffix.
+
+    PDDL lets a declaration repeat a parameter name (logistics' ``(in ?obj ?obj)``);
+    planners and UP key parameters by name and would lose one.
+    """
+    out: list[str] = []
+    for i, name in enumerate(names):
+        while name in out:
+            name = f"{name}_{i}"
+        out.append(name)
+    return out
+
+
+def _declared(params: tuple[m.Param, ...]) -> str:
+    """Declared (predicate or function) parameters, names made distinct: only arity and types matter."""
+    return m.format_params(tuple(zip(distinct([v for v, _ in params]), (t for _, t in params))))
+
+
 def _typed(names_types: list[tuple[str, str]]) -> str:
     by_type: dict[str, list[str]] = {}
     for name, t in names_types:
@@ -30,11 +49,13 @@ def domain_to_pddl(domain: m.Domain) -> str:
         lines.append(f"  (:types {_typed(sorted(domain.types.items()))})")
     if domain.constants:
         lines.append(f"  (:constants {_typed(sorted(domain.constants.items()))})")
-    preds = " ".join(f"({p.name}{' ' + m.format_params(p.params) if p.params else ''})"
+    preds = " ".join(f"({p.name}{' ' + _declared(p.params) if p.params else ''})"
                      for p in domain.predicates.values())
     lines.append(f"  (:predicates {preds})")
     if domain.functions:
-        lines.append(f"  (:functions {' '.join(map(str, domain.functions.values()))})")
+        funcs = " ".join(f"({f.name}{' ' + _declared(f.params) if f.params else ''}) - number"
+                         for f in domain.functions.values())
+        lines.append(f"  (:functions {funcs})")
     for a in domain.actions.values():
         lines.append(f"  (:action {a.name}")
         lines.append(f"    :parameters ({m.format_params(a.params)})")

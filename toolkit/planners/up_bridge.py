@@ -27,6 +27,22 @@ class Untranslatable(PgtError):
     """The direct route cannot express this task (the text route is used instead)."""
 
 
+def up_param_names(params: tuple[m.Param, ...]) -> list[str]:
+    """UP-safe, pairwise distinct names for declared parameters.
+
+    PDDL lets a declaration repeat a name (logistics' ``(in ?obj ?obj)``); UP keys
+    parameters by name, so a repeat would silently drop one and change the arity.
+    Repeats get a positional suffix.
+    """
+    from toolkit.planners.pddl_text import distinct
+
+    return distinct([v[1:].replace("-", "_") for v, _ in params])
+
+
+def _signature(params: tuple[m.Param, ...], one_type: Any) -> dict[str, Any]:
+    return {n: one_type(t) for n, (_, t) in zip(up_param_names(params), params)}
+
+
 class GoalNeverHolds(PgtError):
     """The goal is false in every reachable state (it needs atoms of the wrong type)."""
 
@@ -96,9 +112,7 @@ def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Ato
     problem = Problem(domain.name)
     fluents = {}
     for p in domain.predicates.values():
-        if len({v for v, _ in p.params}) != len(p.params):
-            raise Untranslatable("repeated parameter names")
-        fl = up.Fluent(p.name, up.BoolType(), **{v[1:].replace("-", "_"): one_type(t) for v, t in p.params})
+        fl = up.Fluent(p.name, up.BoolType(), **_signature(p.params, one_type))
         problem.add_fluent(fl, default_initial_value=False)
         fluents[p.name] = fl
     objs = {}
@@ -110,7 +124,7 @@ def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Ato
         return scope[t] if t.startswith("?") else objs[t]
 
     def variables(params: tuple[m.Param, ...], scope: dict[str, Any]) -> tuple[list[Any], dict[str, Any]]:
-        vs = [up.Variable(v[1:].replace("-", "_") + f"_{len(scope)}", one_type(t)) for v, t in params]
+        vs = [up.Variable(f"{n}_{len(scope)}", one_type(t)) for n, (_, t) in zip(up_param_names(params), params)]
         inner = dict(scope)
         inner.update({v: var for (v, _), var in zip(params, vs)})
         return vs, inner
@@ -147,11 +161,9 @@ def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Ato
             effects(action, e.body, inner, conds, (*vs, *new))
 
     for a in domain.actions.values():
-        params = {v[1:].replace("-", "_"): one_type(t) for v, t in a.params}
-        if len(params) != len(a.params):
-            raise Untranslatable("parameter names that clash after renaming")
-        act = InstantaneousAction(a.name, **params)
-        scope = {v: act.parameter(v[1:].replace("-", "_")) for v, _ in a.params}
+        act = InstantaneousAction(a.name, **_signature(a.params, one_type))
+        # A repeated action parameter name refers to its last declaration, as in the grounder.
+        scope = {v: act.parameter(n) for (v, _), n in zip(a.params, up_param_names(a.params))}
         pre = cond(a.precondition, scope)
         if not (pre.is_bool_constant() and pre.bool_constant_value()):
             act.add_precondition(pre)
@@ -188,7 +200,7 @@ def _add_action_costs(problem: Any, domain: m.Domain, costs: Mapping[Atom, m.Num
             continue
         kind = up.IntType() if all(float(v).is_integer() for a, v in costs.items() if a.predicate == f.name) \
             else up.RealType()
-        numeric[f.name] = up.Fluent(f.name, kind, **{v[1:].replace("-", "_"): one_type(t) for v, t in f.params})
+        numeric[f.name] = up.Fluent(f.name, kind, **_signature(f.params, one_type))
         problem.add_fluent(numeric[f.name])
     for atom, value in costs.items():
         if atom.predicate != m.TOTAL_COST:
@@ -200,8 +212,9 @@ def _add_action_costs(problem: Any, domain: m.Domain, costs: Mapping[Atom, m.Num
     per_action = {}
     for a in domain.actions.values():
         act = problem.action(a.name)
+        names = dict(zip((v for v, _ in a.params), up_param_names(a.params)))
         terms = [_number(t) if not isinstance(t, m.FTerm)
-                 else numeric[t.function](*(act.parameter(x[1:].replace("-", "_")) if x.startswith("?") else objs[x]
+                 else numeric[t.function](*(act.parameter(names[x]) if x.startswith("?") else objs[x]
                                             for x in t.terms))
                  for t in a.cost]
         per_action[act] = up.Plus(*terms) if len(terms) > 1 else terms[0] if terms else up.Int(0)
