@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from toolkit.loader import _blank_comments, line_col, name_pattern
+from toolkit.loader import _blank_comments, _section, line_col, name_pattern
 
 _NAME = r"[A-Za-z][\w-]*"
 
@@ -46,17 +46,7 @@ def _span(text: str, offset: int, length: int) -> Span:
     return Span(line - 1, col - 1, col - 1 + length)
 
 
-def section(code: str, keyword: str) -> tuple[int, int] | None:
-    """Offsets of the balanced ``(:keyword ...)`` section (or None)."""
-    mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
-    if not mt:
-        return None
-    depth = 0
-    for i in range(mt.start(), len(code)):
-        depth += (code[i] == "(") - (code[i] == ")")
-        if depth == 0:
-            return mt.start(), i + 1
-    return mt.start(), len(code)
+section = _section  # the loader's balanced-section finder, one copy
 
 
 def _typed_list(text: str, code: str, keyword: str, kind: str, all_names: bool = False) -> list[Symbol]:
