@@ -155,11 +155,16 @@ def _creatable_in(p: Path, text: str) -> None:
         parent = parent.parent
     if not parent.is_dir():
         raise ArgumentTypeError(f"cannot create {text}: {parent} is a file, not a folder")
+    _probe_write(parent, str(parent))
+
+
+def _probe_write(folder: Path, shown: str) -> None:
+    """Refuse ``folder`` unless a file can be made in it (permission bits lie to root; a real write does not)."""
     try:
-        with tempfile.TemporaryFile(dir=parent):
+        with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:
-        raise ArgumentTypeError(f"cannot write in {parent}: {exc.strerror or exc}") from None
+        raise ArgumentTypeError(f"cannot write in {shown}: {exc.strerror or exc}") from None
 
 
 def output_dir(text: str) -> str:
@@ -173,11 +178,7 @@ def output_dir(text: str) -> str:
     if p.exists():
         if not p.is_dir():
             raise ArgumentTypeError(f"{text} is a file, expected a folder")
-        try:
-            with tempfile.TemporaryFile(dir=p):
-                pass
-        except OSError as exc:
-            raise ArgumentTypeError(f"cannot write in {text}: {exc.strerror or exc}") from None
+        _probe_write(p, text)
         return text
     _creatable_in(p, text)
     return text
