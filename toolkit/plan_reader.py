@@ -28,6 +28,7 @@ _TIME = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*")
 _SUFFIX = re.compile(r"\s*(?:\[[^][]*\]|\{[^{}]*\}|#.*|//.*|;.*)\s*$")  # no nesting: linear on "[[[["
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _GROUP = re.compile(r"\([^()]*\)")
+_WRAPPER = re.compile(r"^\(\s*[A-Za-z][\w-]*\s*((?:\([^()]*\)\s*)+)\)$")
 _CALLS = re.compile(r"[A-Za-z0-9][\w-]*\s*\([^()]*\)")
 _THEN = re.compile(r"\s*(?:;|,?\s+(?:and\s+)?then\s+|,\s+and\s+)\s*", re.I)
 # A plain "(name args)" line, the common case, read without the general machinery (speed).
@@ -83,7 +84,11 @@ def clean(text: str) -> str:
 
 
 def _split_many(body: str) -> list[str]:
-    """Several actions written on one line: ``(a) (b)``, ``a(x), b(y)``, "x; then y"."""
+    """Several actions written on one line: ``(a) (b)``, ``a(x), b(y)``, "x; then y", or one
+    s-expression that wraps them, ``(plan (a) (b))`` (joined from several lines)."""
+    wrapped = _WRAPPER.match(body)
+    if wrapped is not None:
+        body = wrapped.group(1).strip()
     groups = _GROUP.findall(body)
     if len(groups) > 1 and not _GROUP.sub("", body).strip(" ,;.-\t"):
         return groups
@@ -91,6 +96,8 @@ def _split_many(body: str) -> list[str]:
     if len(calls) > 1 and not _CALLS.sub("", body).strip(" ,;.-\t"):
         return calls
     parts = [p for p in _THEN.split(body) if p.strip()]
+    if any(p.count("(") != p.count(")") for p in parts):  # "x (now a, and b)": a remark's comma, not a new step
+        return [body]
     return parts if len(parts) > 1 else [body]
 
 

@@ -197,6 +197,9 @@ def _as_match(hit: object) -> TextMatch | None:
     return TextMatch(name, tuple(args), ((name, tuple(args)),))
 
 
+_ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
+
+
 def _sentence_like(text: str) -> bool:
     """Prose: three or more words, mostly alphabetic."""
     words = text.split()
@@ -264,6 +267,9 @@ class _Reader:
                     return "refusal", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
         hit = self.english(cand.text)
+        aside = _ASIDE.search(cand.text) if hit is None else None
+        if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step
+            hit = self.english(cand.text[:aside.start()])
         if hit is not None:
             return self._english_result(hit, cand)
         if REFUSAL.search(cand.text):
