@@ -197,6 +197,7 @@ def _as_match(hit: object) -> TextMatch | None:
     return TextMatch(name, tuple(args), ((name, tuple(args)),))
 
 
+_GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 
 
@@ -266,6 +267,11 @@ class _Reader:
                 if form != "bare" and name.lower() not in self._names and REFUSAL.search(cand.text):
                     return "refusal", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
+        glossed = _GLOSS.split(cand.text, maxsplit=1)
+        if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
+            head = _split_form(glossed[0])
+            if head is not None and head[0].lower() in self._names and self._resolves(head[0], head[1]):
+                return "step", (head[0], head[1], "pddl" if head[2] == "bare" else head[2])
         hit = self.english(cand.text)
         aside = _ASIDE.search(cand.text) if hit is None else None
         if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step
@@ -316,6 +322,37 @@ def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]]) -> 
     return out
 
 
+def _earlier_copies(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]]) -> set[int]:
+    """Indexes of every copy but the last of a plan written several times with prose between the
+    copies ("1. LOAD p0 a0 l0: load ..." and then "In PDDL:" and the same steps again).
+
+    Only when nothing is broken, every copy has the same two or more actions and the copies are
+    written differently (a numbered list and plain lines, English and PDDL): a plan that really
+    repeats a sequence writes it the same way each time and is never shortened.
+    """
+    if any(kind == "error" for kind, _ in kinds):
+        return set()
+    runs: list[list[int]] = [[]]
+    for i, (kind, _) in enumerate(kinds):
+        if kind == "step":
+            runs[-1].append(i)
+        elif runs[-1]:
+            runs.append([])
+    runs = [run for run in runs if run]
+
+    def actions(run: list[int]) -> list[tuple[str, ...]]:
+        return [tuple(x.lower() for x in (kinds[i][1][0], *kinds[i][1][1])) for i in run]  # type: ignore[index]
+
+    def looks(run: list[int]) -> list[tuple[bool, str]]:
+        return [(cands[i].listed, kinds[i][1][2]) for i in run]  # type: ignore[index]
+
+    if len(runs) < 2 or len(runs[0]) < 2 or any(actions(run) != actions(runs[0]) for run in runs[1:]):
+        return set()
+    if all(looks(run) == looks(runs[0]) for run in runs[1:]):
+        return set()
+    return {i for run in runs[:-1] for i in run}
+
+
 def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = None) -> ParsedPlan:
     """Parse plan text (or a whole reply) against a task; every step is kept, bad ones carry an error.
 
@@ -332,7 +369,11 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds)
+    copies = _earlier_copies(found.candidates, kinds)
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
+        if i in copies:
+            skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
+            continue
         if kind == "other" and ((i > first and step_at and not _remark(cand.text))
                                 or (i in in_plan_list and not cand.text.rstrip().endswith(":"))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())

@@ -56,6 +56,9 @@ SHAPES = {
     "mixed pddl and english": "\n".join([PLAN[0], ENGLISH[1], PLAN[2], ENGLISH[3], PLAN[4], ENGLISH[5]]),
     "one s-expression wrapping the plan": "The plan in PDDL:\n\n(plan\n  " + "\n  ".join(PLAN) + "\n)\n",
     "fenced s-expression wrapping the plan": "```\n(solution " + " ".join(PLAN) + ")\n```",
+    "bare steps with a gloss, then the same plan again": (
+        "The steps:\n" + "".join(f"{i}. {p.strip('()').upper()}: {e}.\n" for i, (p, e) in enumerate(zip(PLAN, ENGLISH), 1))
+        + "\nThe PDDL plan would look like:\n\n" + "\n".join(PLAN) + "\n"),
     "english with remarks in parentheses": "".join(
         f"{i}. {p[0].upper()}{p[1:]} (now the hand is {'busy' if i % 2 else 'empty, and that is fine'}).\n"
         for i, p in enumerate(ENGLISH, 1)),
@@ -277,3 +280,17 @@ def test_untemplated_actions_never_read_prose(tmp_path, text: str) -> None:
     task, reader = _untemplated_task(tmp_path)
     parsed = parse_plan("1. Pick up the blue block\n2. " + text, task, reader)
     assert parsed.first_error() is not None and parsed.first_error().error == Reason.UNPARSEABLE_STEP
+
+
+def test_a_plan_written_twice_is_read_once_and_the_copy_is_reported() -> None:
+    text = "Plan:\n" + "\n".join(f"- {p}" for p in PLAN) + "\n\nOnce more, in PDDL:\n" + "\n".join(PLAN) + "\n"
+    parsed = parse_plan(text, TASK)
+    assert [str(a) for a in parsed.actions] == PLAN
+    assert [k.line for k in parsed.skipped if "written again" in k.why] == list(range(2, 8))
+
+
+def test_copies_that_differ_are_both_read() -> None:
+    text = "\n".join(PLAN[:2]) + "\n\nand then:\n\n" + "\n".join(PLAN[2:]) + "\n"
+    assert [str(a) for a in parse_plan(text, TASK).actions] == PLAN
+    twice = "\n".join(PLAN[:2]) + "\nThen the same again.\n" + "\n".join(PLAN[:2])
+    assert len(parse_plan(twice, TASK).actions) == 4  # written the same way: meant twice
