@@ -50,6 +50,7 @@ class Candidate:
     listed: bool = False  # it came from a list item or a plan block, where a prose line is unusual
     json_item: object = None  # the JSON value, for JSON plans
     simple: tuple[str, tuple[str, ...]] | None = None  # (name, args) of a plain "(name args)" line
+    indent: int = 0  # leading spaces of the source line (a tab counts 4): notes nest under their step
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,7 @@ class Extract:
     skipped: tuple[Skipped, ...] = field(default=())
     json: bool = False
     blank: bool = False  # the reply has no content at all
+    breaks: frozenset[int] = frozenset()  # lines of comments and markdown headings: they end a list
 
 
 def clean(text: str) -> str:
@@ -217,6 +219,7 @@ def extract(text: str) -> Extract:
                                  for v in items), tuple(skipped), json=True)
     block = bool(why_out)
     candidates: list[Candidate] = []
+    breaks: set[int] = set()
     for i, raw in _joined(lines, start, end):
         mt = _SIMPLE.match(raw)
         if mt is not None:
@@ -229,10 +232,12 @@ def extract(text: str) -> Extract:
         listed = block or bool(_LIST.match(_EMPHASIS.sub("", line)))
         body = clean(line)
         if not body or line.lstrip().startswith((";", "#", "//")):
+            breaks.add(i + 1)
             continue
+        indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip())
         for part in _split_many(body):
-            candidates.append(Candidate(i + 1, part.strip(), raw.strip(), listed))
-    return Extract(tuple(candidates), tuple(skipped))
+            candidates.append(Candidate(i + 1, part.strip(), raw.strip(), listed, indent=indent))
+    return Extract(tuple(candidates), tuple(skipped), breaks=frozenset(breaks))
 
 
 def _json_items(data: object) -> list[object] | None:

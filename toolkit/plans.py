@@ -201,6 +201,28 @@ _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 
 
+# Words a statement about the plan opens with and an imperative step never does ("The goal is now
+# reached", "This frees the red block", "Done"): such a list item is commentary, not a broken step.
+_OPENERS = frozenset({"the", "this", "that", "these", "those", "it", "its", "there", "here", "our", "your", "my",
+                      "all", "both", "at", "as", "since", "because", "note", "goal", "done", "finished", "result",
+                      "which", "why", "reason", "explanation"})
+
+
+_END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"), ("end",), ("done",)})
+
+
+def _statement(text: str) -> bool:
+    words = tokens(text)
+    return bool(words) and (words[0] in _OPENERS or tuple(words) in _END_LINES)
+
+
+def _remark_in_parentheses(text: str) -> bool:
+    """"(You can do this because the block is clear.)": prose a model put in parentheses, not an
+    action, since action syntax has no clause punctuation and names few objects."""
+    inner = text.strip().strip("*_").strip()[1:-1]
+    return _sentence_like(inner) and (bool(re.search(r"[,:;.!?]", inner)) or len(inner.split()) > 6)
+
+
 def _sentence_like(text: str) -> bool:
     """Prose: three or more words, mostly alphabetic."""
     words = text.split()
@@ -266,6 +288,8 @@ class _Reader:
                         return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
                 if form != "bare" and name.lower() not in self._names and REFUSAL.search(cand.text):
                     return "refusal", None
+                if form == "pddl" and name.lower() not in self._names and _remark_in_parentheses(cand.text):
+                    return "other", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
         glossed = _GLOSS.split(cand.text, maxsplit=1)
         if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
@@ -308,13 +332,22 @@ class _Reader:
         return f"cannot read {text!r} as an action{tip}"
 
 
-def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]]) -> set[int]:
-    """Indexes of list items in a run of list items that holds a step: those are steps too."""
+def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]], breaks: frozenset[int]) -> set[int]:
+    """Indexes of list items in a run of list items that holds a step: those are steps too.
+
+    A heading or comment line ("### Goal:") between two items ends the run."""
     out: set[int] = set()
     run: list[int] = []
     for i in range(len(cands) + 1):
-        if i < len(cands) and cands[i].listed and kinds[i][0] != "refusal":
+        broken = bool(run) and i < len(cands) and any(
+            (cands[run[-1]].line or 0) < b < (cands[i].line or 0) for b in breaks)
+        if i < len(cands) and cands[i].listed and kinds[i][0] != "refusal" and not broken:
             run.append(i)
+            continue
+        if broken and i < len(cands) and cands[i].listed and kinds[i][0] != "refusal":
+            if any(kinds[j][0] == "step" for j in run):
+                out.update(run)
+            run = [i]
             continue
         if any(kinds[j][0] == "step" for j in run):
             out.update(run)
@@ -363,19 +396,28 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         return _parse_json(found, task)
     reader = _Reader(task, action_text)
     kinds = [reader.classify(c) for c in found.candidates]
+    for i in range(1, len(kinds)):  # "This plan clears c, then stacks a on it.": a line that opens as prose is prose
+        prev, cand = found.candidates[i - 1], found.candidates[i]
+        if kinds[i - 1][0] == "other" and (prev.line, prev.source) == (cand.line, cand.source):
+            kinds[i] = ("other", None)
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
     first = step_at[0] if step_at else 0
     steps: list[PlanStep] = []
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
-    in_plan_list = _plan_lists(found.candidates, kinds)
+    in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
     copies = _earlier_copies(found.candidates, kinds)
+    step_indent = -1  # indentation of the last step: a deeper line under it is a note about it
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
             continue
-        if kind == "other" and ((i > first and step_at and not _remark(cand.text))
-                                or (i in in_plan_list and not cand.text.rstrip().endswith(":"))):
+        if kind in ("step", "error"):
+            step_indent = cand.indent
+        nested = 0 <= step_indent < cand.indent
+        if kind == "other" and not nested and (
+                (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
+                or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())
         index = len(steps) + 1
         where = f"step {index}" + (f" (line {cand.line})" if cand.line else "")

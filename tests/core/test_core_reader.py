@@ -59,6 +59,15 @@ SHAPES = {
     "bare steps with a gloss, then the same plan again": (
         "The steps:\n" + "".join(f"{i}. {p.strip('()').upper()}: {e}.\n" for i, (p, e) in enumerate(zip(PLAN, ENGLISH), 1))
         + "\nThe PDDL plan would look like:\n\n" + "\n".join(PLAN) + "\n"),
+    "markdown sections, steps with nested notes": (
+        "Here is how.\n\n### Initial conditions:\n- The red block is clear.\n- The hand is empty.\n\n### Goal:\n"
+        "- The red block is on the blue block.\n\n### Plan:\n\n"
+        + "".join(f"{i}. **{e[0].upper()}{e[1:]}:**\n   - Why: the block is clear.\n   - Result: done, hand is busy.\n"
+                  for i, e in enumerate(ENGLISH, 1))
+        + "\n**Plan End**\n\nThis plan unstacks the orange block, then stacks the red block on the blue block.\n"),
+    "numbered steps with notes in parentheses on their own lines": "".join(
+        f"{i}. **{e[0].upper()}{e[1:]}**\n   *(You can do this because the block is clear, and the hand is free.)*\n"
+        for i, e in enumerate(ENGLISH, 1)),
     "english with remarks in parentheses": "".join(
         f"{i}. {p[0].upper()}{p[1:]} (now the hand is {'busy' if i % 2 else 'empty, and that is fine'}).\n"
         for i, p in enumerate(ENGLISH, 1)),
