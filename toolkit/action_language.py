@@ -50,6 +50,9 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 LEAD = re.compile(r"^(?:(?:then|next|now|first(?:ly)?|second(?:ly)?|finally|lastly|after\s+that|afterwards|and|so|"
                    r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|please|step)\b[\s,]*)+")
+# No action sentence is longer (a template's words plus its object phrases); longer text is prose,
+# and the word-by-word segmentation below recurses once per word.
+MAX_WORDS = 80
 # Canonical prepositions a sentence may add between the objects of an action that has no template.
 LINKING = frozenset({"on", "from", "in", "to", "at", "with", "of", "by", "onto", "into", "off", "via", "using",
                      "next"})
@@ -214,7 +217,7 @@ class ActionLanguage:
         """Read a sentence as an action; None if it fits no template (ambiguity is a match with candidates)."""
         body = LEAD.sub("", " ".join(tokens(text)))
         words = body.split()
-        if not words:
+        if not words or len(words) > MAX_WORDS:
             return None
         found: dict[tuple[str, tuple[str, ...]], int] = {}
         for segs, mentions, tail in self._segmentations(words):

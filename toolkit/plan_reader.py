@@ -111,7 +111,7 @@ def _json_plan(text: str) -> object | None:
             data = jsontext.loads(stripped)
             if isinstance(data, (list, dict)):
                 return data
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep to be a plan
             pass
     hit = _JSON_KEY.search(text)
     if hit is None:
@@ -177,13 +177,16 @@ def _region(lines: list[str]) -> tuple[tuple[int, int], str]:
     return (0, len(lines)), ""
 
 
+MAX_JOINED = 200  # lines one logical line may span: a never-closed parenthesis must not swallow the reply
+
+
 def _joined(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
     """Logical lines: ``\\`` continuations and actions whose parenthesis closes on a later line."""
     out: list[tuple[int, str]] = []
     i = start
     while i < end:
         first, text = i, lines[i]
-        while i + 1 < end and (text.rstrip().endswith("\\") or _open_parens(text) > 0):
+        while i + 1 < end and i - first < MAX_JOINED and (text.rstrip().endswith("\\") or _open_parens(text) > 0):
             nxt = lines[i + 1]
             if _FENCE.match(nxt) or (not nxt.strip() and not text.rstrip().endswith("\\")):
                 break

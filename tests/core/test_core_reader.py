@@ -303,3 +303,17 @@ def test_copies_that_differ_are_both_read() -> None:
     assert [str(a) for a in parse_plan(text, TASK).actions] == PLAN
     twice = "\n".join(PLAN[:2]) + "\nThen the same again.\n" + "\n".join(PLAN[:2])
     assert len(parse_plan(twice, TASK).actions) == 4  # written the same way: meant twice
+
+
+@pytest.mark.parametrize("text", [
+    "(unstack c\n" * 3000,                                  # a parenthesis that never closes
+    "unstack " * 5000,                                      # one endless line
+    "stack the red block on top of " * 1000 + "the blue block",
+    "unstack the orange block from the red block (" + "x " * 5000 + ")",
+    '{"plan": ' * 3000 + "[]" + "}" * 3000,                 # JSON nested past the recursion limit
+    '{"plan": [' + "[" * 5000 + "]" * 5000 + "]}",
+], ids=["unclosed", "endless-line", "endless-sentence", "endless-aside", "deep-json-object", "deep-json-list"])
+def test_adversarial_replies_are_read_without_crashing(text: str) -> None:
+    report = check_plan(TASK, text)
+    assert not report.valid and report.reason in (Reason.UNPARSEABLE_STEP, Reason.EMPTY, Reason.INAPPLICABLE,
+                                                  Reason.UNKNOWN_OBJECT, Reason.WRONG_ARITY, Reason.GOAL_UNMET)
