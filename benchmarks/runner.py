@@ -350,7 +350,8 @@ def _prepare_out(out: Path, config: RunConfig) -> Episodes:
         diff = [k for k in wanted if have.get(k) != wanted[k]]
         if diff:
             detail = ", ".join(f"{k}: {have.get(k)!r} there, {wanted[k]!r} now" for k in diff)
-            raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out")
+            hint = f" or --noise {have['noise']} to resume it" if "noise" in diff and have.get("noise") else ""
+            raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
     dropped = repair(episodes)  # appends must start on a fresh line
