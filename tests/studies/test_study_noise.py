@@ -82,3 +82,16 @@ def test_cli_flag_and_its_errors(tmp_path: Path, capsys) -> None:
         assert main([*common, "--accuracy", "0.9", *extra, "--out", str(tmp_path / "bad")]) == 2
         err = capsys.readouterr().err.strip()
         assert err.startswith("pgt run: error:") and message in err and "\n" not in err
+
+
+def test_compare_grid_runs_every_setting_under_the_chosen_model() -> None:
+    import argparse
+
+    from benchmarks.commands import compare_grid
+
+    base = dict(suites="viplan-bw/simple", accuracies="0.95", calibrations=CAL, action_failures="0",
+                persistence=0.0, seeds=1, problems=1)
+    grid = compare_grid(argparse.Namespace(**base, noise="deterministic"))
+    assert {cfg.noise for _, cfg in grid} == {"deterministic"} and len(grid) == 4
+    default = {cfg.accuracy is None: cfg.noise for _, cfg in compare_grid(argparse.Namespace(**base))}
+    assert default == {False: "independent", True: "deterministic"}  # accuracies / calibrations
