@@ -82,7 +82,8 @@ class RunConfig:
         """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in data.items() if k in names}
-        if "noise" not in data and data.get("grounder", "noisy") == "noisy":
+        if "noise" not in data and data.get("grounder", "noisy") == "noisy" and \
+                data.get("protocol", "viplan-grounder") != "viplan-planner":
             fields["noise"] = "independent"  # recorded before noise models: every draw was independent
         return cls(**fields)
 

@@ -38,8 +38,6 @@ from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict
 from toolkit.questions import QuestionBook
 
-_uniform = uniform  # the name older callers import
-
 
 class NoisyOracle:
     """Answers from ``observation.truth``, flipped at the error model's rates as the noise model draws.

@@ -58,6 +58,7 @@ class NoiseModel:
     """
 
     kind: str = "independent"
+    # neutral values here (no effect); NoiseModel.of fills each kind's documented defaults
     persistence: float = 0.0
     hard: float = 0.0
     factor: float = 1.0
@@ -76,6 +77,9 @@ class NoiseModel:
                 span = f"in [{low:g}, {high:g}]" if high < math.inf else f"at least {low:g}"
                 raise PgtError(f"noise {self.kind}: {name} must be {span}, got {value:g}")
             object.__setattr__(self, name, float(value))
+            neutral = NoiseModel.__dataclass_fields__[name].default
+            if self.kind not in kinds and value != neutral:
+                raise PgtError(f"noise {self.kind}: '{name}' is a parameter of {' and '.join(kinds)} only")
 
     # ------------------------------------------------------------------ build
 

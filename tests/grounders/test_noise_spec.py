@@ -31,6 +31,8 @@ def test_parse_fills_the_kind_defaults_and_normalises() -> None:
     assert NoiseModel.parse("independent:persistence=0") == INDEPENDENT
     assert {NoiseModel.of(k).kind for k in NOISE_KINDS} == set(NOISE_KINDS)
     assert INDEPENDENT.deterministic is False and DETERMINISTIC.deterministic is True
+    with pytest.raises(PgtError, match="'hard' is a parameter of scene only"):
+        NoiseModel("deterministic", hard=0.2)  # built directly: still one model per text
 
 
 @pytest.mark.parametrize("text,message", [

@@ -42,6 +42,9 @@ def test_configs_recorded_before_noise_models_resume_as_independent() -> None:
     assert RunConfig.from_dict(old).noise == "independent:persistence=0.5"
     old["persistence"] = 0.0
     assert RunConfig.from_dict(old).noise == "independent"  # not the calibrated default it never ran under
+    planner = cfg(protocol="viplan-planner", accuracy=None, plan_wrong=0.2).to_dict()
+    del planner["noise"]
+    assert RunConfig.from_dict(planner).noise is None  # the simulated planner has no grounder noise
 
 
 def test_another_noise_model_is_another_study(tmp_path: Path) -> None:
