@@ -103,8 +103,9 @@ class PaperRow:
         return f"Table {self.table}, {self.model}{' CoT' if self.chain_of_thought else ''}"
 
 
-def load_paper(path: Path = PAPER_FILE) -> list[PaperRow]:
-    """The transcribed rows; a malformed file names the row and key at fault."""
+def load_paper(path: Path | None = None) -> list[PaperRow]:
+    """The transcribed rows (default :data:`PAPER_FILE`); a malformed file names the row and key at fault."""
+    path = path or PAPER_FILE
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError) as exc:
