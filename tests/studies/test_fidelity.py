@@ -142,3 +142,29 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, capsys, argv, match):
     assert code == 2 and len(err.strip().splitlines()) == 1 and re.search(match, err) and "Traceback" not in err
     assert not (tmp_path / "o").exists()
 
+
+
+def test_the_fit_keeps_the_default_unless_beaten_by_one_chi2_sd():
+    from benchmarks.fit_noise import choose
+
+    # k = 4 calibrations: sqrt(8) = 2.83; a gain of 0.53 is noise, one of 6 is evidence
+    assert choose({"deterministic": 3.20, "scene:hard=0.15,factor=3": 2.67, "independent": 5.72}, 4) == "deterministic"
+    assert choose({"deterministic": 9.0, "scene:hard=0.15,factor=3": 3.0}, 4) == "scene:hard=0.15,factor=3"
+    assert choose({"deterministic": 5.84, "independent": 3.0}, 4) == "independent"  # 2.84 > 2.83
+
+
+def test_writing_a_fitted_noise_table_replaces_the_old_one(tmp_path: Path):
+    import shutil
+
+    from benchmarks.fit_noise import write_noise
+    from grounders.calibration import load_calibration, load_noise, resolve_calibration
+
+    cal = tmp_path / "cal.toml"
+    shutil.copy(resolve_calibration("viplan-hh-gpt-4.1"), cal)
+    write_noise(str(cal), "scene:hard=0.2,factor=4", "first fit")
+    write_noise(str(cal), "scene:hard=0.15,factor=3", "second fit")
+    text = cal.read_text(encoding="utf-8")
+    assert text.count("[noise]") == 1 and "first fit" not in text and "# fitted noise: second fit" in text
+    assert load_noise(str(cal)).text == "scene:hard=0.15,factor=3"
+    assert load_calibration(str(cal), "hard").rates("reachable") == load_calibration("viplan-hh-gpt-4.1", "hard").rates(
+        "reachable")
