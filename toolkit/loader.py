@@ -418,12 +418,18 @@ class _Recoverable(Exception):
         self.error, self.repaired = error, repaired
 
 
+def _declared(name: str, code: str, offset: int) -> list[int]:
+    """Offsets from ``offset`` on where ``name`` is listed in a typed list (not where it is a ``- parent``)."""
+    return [offset + mt.start() for mt in re.finditer(name_pattern(name), code[offset:], re.I)
+            if not re.search(r"-\s*$", code[max(0, offset + mt.start() - 80):offset + mt.start()])]
+
+
 def _where_repeated(path: str, original: str, name: str, line: int) -> str:
     """The second use of ``name`` from ``line`` on in the original text (normalising may shift columns)."""
     lines = original.split("\n")
     offset = sum(len(x) + 1 for x in lines[: line - 1])
-    hits = list(re.finditer(name_pattern(name), _blank_comments(original)[offset:], re.I))
-    at = offset + hits[1 if len(hits) > 1 else 0].start() if hits else offset
+    hits = _declared(name, _blank_comments(original), offset)
+    at = hits[1 if len(hits) > 1 else 0] if hits else offset
     return "{}:{}:{}".format(path, *line_col(original, at))
 
 
@@ -482,11 +488,11 @@ def _parse_once(text: str, path: str, start: str, original: str):
             # Drop the repeated name (the second one in that list) and parse on.
             lines = text.split("\n")
             offset = sum(len(x) + 1 for x in lines[: line - 1]) + (col or 1) - 1
-            hits = list(re.finditer(name_pattern(dup.group(1)), _blank_comments(text)[offset:], re.I))
+            hits = _declared(dup.group(1), _blank_comments(text), offset)
             if len(hits) >= 2:
-                at = offset + hits[1].start()
+                at = hits[1]
                 where = _where_repeated(path, original, dup.group(1), line)
-                kept = _redeclared_type(text, dup.group(1), offset + hits[0].start(), at)
+                kept = _redeclared_type(text, dup.group(1), hits[0], at)
                 if kept is not None:  # a type listed twice where one parent refines the other: FD keeps going too
                     drop, parent = kept
                     error = _Warned(f"{where}: type '{dup.group(1)}' declared twice; "
