@@ -90,7 +90,10 @@ def measure_fd(domain: str, problem: str) -> dict:
         _, fluent_facts, actions, _, _, _ = instantiate.explore(task)
     t2 = time.perf_counter()
     # FD splits a disjunctive precondition into one operator per branch; count distinct ground actions.
-    return {"actions": len({a.name for a in actions}), "atoms": len(fluent_facts), "seconds": t2 - t0, "ground_seconds": t2 - t1,
+    # Its normalisation turns complex conditions into axioms (new-axiom@N): their atoms are no fluent of the task.
+    derived = {str(ax.name) for ax in task.axioms}
+    atoms = sum(1 for f in fluent_facts if str(f.predicate) not in derived)
+    return {"actions": len({a.name for a in actions}), "atoms": atoms, "seconds": t2 - t0, "ground_seconds": t2 - t1,
             "mb": _rss_mb() - base}
 
 
@@ -102,7 +105,7 @@ def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
         return {"error": f"over {timeout:g}s"}
     if out.returncode != 0:
         lines = (out.stderr or out.stdout).strip().splitlines()
-        return {"error": lines[-1][:90] if lines else f"exit {out.returncode}"}
+        return {"error": lines[-1][:120] if lines else f"exit {out.returncode}"}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -115,25 +118,37 @@ def main() -> None:
     args = ap.parse_args()
     if args.one:
         tool, dom, prob = args.one
-        print(json.dumps((measure_pgt if tool == "pgt" else measure_fd)(dom, prob)))
+        if tool == "pgt":
+            from toolkit.errors import PgtError
+
+            try:
+                print(json.dumps(measure_pgt(dom, prob)))
+            except PgtError as exc:  # refused (out of scope or malformed): the located reason, not a traceback
+                print(json.dumps({"error": str(exc).split("; pgt supports")[0].replace(str(args.ipc) + "/", "")}))
+            return
+        print(json.dumps(measure_fd(dom, prob)))
         return
     print(f"{'problem':<44} {'pgt acts':>8} {'FD acts':>8} {'ratio':>6} {'pgt atoms':>9} {'FD atoms':>8} "
           f"{'pgt s':>7} {'FD s':>7} {'t ratio':>7} {'pgt gnd':>7} {'FD gnd':>7} {'pgt MB':>7} {'FD MB':>7}")
-    t_ratios, g_ratios, a_ratios, n = [], [], [], 0
+    t_ratios, g_ratios, a_ratios, n, skipped, same, same_atoms = [], [], [], 0, 0, 0, 0
     for folder in sorted(p for p in args.ipc.iterdir() if p.is_dir()):
         if args.only and folder.name not in args.only:
             continue
         pair = first_problem(folder)
         if pair is None:
             print(f"{folder.name:<44} skipped: no domain file next to its problems")
+            skipped += 1
             continue
         dom, prob = pair
         name = f"{folder.name}/{prob.name}"
         ours, fd = run_one("pgt", dom, prob, args.timeout), run_one("fd", dom, prob, args.timeout)
         if "error" in ours or "error" in fd:
             print(f"{name:<44} skipped: pgt: {ours.get('error', 'ok')}; FD: {fd.get('error', 'ok')}")
+            skipped += 1
             continue
         n += 1
+        same += ours["actions"] == fd["actions"]
+        same_atoms += ours["atoms"] == fd["atoms"]
         ratio = ours["actions"] / fd["actions"] if fd["actions"] else float(ours["actions"] == 0)
         t_ratio = ours["seconds"] / fd["seconds"]
         a_ratios.append(ratio)
@@ -143,7 +158,7 @@ def main() -> None:
               f"{fd['atoms']:>8} {ours['seconds']:>7.3f} {fd['seconds']:>7.3f} {t_ratio:>7.2f} "
               f"{ours['ground_seconds']:>7.3f} {fd['ground_seconds']:>7.3f} {ours['mb']:>7.1f} {fd['mb']:>7.1f}", flush=True)
     if n:
-        print(f"\n{n} problems; ground actions pgt/FD median {statistics.median(a_ratios):.2f} "
+        print(f"\n{n} problems ({skipped} skipped); ground actions equal to FD's on {same}/{n}, fluent atoms on {same_atoms}/{n}; ground actions pgt/FD median {statistics.median(a_ratios):.2f} "
               f"(max {max(a_ratios):.2f}); parse+ground time pgt/FD median {statistics.median(t_ratios):.2f} "
               f"(max {max(t_ratios):.2f}); grounding alone pgt/FD median {statistics.median(g_ratios):.2f} "
               f"(max {max(g_ratios):.2f})")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import hashlib
 import inspect
 import os
 import re
@@ -44,6 +45,7 @@ from pddl.parser.domain import DomainTransformer
 from pddl.parser.problem import ProblemTransformer
 
 from toolkit import model as m
+from toolkit.plain_problem import read_plain_problem
 from toolkit.errors import (
     ArityError,
     DuplicateNameError,
@@ -123,6 +125,7 @@ class _Errors:
         self.path = path
         self.items: list[PgtError] = []
         self.invented_types: set[str] = set()  # declared only so the pddl package parses on
+        self.warnings: list[str] = []  # repairs of dubious but unambiguous input
 
     def add(self, exc: PgtError) -> None:
         if all(str(e) != str(exc) for e in self.items):
@@ -158,7 +161,10 @@ def _lark_cache_file(start: str) -> str | bool:
         os.makedirs(root, exist_ok=True)
     except OSError:
         return False
-    return os.path.join(root, f"lark-pddl-{start}-{lark.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}.cache")
+    # Lark keys its check on the options, which hold this install's grammar folder: without
+    # that folder in the name, two installs (virtual environments) would rebuild each other's file.
+    tag = hashlib.sha256(f"{PARSERS_DIRECTORY}\0{GRAMMAR_FILE.read_bytes()!r}".encode()).hexdigest()[:12]
+    return os.path.join(root, f"lark-pddl-{start}-{tag}-{lark.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}.cache")
 
 
 @functools.lru_cache(maxsize=None)
@@ -364,13 +370,45 @@ def _parse(text: str, path: str, start: str, errors: _Errors | None = None, orig
         try:
             return _parse_once(text, path, start, original or text)
         except _Recoverable as rec:
-            if errors is None:
+            if isinstance(rec.error, _Warned):
+                if errors is not None:
+                    errors.warnings.append(str(rec.error))
+            elif errors is None:
                 raise rec.error from None
-            errors.add(rec.error)
+            else:
+                errors.add(rec.error)
             if isinstance(rec.error, UnknownSymbolError):
                 errors.invented_types.add(rec.error.name)
             text = rec.repaired
     return _parse_once(text, path, start, original or text)
+
+
+class _Warned(PgtError):
+    """A repair worth a warning, not an error (the input is dubious but its meaning is clear)."""
+
+
+def _redeclared_type(text: str, name: str, first: int, second: int) -> tuple[int, str] | None:
+    """For a type listed twice in :types, the occurrence to drop and the parent kept; None if not a type or conflicting.
+
+    ``area - object`` and ``area - surface`` mean ``area - surface`` (every type is an
+    object); the same parent twice is a plain repeat. Two different proper parents
+    would need multiple inheritance, which the model lacks: still an error.
+    """
+    code = _blank_comments(text)
+    sec = _section(code, ":types")
+    if sec is None or not (sec[0] <= first < second < sec[1]):
+        return None
+
+    def parent(at: int) -> str:
+        mt = re.compile(r"[^()]*?(?<!\S)-\s+(\(\s*either[^)]*\)|[^\s()]+)").match(code, at, sec[1])
+        return mt.group(1).lower() if mt else _ROOT
+
+    p1, p2 = parent(first), parent(second)
+    if p1 == p2 or p2 in (_ROOT, "object"):
+        return second, p1
+    if p1 in (_ROOT, "object"):
+        return first, p2
+    return None
 
 
 class _Recoverable(Exception):
@@ -380,12 +418,18 @@ class _Recoverable(Exception):
         self.error, self.repaired = error, repaired
 
 
+def _declared(name: str, code: str, offset: int) -> list[int]:
+    """Offsets from ``offset`` on where ``name`` is listed in a typed list (not where it is a ``- parent``)."""
+    return [offset + mt.start() for mt in re.finditer(name_pattern(name), code[offset:], re.I)
+            if not re.search(r"-\s*$", code[max(0, offset + mt.start() - 80):offset + mt.start()])]
+
+
 def _where_repeated(path: str, original: str, name: str, line: int) -> str:
     """The second use of ``name`` from ``line`` on in the original text (normalising may shift columns)."""
     lines = original.split("\n")
     offset = sum(len(x) + 1 for x in lines[: line - 1])
-    hits = list(re.finditer(name_pattern(name), _blank_comments(original)[offset:], re.I))
-    at = offset + hits[1 if len(hits) > 1 else 0].start() if hits else offset
+    hits = _declared(name, _blank_comments(original), offset)
+    at = hits[1 if len(hits) > 1 else 0] if hits else offset
     return "{}:{}:{}".format(path, *line_col(original, at))
 
 
@@ -444,10 +488,18 @@ def _parse_once(text: str, path: str, start: str, original: str):
             # Drop the repeated name (the second one in that list) and parse on.
             lines = text.split("\n")
             offset = sum(len(x) + 1 for x in lines[: line - 1]) + (col or 1) - 1
-            hits = list(re.finditer(name_pattern(dup.group(1)), _blank_comments(text)[offset:], re.I))
+            hits = _declared(dup.group(1), _blank_comments(text), offset)
             if len(hits) >= 2:
-                at = offset + hits[1].start()
-                error = DuplicateNameError("name", dup.group(1), _where_repeated(path, original, dup.group(1), line))
+                at = hits[1]
+                where = _where_repeated(path, original, dup.group(1), line)
+                kept = _redeclared_type(text, dup.group(1), hits[0], at)
+                if kept is not None:  # a type listed twice where one parent refines the other: FD keeps going too
+                    drop, parent = kept
+                    error = _Warned(f"{where}: type '{dup.group(1)}' declared twice; "
+                                    f"kept as a subtype of {parent.replace(_ROOT, 'object')}")
+                    at = drop
+                else:
+                    error = DuplicateNameError("name", dup.group(1), where)
                 raise _Recoverable(error, text[:at] + " " * len(dup.group(1)) + text[at + len(dup.group(1)):]) from None
         raise PddlSyntaxError(path, line, col, detail) from None
     except (PDDLError, ValueError, AssertionError) as exc:
@@ -779,6 +831,7 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     """
     norm, warnings, declared = _normalise(text, path, errors)
     pdom = _parse(norm, path, "domain", errors, text)
+    warnings += errors.warnings
     _duplicates(text, path, errors)
     types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}
     type_scope = _Scope(path, text, "type", [*types, "object"], errors)
@@ -874,7 +927,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
     lenient: list[str] | None = [] if typing == "lenient" else None
     norm, warnings, _ = _normalise(text, path, errors)
-    pprob = _parse(norm, path, "problem", errors, text)
+    # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
+    pprob = read_plain_problem(_blank_comments(norm), _ROOT) or _parse(norm, path, "problem", errors, text)
     if str(pprob.domain_name).lower() != domain.name.lower():
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = _blank_comments(text)

@@ -1,0 +1,129 @@
+"""The fast reader for plain problem files (toolkit.plain_problem) against the full Lark parser.
+
+It must build exactly the model the full parser builds, hand every other shape
+(and everything malformed) to the full parser, and so leave every error message as it was.
+Also: IPC inputs the loader accepts with a warning (a type listed twice, as storage does)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from toolkit import loader
+from toolkit.domains import domain_dir, list_domains
+from toolkit.errors import DuplicateNameError, PgtError
+from toolkit.loader import parse_domain, parse_problem
+from toolkit.plain_problem import read_plain_problem
+
+IPC = Path("/work/shared/ipc-sample")
+
+
+def _both(text: str, domain, path: str, monkeypatch) -> tuple[object, object]:
+    """The problem (or error text) read with the plain reader, then with the full parser only."""
+
+    def load():
+        try:
+            return parse_problem(text, domain, path, "lenient")
+        except PgtError as exc:
+            return str(exc)
+
+    fast = load()
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "read_plain_problem", lambda *_: None)
+        full = load()
+    return fast, full
+
+
+def _plain(text: str) -> bool:
+    norm, _, _ = loader._normalise(text, "p.pddl")
+    return read_plain_problem(loader._blank_comments(norm), loader._ROOT) is not None
+
+
+def _shipped_pairs():
+    for name in list_domains():
+        folder = domain_dir(name)
+        for prob in sorted(folder.rglob("*.pddl")):
+            if prob.name != "domain.pddl":
+                yield folder / "domain.pddl", prob
+
+
+def _ipc_pairs():
+    for folder in sorted(p for p in IPC.iterdir() if p.is_dir()) if IPC.is_dir() else ():
+        dom = folder / "domain.pddl"
+        probs = sorted(p for p in folder.glob("*.pddl") if "domain" not in p.name)
+        if dom.exists() and probs:
+            yield dom, probs[0]
+
+
+@pytest.mark.parametrize("pair", [*_shipped_pairs(), *_ipc_pairs()], ids=lambda p: f"{p[1].parent.name}/{p[1].name}")
+def test_the_plain_reader_builds_what_the_full_parser_builds(pair, monkeypatch) -> None:
+    dom_path, prob_path = pair
+    try:
+        domain = parse_domain(dom_path.read_text(), str(dom_path))
+    except PgtError:
+        pytest.skip("domain out of scope")
+    fast, full = _both(prob_path.read_text(), domain, str(prob_path), monkeypatch)
+    assert fast == full
+
+
+BW = """(define (domain bw) (:requirements :typing) (:types block)
+ (:predicates (on ?a ?b - block) (clear ?b - block)) (:functions (total-cost) - number)
+ (:action a :parameters (?x - block) :precondition (clear ?x) :effect (and (not (clear ?x)) (increase (total-cost) 1))))"""
+PLAIN = """(define (problem p) (:domain bw)
+ (:objects a b - block c)  ; c untyped
+ (:init (clear a) (not (clear b)) (on a b) (= (total-cost) 0))
+ (:goal (and (on b a) (or (clear a) (not (clear b)))))
+ (:metric minimize (total-cost)))"""
+
+
+def test_the_plain_shape_is_read_by_the_plain_reader(monkeypatch) -> None:
+    assert _plain(PLAIN)
+    fast, full = _both(PLAIN, parse_domain(BW, "d.pddl"), "p.pddl", monkeypatch)
+    assert fast == full and not isinstance(fast, str)
+
+
+@pytest.mark.parametrize("old,new", [
+    ("(:goal (and", "(:goal (and (forall (?x - block) (clear ?x))"),   # quantified goal
+    ("(:domain bw)", "(:domain bw) (:requirements :typing)"),        # requirements in a problem
+    ("a b - block c", "a b - (either block) c"),                     # either
+    ("(on a b)", "(on a a b)"),                                      # wrong arity: our checker's message
+    ("(on a b)", "(on a zz)"),                                       # unknown object
+    ("(on a b)", "(onn a b)"),                                       # unknown predicate
+    ("a b - block", "a b a - block"),                                # duplicate object
+    ("(on a b)", "(on a 1b)"),                                       # name the grammar refuses
+    ("(on a b)", "(on a b"),                                         # unbalanced
+    ("(= (total-cost) 0)", "(= (total-cost) -1)"),                   # not a grammar NUMBER
+    ("(:metric minimize (total-cost))", "(:metric maximize (total-cost))"),
+    ("(:goal", "(:goal (clear a)) (:goal"),                          # two goals
+])
+def test_other_shapes_and_errors_are_left_to_the_full_parser(old, new, monkeypatch) -> None:
+    text = PLAIN.replace(old, new, 1)
+    assert text != PLAIN
+    fast, full = _both(text, parse_domain(BW, "d.pddl"), "p.pddl", monkeypatch)
+    assert fast == full  # same model, or the same located error
+
+
+STORAGE = """(define (domain storage) (:requirements :typing)
+ (:types hoist surface place area - object
+  container depot - place
+  storearea transitarea - area
+  area crate - surface)
+ (:predicates (clear ?s - storearea) (on ?c - crate ?s - surface)))"""
+
+
+def test_a_type_listed_under_object_and_a_proper_parent_keeps_the_parent_with_a_warning() -> None:
+    domain = parse_domain(STORAGE, "s.pddl")
+    assert domain.types["area"] == "surface" and domain.is_subtype("storearea", "surface")
+    assert domain.warnings == ("s.pddl:5:3: type 'area' declared twice; kept as a subtype of surface",)
+    reverse = parse_domain(STORAGE.replace("hoist surface place area - object", "hoist surface place - object area - surface")
+                           .replace("area crate - surface", "area crate - object"), "s.pddl")
+    assert reverse.types["area"] == "surface" and reverse.types["crate"] == "object"
+    same = parse_domain(STORAGE.replace("area crate - surface", "area crate - object"), "s.pddl")
+    assert same.types["area"] == "object"
+    assert any("type 'area' declared twice; kept as a subtype of object" in w for w in same.warnings)
+
+
+def test_a_type_with_two_proper_parents_is_still_refused() -> None:
+    with pytest.raises(DuplicateNameError, match=r"^s.pddl:5:3: "):
+        parse_domain(STORAGE.replace("place area - object", "place - object area - place"), "s.pddl")

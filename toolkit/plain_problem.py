@@ -1,0 +1,176 @@
+"""A fast reader for problem files of the plain shape almost every generator writes.
+
+The ``pddl`` package's Lark parser spends about 100 us per token; a large ``:init``
+(visitall, parking, tidybot: thousands of atoms) then costs far more than the
+grounding itself, where Fast Downward's translator reads the same file in a few
+milliseconds. Most problem files are plain: typed object lists, an ``:init`` of
+ground atoms, negated atoms and ``(= (f objs) number)`` values, a goal made of
+``and``/``or``/``not`` over ground atoms, and at most ``(:metric minimize (total-cost))``.
+
+:func:`read_plain_problem` reads exactly that shape into the same ``pddl`` objects
+the Lark transformer builds, so the rest of the loader (name, arity and type
+checks, error positions) runs unchanged. Anything else, including anything
+malformed, returns None and the caller takes the full parser, which owns every
+syntax error message; so this path can only ever accept what the grammar accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from types import SimpleNamespace
+from typing import Union
+
+from pddl.logic import base as pb
+from pddl.logic import functions as pf
+from pddl.logic.predicates import Predicate
+from pddl.logic.terms import Constant
+
+_TOKEN = re.compile(r"[()]|[^\s()]+")
+# The grammar's NAME and NUMBER terminals (pddl/parser/grammar.lark).
+_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*\Z")
+_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
+# Words the grammar reserves: a name spelled like one goes to the full parser.
+_KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
+                       "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",
+                       "scale-down", "scale-up", "total-cost", "when"})
+
+SExpr = Union[str, list["SExpr"]]
+
+
+class _NotPlain(Exception):
+    """The text leaves the plain shape: the full parser reads it."""
+
+
+def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
+    """The parsed problem (name, domain_name, objects, init, goal, metric) of comment-free ``code``, or None.
+
+    ``root`` is the placeholder the loader writes for the type ``object``.
+    """
+    try:
+        return _problem(_sexpr(code), root)
+    except (_NotPlain, RecursionError):
+        return None
+
+
+def _sexpr(code: str) -> list[SExpr]:
+    stack: list[list[SExpr]] = [[]]
+    for tok in _TOKEN.findall(code):
+        if tok == "(":
+            stack.append([])
+        elif tok == ")":
+            if len(stack) == 1:
+                raise _NotPlain
+            done = stack.pop()
+            stack[-1].append(done)
+        else:
+            stack[-1].append(tok)
+    if len(stack) != 1 or len(stack[0]) != 1 or not isinstance(stack[0][0], list):
+        raise _NotPlain
+    return stack[0][0]
+
+
+def _name(tok: SExpr) -> str:
+    if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in _KEYWORDS:
+        raise _NotPlain
+    return tok
+
+
+def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
+    if len(tree) < 5 or tree[0] != "define":
+        raise _NotPlain
+    head, dom = tree[1], tree[2]
+    if not (isinstance(head, list) and len(head) == 2 and head[0] == "problem"):
+        raise _NotPlain
+    if not (isinstance(dom, list) and len(dom) == 2 and dom[0] == ":domain"):
+        raise _NotPlain
+    sections: dict[str, list[SExpr]] = {}
+    order = (":objects", ":init", ":goal", ":metric")
+    last = -1
+    for sec in tree[3:]:
+        if not isinstance(sec, list) or not sec or sec[0] not in order or order.index(sec[0]) <= last:
+            raise _NotPlain  # :requirements, :constraints, repeats, disorder: the full parser decides
+        last = order.index(sec[0])
+        sections[sec[0]] = sec[1:]
+    if ":init" not in sections or ":goal" not in sections or len(sections[":goal"]) != 1:
+        raise _NotPlain
+    objects = _objects(sections.get(":objects", []), root)
+    by_name = {str(o.name): o for o in objects}
+    init = {_init_element(el, by_name) for el in sections[":init"]}
+    return SimpleNamespace(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, init=init,
+                           goal=_goal(sections[":goal"][0], by_name), metric=_metric(sections.get(":metric")))
+
+
+def _objects(items: list[SExpr], root: str) -> list[Constant]:
+    typed: dict[str, str | None] = {}
+    pending: list[str] = []
+    i = 0
+    while i < len(items):
+        tok = items[i]
+        if tok == "-":
+            if i + 1 >= len(items) or not pending:
+                raise _NotPlain
+            kind = items[i + 1]
+            if kind != root:
+                kind = _name(kind)
+            for n in pending:
+                typed[n] = kind
+            pending, i = [], i + 2
+            continue
+        n = _name(tok)
+        if n in typed or n in pending:
+            raise _NotPlain  # a duplicate: the full parser reports it where it is
+        pending.append(n)
+        i += 1
+    for n in pending:
+        typed[n] = None
+    return [Constant(n, type_tag=t) for n, t in typed.items()]
+
+
+def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
+    if not isinstance(el, list) or not el:
+        raise _NotPlain
+    return Predicate(_name(el[0]), *[_object(a, by_name) for a in el[1:]])
+
+
+def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
+    hit = by_name.get(tok) if isinstance(tok, str) else None
+    return hit if hit is not None else Constant(_name(tok))
+
+
+def _init_element(el: SExpr, by_name: dict[str, Constant]):
+    if isinstance(el, list) and el and el[0] == "=":
+        if len(el) != 3 or not isinstance(el[1], list) or not el[1] or not isinstance(el[2], str):
+            raise _NotPlain
+        if not _NUMBER.match(el[2]):
+            raise _NotPlain
+        value = float(el[2]) if "." in el[2] else int(el[2])
+        head = el[1]
+        fname = head[0] if isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1 else _name(head[0])
+        return pf.EqualTo(pf.NumericFunction(fname, *[Constant(_name(a)) for a in head[1:]]), pf.NumericValue(value))
+    if isinstance(el, list) and el and el[0] == "not":
+        if len(el) != 2:
+            raise _NotPlain
+        return pb.Not(_atom(el[1], by_name))
+    return _atom(el, by_name)
+
+
+def _goal(el: SExpr, by_name: dict[str, Constant]):
+    if not isinstance(el, list) or not el:
+        raise _NotPlain
+    if el[0] == "and":
+        return pb.And(*[_goal(x, by_name) for x in el[1:]])
+    if el[0] == "or":
+        return pb.Or(*[_goal(x, by_name) for x in el[1:]])
+    if el[0] == "not":
+        if len(el) != 2:
+            raise _NotPlain
+        return pb.Not(_goal(el[1], by_name))
+    return _atom(el, by_name)
+
+
+def _metric(items: list[SExpr] | None):
+    if items is None:
+        return None
+    if items == ["minimize", ["total-cost"]]:
+        return pf.Metric(pf.NumericFunction("total-cost"), "minimize")
+    raise _NotPlain
