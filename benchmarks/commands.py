@@ -39,6 +39,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", metavar="PATH", type=cli_args.output_file, help="grounder vlm: reply cache file "
                                                    "(default PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="grounder vlm: neither read nor write the reply cache")
+    _add_endpoint_limits(p)
     p.add_argument("--replay", type=cli_args.input_path, help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
                                     "--protocol viplan-planner: a viplan-planner run folder")
     p.add_argument("--plan-wrong", type=cli_args.probability, help="viplan-planner with --grounder noisy: P(a plan action is "
@@ -111,6 +112,9 @@ def _check_vlm_flags(args: argparse.Namespace) -> None:
     check_max_retries(args.max_retries)
     if args.cache and args.no_cache:
         raise PgtError("--cache and --no-cache contradict each other; pass one")
+    limits = [f"--{n.replace('_', '-')}" for n in LIMIT_FLAGS if getattr(args, n, None) is not None]
+    if limits and args.grounder != "vlm":
+        raise PgtError(f"{', '.join(limits)}: only for --grounder vlm (the limits of a model endpoint)")
     if args.base_url is not None:
         check_base_url(args.base_url)
     if args.grounder == "vlm" and not (args.model or env_model()):
@@ -127,7 +131,18 @@ def _accuracy_text(s: dict[str, float]) -> str:
 
 
 # execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
-EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache")
+EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache", "max_inflight", "rpm", "tpm")
+LIMIT_FLAGS = ("max_inflight", "rpm", "tpm")  # study-wide endpoint limits (grounders/limits.py)
+
+
+def _add_endpoint_limits(p: argparse.ArgumentParser) -> None:
+    """``--max-inflight``, ``--rpm``, ``--tpm``: one study-wide limit on what is sent to the endpoint."""
+    p.add_argument("--max-inflight", type=cli_args.count, help="grounder vlm: most endpoint requests open at once, "
+                   "over all episodes (episodes run concurrently as threads; default 8)")
+    p.add_argument("--rpm", type=cli_args.per_minute, help="grounder vlm: endpoint requests per minute, study-wide "
+                   "(paced evenly; a 429 slows the study further)")
+    p.add_argument("--tpm", type=cli_args.per_minute, help="grounder vlm: prompt + completion tokens per minute, "
+                   "study-wide (estimated before a request, settled from the reply's usage)")
 
 
 def run_cmd(args: argparse.Namespace) -> int:

@@ -38,6 +38,7 @@ from typing import Any, Callable
 from urllib.parse import urlparse
 
 from grounders.cache import ReplyCache, cache_key
+from grounders.limits import EndpointLimiter, estimate_prompt_tokens
 from toolkit.errors import EndpointError, MalformedReplyError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -143,8 +144,9 @@ class ChatClient:
     def __init__(self, model: str, base_url: str | None = None, api_key: str = "",
                  policy: RetryPolicy = RetryPolicy(), cache: ReplyCache | None = None,
                  sleep: Callable[[float], None] = time.sleep, now: Callable[[], float] = time.time,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, limiter: EndpointLimiter | None = None) -> None:
         self.model = model
+        self.limiter = limiter  # study-wide in-flight and per-minute limits, shared by every episode's client
         self.base_url = check_base_url(base_url)
         self.policy, self.cache = policy, cache
         self.sleep, self.now = sleep, now
@@ -187,7 +189,7 @@ class ChatClient:
                 kwargs.update(logprobs=True, top_logprobs=5)
             server_wait: float | None = None
             try:
-                return _read(self._client.chat.completions.create(**kwargs))
+                return self._send(kwargs)
             except openai.BadRequestError as exc:
                 if "logprobs" in kwargs:  # some endpoints refuse logprobs: ask again without them
                     self._logprobs_ok = False
@@ -215,6 +217,8 @@ class ChatClient:
                     raise self._fail(failure, True, status)
                 fatal = False
                 server_wait = retry_after(getattr(exc.response, "headers", None), self.now())
+                if status == 429 and self.limiter is not None:  # slow the whole study, not just this request
+                    self.limiter.throttled(server_wait)
             except (openai.APIError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
                 raise MalformedReplyError(self.scrub(f"malformed reply from {self.base_url}: "
                                                      f"{type(exc).__name__}: {exc}")) from None
@@ -222,6 +226,16 @@ class ChatClient:
                 raise self._fail(f"{failure} (gave up after {attempt + 1} attempt(s))", fatal, status)
             self._wait(attempt, server_wait)
             attempt += 1
+
+    def _send(self, kwargs: dict[str, Any]) -> Completion:
+        """One HTTP request, admitted by the limiter (if any) and settled with the reply's token usage."""
+        if self.limiter is None:
+            return _read(self._client.chat.completions.create(**kwargs))
+        estimate = estimate_prompt_tokens(kwargs["messages"]) + int(kwargs["max_tokens"])
+        with self.limiter.request(estimate) as slot:
+            reply = _read(self._client.chat.completions.create(**kwargs))
+            slot.settle(reply.prompt_tokens, reply.completion_tokens)
+            return reply
 
     def _wait(self, attempt: int, server_wait: float | None) -> None:
         p = self.policy

@@ -77,6 +77,14 @@ def seconds(text: str) -> float:
     return value
 
 
+def per_minute(text: str) -> float:
+    """A rate limit: a finite number above zero (requests or tokens per minute)."""
+    value = _float(text)
+    if value <= 0:
+        raise ArgumentTypeError(f"must be more than 0 per minute, got {text!r}")
+    return value
+
+
 def probability(text: str) -> float:
     """A probability or accuracy in [0, 1]."""
     value = _float(text)
