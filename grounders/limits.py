@@ -67,7 +67,9 @@ class _Bucket:
     def wait_for(self, amount: float, factor: float) -> float:
         """Seconds until ``amount`` can be taken (a request bigger than the capacity waits for a full bucket)."""
         need = min(amount, self.capacity) - self.level
-        return 0.0 if need <= 0 else need * 60.0 / (self.per_minute * factor)
+        if need <= 1e-9 * max(1.0, amount):  # rounding of the refill must not ask for a sleep too short to advance
+            return 0.0
+        return need * 60.0 / (self.per_minute * factor)
 
 
 class EndpointLimiter:
