@@ -290,28 +290,29 @@ def scrub(text: str) -> str:
     return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
 
 
-def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
+def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
 
-    return run_viplan_grounder(env, make_grounder(task, spec, seed), make_planner(spec.config.planner),
+    return run_viplan_grounder(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
                                ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
 
 
-def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int):
+def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
     from grounders.factory import build_proposer
     from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
 
-    return run_viplan_planner(env, build_proposer(spec.config, task, spec.id, seed),
+    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
                               ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed, goal_text=goal_in_words)
 
 
-def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
+def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 
-    return run_belief_agent(env, make_grounder(task, spec, seed), make_planner(spec.config.planner),
+    return run_belief_agent(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
                             BeliefAgentConfig(max_steps=spec.max_steps), seed)
 
 
+# (task, env, spec, seed[, grounder or proposer]) -> EpisodeResult; the last argument replaces the study's own
 PROTOCOL_RUNNERS: dict[str, Callable[..., Any]] = {
     "viplan-grounder": _viplan_grounder,
     "viplan-planner": _viplan_planner,
