@@ -20,7 +20,10 @@ in ordinary ways; the policy is:
 
 The API key lives in the ``openai`` client only: it is never part of a cache
 key, and every error text is scrubbed of it. The cache key includes the base
-URL, so another endpoint serving a model of the same name is asked afresh.
+URL, so another endpoint serving a model of the same name is asked afresh; a
+request another thread is already sending waits for that reply (one payment).
+Study-wide limits (in flight, per minute) come from a shared
+:class:`~grounders.limits.EndpointLimiter` that every attempt passes through.
 ``sleep``, ``now`` and ``rng`` are injectable so tests check waits without waiting.
 ``openai`` is imported only when a client is built, so checking flags stays cheap.
 """
@@ -32,6 +35,7 @@ import hashlib
 import json
 import math
 import random
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
@@ -42,6 +46,8 @@ from grounders.limits import EndpointLimiter, estimate_prompt_tokens
 from toolkit.errors import EndpointError, MalformedReplyError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_PENDING: dict[str, threading.Event] = {}  # cache keys being fetched by some thread of this process
+_PENDING_GUARD = threading.Lock()
 _RETRY_STATUS = {408, 409, 429}
 
 Logprobs = list[tuple[str, float, list[tuple[str, float]]]]  # (token, logprob, [(alternative, logprob)])
@@ -165,17 +171,34 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, Any]], temperature: float = 0.0, max_tokens: int = 256,
                  logprobs: bool = False) -> Completion:
-        """One completion (from the cache if it holds this exact request); raises EndpointError."""
-        key = None
-        if self.cache is not None:
-            key = cache_key(base_url=self.base_url, model=self.model, messages=_digest_images(messages),
-                            temperature=temperature, max_tokens=max_tokens, logprobs=logprobs)
+        """One completion (from the cache if it holds this exact request); raises EndpointError.
+
+        With a cache, a request that another thread of this process is already
+        sending waits for that reply and reads it from the cache, as a sequential
+        run would: concurrent episodes of one problem (several seeds) ask the same
+        first questions at once, and each would otherwise be paid for.
+        """
+        if self.cache is None:
+            return self._with_retries(messages, temperature, max_tokens, logprobs)
+        key = cache_key(base_url=self.base_url, model=self.model, messages=_digest_images(messages),
+                        temperature=temperature, max_tokens=max_tokens, logprobs=logprobs)
+        while True:
             if (hit := self.cache.get(key)) is not None:
                 return Completion.from_json(hit)
-        reply = self._with_retries(messages, temperature, max_tokens, logprobs)
-        if key is not None:
+            with _PENDING_GUARD:
+                pending = _PENDING.get(key)
+                if pending is None:
+                    pending = _PENDING[key] = threading.Event()
+                    break
+            pending.wait()  # the other request's reply is in the cache now (or it failed: ask ourselves)
+        try:
+            reply = self._with_retries(messages, temperature, max_tokens, logprobs)
             self.cache.put(key, reply.to_json())
-        return reply
+            return reply
+        finally:
+            with _PENDING_GUARD:
+                del _PENDING[key]
+            pending.set()
 
     def _with_retries(self, messages: list[dict[str, Any]], temperature: float, max_tokens: int,
                       logprobs: bool) -> Completion:

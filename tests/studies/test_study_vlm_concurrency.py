@@ -51,8 +51,9 @@ class Endpoint:
 
 
 def _run(url: str, out: Path, *extra: str, problems: int = 2) -> int:
+    cache = [] if "--cache" in extra else ["--no-cache"]
     return main(["run", "--suite", "viplan-bw/simple", "--problems", str(problems), "--seeds", "2",
-                 "--max-steps", "2", "--grounder", "vlm", "--model", "fake-vlm", "--base-url", url, "--no-cache",
+                 "--max-steps", "2", "--grounder", "vlm", "--model", "fake-vlm", "--base-url", url, *cache,
                  "--quiet", "--out", str(out), *extra])
 
 
@@ -122,3 +123,26 @@ def test_bad_limits_fail_before_any_work(tmp_path: Path, capsys, flags: list[str
     err = capsys.readouterr().err
     assert rc == 2 and message in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def _without_tokens(record: dict) -> dict:
+    """A record without who paid for a reply (a cache hit costs 0 tokens; with threads another episode may pay)."""
+    out = {k: v for k, v in record.items() if k not in ("prompt_tokens", "completion_tokens")}
+    out["events"] = [{k: v for k, v in e.items() if k not in ("prompt_tokens", "completion_tokens", "cached")}
+                     for e in record.get("events", ())]
+    return out
+
+
+def test_with_a_cache_concurrent_seeds_pay_for_each_question_once(tmp_path: Path) -> None:
+    endpoint = Endpoint(latency=0.002)
+    with start_fake_openai(endpoint) as server:
+        assert _run(server.base_url, tmp_path / "seq", "--max-inflight", "1", "--cache", "seq.sqlite",
+                    problems=1) == 0
+        asked_alone = len(server.requests)
+        assert _run(server.base_url, tmp_path / "conc", "--max-inflight", "4", "--cache", "conc.sqlite",
+                    problems=1) == 0
+    assert len(server.requests) == 2 * asked_alone  # the second seed's questions were cache hits both times
+    sequential, concurrent = _records(tmp_path / "seq"), _records(tmp_path / "conc")
+    assert {k: _without_tokens(v) for k, v in concurrent.items()} == \
+           {k: _without_tokens(v) for k, v in sequential.items()}
+    assert sum(r["prompt_tokens"] for r in concurrent.values()) == sum(r["prompt_tokens"] for r in sequential.values())
