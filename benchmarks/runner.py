@@ -541,11 +541,16 @@ def _run_episodes(config: RunConfig, specs: list[EpisodeSpec], workers: int) -> 
     the study-wide limits of :mod:`grounders.limits` then hold across all of them,
     which limits per worker process could not. CPU-bound studies use ``workers``.
     """
-    if endpoint_bound(config) and len(specs) > 1:
-        from grounders.factory import endpoint_limiter
+    if not endpoint_bound(config):
+        return _execute(specs, workers)
+    from grounders.factory import endpoint_limiter
+    from grounders.limits import renew
 
-        return _execute_threads(specs, config.max_inflight or DEFAULT_MAX_INFLIGHT, endpoint_limiter(config))
-    return _execute(specs, workers)
+    limiter = endpoint_limiter(config)
+    if limiter is not None and limiter.closed:  # left by a stopped study of this process: this one starts afresh
+        renew(limiter)
+        limiter = endpoint_limiter(config)
+    return _execute_threads(specs, config.max_inflight or DEFAULT_MAX_INFLIGHT, limiter)
 
 
 _DONE = object()

@@ -192,6 +192,8 @@ class ChatClient:
                     break
             pending.wait()  # the other request's reply is in the cache now (or it failed: ask ourselves)
         try:
+            if (hit := self.cache.get(key)) is not None:  # put by a request that finished since our look-up
+                return Completion.from_json(hit)
             reply = self._with_retries(messages, temperature, max_tokens, logprobs)
             self.cache.put(key, reply.to_json())
             return reply

@@ -275,13 +275,22 @@ def shared_limiter(base_url: str, max_inflight: int | None, rpm: float | None,
     """The process's one limiter for this endpoint and these limits (None when nothing is limited).
 
     Every episode of a study builds its own client; they all get this object, so the
-    limits hold study-wide across the episode threads. A closed limiter is replaced.
+    limits hold study-wide across the episode threads. A closed limiter stays (so
+    the leftover threads of a stopped study cannot start afresh) until :func:`renew`.
     """
     if max_inflight is None and rpm is None and tpm is None:
         return None
     key = json.dumps([base_url, max_inflight, rpm, tpm])
     with _SHARED_GUARD:
         limiter = _SHARED.get(key)
-        if limiter is None or limiter.closed:  # a stopped study's limiter stays closed for its leftover threads
+        if limiter is None:
             limiter = _SHARED[key] = EndpointLimiter(max_inflight, rpm, tpm)
         return limiter
+
+
+def renew(limiter: EndpointLimiter) -> None:
+    """Forget a closed limiter, so the next :func:`shared_limiter` call (a new study) gets a fresh one."""
+    with _SHARED_GUARD:
+        for key, held in list(_SHARED.items()):
+            if held is limiter:
+                del _SHARED[key]

@@ -9,7 +9,7 @@ import pytest
 from openai_server import Reply, rate_limited, start_fake_openai
 
 from grounders.client import ChatClient, RetryPolicy
-from grounders.limits import EndpointLimiter, estimate_prompt_tokens, image_tokens, shared_limiter
+from grounders.limits import EndpointLimiter, estimate_prompt_tokens, image_tokens, renew, shared_limiter
 from toolkit.errors import EndpointError
 
 
@@ -153,12 +153,14 @@ def test_close_refuses_waiting_and_new_requests() -> None:
             pass
 
 
-def test_one_shared_limiter_per_endpoint_and_limits_a_closed_one_is_replaced() -> None:
+def test_one_shared_limiter_per_endpoint_and_limits_a_closed_one_stays_until_renewed() -> None:
     assert shared_limiter("http://a/v1", None, None, None) is None
     first = shared_limiter("http://a/v1", 4, 60.0, None)
     assert shared_limiter("http://a/v1", 4, 60.0, None) is first
     assert shared_limiter("http://b/v1", 4, 60.0, None) is not first
     first.close()
+    assert shared_limiter("http://a/v1", 4, 60.0, None) is first  # a stopped study's threads get no fresh one
+    renew(first)
     assert shared_limiter("http://a/v1", 4, 60.0, None) is not first
 
 

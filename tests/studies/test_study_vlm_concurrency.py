@@ -103,10 +103,14 @@ def test_a_resume_may_change_the_limits_and_ends_as_one_run(tmp_path: Path) -> N
 def test_a_fatal_endpoint_error_stops_every_episode_thread(tmp_path: Path, capsys) -> None:
     with start_fake_openai(lambda request: unauthorized()) as server:
         assert _run(server.base_url, tmp_path / "run", "--max-inflight", "4", problems=10) == 1
-        time.sleep(0.2)  # threads still running would keep asking
+        at_return = len(server.requests)
+        deadline = time.monotonic() + 5
+        while any(t.name.startswith("pgt-episode") for t in threading.enumerate()) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert not any(t.name.startswith("pgt-episode") for t in threading.enumerate())  # every thread ended
         asked = len(server.requests)
-        time.sleep(0.3)
-        assert len(server.requests) == asked <= 4 * 4  # at most one batch per thread, then nothing
+        time.sleep(0.2)
+        assert len(server.requests) == asked <= at_return + 4  # only the requests in flight at the stop came after
     assert "authentication failed" in capsys.readouterr().err
     assert len(read_records(tmp_path / "run" / "episodes.jsonl")) == 1
 
