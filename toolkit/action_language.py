@@ -17,7 +17,12 @@ and strict where a misread would be possible:
   leading words it follows ("from the blue block, unstack the red block").
 
 A sentence must use exactly the template's words (up to synonyms): extra or missing
-words mean no match, so prose is never read as an action by accident.
+words mean no match, so prose is never read as an action by accident. An action
+without a template is read from its name's words followed by its objects, where
+prepositions between the objects, and a short phrase after the last one that starts
+with a preposition, are allowed ("unstack the red block from the blue block", "put
+down the red block on the table"), because the name alone cannot say which words
+English adds.
 """
 
 from __future__ import annotations
@@ -45,6 +50,12 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
 }
 LEAD = re.compile(r"^(?:(?:then|next|now|first(?:ly)?|second(?:ly)?|finally|lastly|after\s+that|afterwards|and|so|"
                    r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|please|step)\b[\s,]*)+")
+# No action sentence is longer (a template's words plus its object phrases); longer text is prose,
+# and the word-by-word segmentation below recurses once per word.
+MAX_WORDS = 80
+# Canonical prepositions a sentence may add between the objects of an action that has no template.
+LINKING = frozenset({"on", "from", "in", "to", "at", "with", "of", "by", "onto", "into", "off", "via", "using",
+                     "next"})
 _TOKEN = re.compile(r"[a-z0-9]+")
 _QUOTES = re.compile(r"[\"'`“”‘’]")
 
@@ -75,6 +86,7 @@ class _Compiled:
     name: str
     arity: int
     bag: Counter[str]  # canonical literal words
+    lenient: bool  # no template: words of LINKING may be added before the second and later objects
     markers: tuple[tuple[str, ...], ...]  # canonical words right before each slot, by slot order
     slot_index: tuple[int, ...]  # parameter index of each slot, in template order
     types: tuple[tuple[str, ...], ...]  # parameter types
@@ -96,9 +108,11 @@ class ActionLanguage:
         self.task = task
         self.display = dict(display)
         self.templates: dict[str, Template] = {}
+        self._untemplated: set[str] = set()
         for name, schema in task.domain.actions.items():
             tpl = templates.get(name)
             if tpl is None:
+                self._untemplated.add(name)
                 spec = " ".join([ph.split_words(name), *(f"{{{i}}}" for i in range(schema.arity))])
                 tpl = parse_template(spec, schema.params, "<fallback>", name)
             self.templates[name] = tpl
@@ -169,8 +183,8 @@ class ActionLanguage:
                 pending.extend(tokens(part))
         words.extend(self._canonical(pending))
         schema = self.task.domain.actions[name]
-        return _Compiled(name, schema.arity, Counter(words), tuple(markers), tuple(slots),
-                         tuple(t for _, t in schema.params))
+        return _Compiled(name, schema.arity, Counter(words), name in self._untemplated, tuple(markers),
+                         tuple(slots), tuple(t for _, t in schema.params))
 
     def _segmentations(self, words: list[str]) -> list[tuple[list[tuple[str, ...]], list[frozenset[str]], tuple[str, ...]]]:
         """Ways to split words into (segments before each mention, mentions, trailing words).
@@ -203,13 +217,14 @@ class ActionLanguage:
         """Read a sentence as an action; None if it fits no template (ambiguity is a match with candidates)."""
         body = LEAD.sub("", " ".join(tokens(text)))
         words = body.split()
-        if not words:
+        if not words or len(words) > MAX_WORDS:
             return None
         found: dict[tuple[str, tuple[str, ...]], int] = {}
         for segs, mentions, tail in self._segmentations(words):
             bag = Counter(w for s in segs for w in s) + Counter(tail)
+            linked = _linked_bag(segs, tail)
             for comp in self._compiled:
-                if comp.arity != len(mentions) or comp.bag != bag:
+                if comp.arity != len(mentions) or comp.bag != (linked if comp.lenient and segs else bag):
                     continue
                 for result, score in self._assign(comp, segs, mentions):
                     found[result] = max(score, found.get(result, -1))
@@ -246,3 +261,15 @@ class ActionLanguage:
 
     def _fits(self, obj: str, types: tuple[str, ...]) -> bool:
         return any(self.task.domain.is_subtype(self.task.objects[obj], t) for t in types)
+
+
+def _linked_bag(segs: Sequence[tuple[str, ...]], tail: tuple[str, ...]) -> Counter[str]:
+    """The words an action without a template must match: the words before its first object, the
+    non-linking words between objects, and the words after the last one unless they are a short
+    phrase that starts with a preposition ("put down the red block on the table")."""
+    words = Counter(segs[0]) if segs else Counter()
+    for seg in segs[1:]:
+        words.update(w for w in seg if w not in LINKING)
+    if not (tail and tail[0] in LINKING and len(tail) <= 5):
+        words.update(tail)
+    return words

@@ -64,7 +64,18 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         modules = list(dict.fromkeys(COMMANDS.values()))
     for module in modules:
         importlib.import_module(module).register(sub)
+    _name_parsers(parser)
     return parser
+
+
+def _name_parsers(parser: argparse.ArgumentParser) -> None:
+    """Record in each (nested) subcommand's defaults its own parser, so that stray arguments are
+    reported by ``pgt CMD KIND``, not by ``pgt`` (argparse reports them at the top level)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub_parser in action.choices.values():
+                sub_parser.set_defaults(_parser=sub_parser)
+                _name_parsers(sub_parser)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -75,7 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = build_parser(argv[0] if argv else None)
         try:
-            args = parser.parse_args(argv)
+            args, extra = parser.parse_known_args(argv)
+            if extra:
+                getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
         except SystemExit as exc:  # argparse already printed its one-line usage error (or the help)
             return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 2
         if not getattr(args, "func", None):

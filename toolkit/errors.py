@@ -7,6 +7,7 @@ plan are reported as result objects (see :mod:`toolkit.verify`).
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 
 
@@ -23,7 +24,34 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     known = list(known)
     lowered = {k.lower(): k for k in known}
     hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.6)
+    if not hits:
+        hits = _abbreviated(name.lower(), list(lowered), n)
     return [lowered[h] for h in hits]
+
+
+def _abbreviated(short: str, known: list[str], n: int) -> list[str]:
+    """Known names that ``short`` abbreviates: same first letter, its letters in order, same trailing number.
+
+    Models shorten object names (``p1`` for ``person1``, ``c0`` for ``city-0``), which difflib's
+    ratio misses because the abbreviation is much shorter than the name.
+
+    >>> _abbreviated("p1", ["person1", "plane1", "person2", "city1"], 3)
+    ['plane1', 'person1']
+    """
+    if len(short) < 2:
+        return []
+    digits = re.search(r"\d*$", short).group()
+    matches = [k for k in known
+               if k[0] == short[0] and len(k) > len(short) and re.search(r"\d*$", k).group() == digits
+               and _in_order(short, k)]
+    matches.sort(key=lambda k: (-difflib.SequenceMatcher(None, short, k).ratio(), k))
+    return matches[:n]
+
+
+def _in_order(short: str, name: str) -> bool:
+    """Every character of ``short`` occurs in ``name`` in the same order."""
+    rest = iter(name)
+    return all(ch in rest for ch in short)
 
 
 class PddlSyntaxError(PgtError):

@@ -598,7 +598,10 @@ class _Converter:
         terms = tuple(self.term(t, scope) for t in f.terms)
         decl = self.functions[name]
         if len(terms) != len(decl.params):
-            raise ArityError("function", name, len(decl.params), len(terms), _where(self.path, self.text, pattern))
+            exact = pattern + "".join(r"\s+" + name_pattern(str(t)) for t in f.terms) + r"\s*\)"  # this use, not the first
+            where = _where(self.path, self.text, exact, self.start)
+            raise ArityError("function", name, len(decl.params), len(terms),
+                             where if where != self.path else _where(self.path, self.text, pattern))
         return m.FTerm(name, terms)
 
     def cost_term(self, f, scope: dict[str, str]) -> m.CostTerm:
@@ -897,7 +900,15 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         if isinstance(lit, pb.Not):
             continue  # closed world: negative initial literals are redundant
         if isinstance(lit, pf.EqualTo) and isinstance(lit.operands[0], pf.NumericFunction):
-            ft = conv.fterm(lit.operands[0], {}, r"\(\s*=\s*")
+            def checked_term(lit=lit) -> m.FTerm:
+                ft = conv.fterm(lit.operands[0], {}, r"\(\s*=\s*")
+                _check_types(domain, every, m.Pred(ft.function, ft.terms), path, text, lenient, conv.start, untyped,
+                             domain.functions[ft.function].params)
+                return ft
+
+            ft = conv._recover(checked_term, None)
+            if ft is None:
+                continue
             value = _number(lit.operands[1].value)
             if ft.function == m.TOTAL_COST and value != 0:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*=\s*\(\s*total-cost\b"),
@@ -965,13 +976,15 @@ def _ground_preds(c: m.Condition):
 
 
 def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, lenient: list[str] | None,
-                 start: int = 0, untyped: set[str] = frozenset()) -> None:
+                 start: int = 0, untyped: set[str] = frozenset(),
+                 params: tuple[tuple[str, tuple[str, ...]], ...] | None = None) -> None:
     """Raise on an argument of the wrong type, or (``lenient`` collecting warnings) note it and go on.
 
     The position is that of the first use at or after ``start`` (the goal's atoms are sought in the goal).
+    ``params`` are the declared parameters when ``pred`` is a function term, e.g. ``(dist a b)`` in :init.
     """
-    decl = domain.predicates[pred.predicate]
-    for obj, (_, types) in zip(pred.terms, decl.params):
+    decl_params = domain.predicates[pred.predicate].params if params is None else params
+    for obj, (_, types) in zip(pred.terms, decl_params):
         if obj not in untyped and not any(domain.is_subtype(objects[obj], t) for t in types):
             line, col = locate(text, r"\(\s*" + re.escape(pred.predicate) + r"\s[^)]*\b" + re.escape(obj), start)
             err = TypeMismatchError(obj, objects[obj], " or ".join(types), path if line is None else f"{path}:{line}:{col}")

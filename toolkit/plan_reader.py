@@ -28,6 +28,7 @@ _TIME = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*")
 _SUFFIX = re.compile(r"\s*(?:\[[^][]*\]|\{[^{}]*\}|#.*|//.*|;.*)\s*$")  # no nesting: linear on "[[[["
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _GROUP = re.compile(r"\([^()]*\)")
+_WRAPPER = re.compile(r"^\(\s*[A-Za-z][\w-]*\s*((?:\([^()]*\)\s*)+)\)$")
 _CALLS = re.compile(r"[A-Za-z0-9][\w-]*\s*\([^()]*\)")
 _THEN = re.compile(r"\s*(?:;|,?\s+(?:and\s+)?then\s+|,\s+and\s+)\s*", re.I)
 # A plain "(name args)" line, the common case, read without the general machinery (speed).
@@ -49,6 +50,7 @@ class Candidate:
     listed: bool = False  # it came from a list item or a plan block, where a prose line is unusual
     json_item: object = None  # the JSON value, for JSON plans
     simple: tuple[str, tuple[str, ...]] | None = None  # (name, args) of a plain "(name args)" line
+    indent: int = 0  # leading spaces of the source line (a tab counts 4): notes nest under their step
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,7 @@ class Extract:
     skipped: tuple[Skipped, ...] = field(default=())
     json: bool = False
     blank: bool = False  # the reply has no content at all
+    breaks: frozenset[int] = frozenset()  # lines of comments and markdown headings: they end a list
 
 
 def clean(text: str) -> str:
@@ -83,7 +86,11 @@ def clean(text: str) -> str:
 
 
 def _split_many(body: str) -> list[str]:
-    """Several actions written on one line: ``(a) (b)``, ``a(x), b(y)``, "x; then y"."""
+    """Several actions written on one line: ``(a) (b)``, ``a(x), b(y)``, "x; then y", or one
+    s-expression that wraps them, ``(plan (a) (b))`` (joined from several lines)."""
+    wrapped = _WRAPPER.match(body)
+    if wrapped is not None:
+        body = wrapped.group(1).strip()
     groups = _GROUP.findall(body)
     if len(groups) > 1 and not _GROUP.sub("", body).strip(" ,;.-\t"):
         return groups
@@ -91,6 +98,8 @@ def _split_many(body: str) -> list[str]:
     if len(calls) > 1 and not _CALLS.sub("", body).strip(" ,;.-\t"):
         return calls
     parts = [p for p in _THEN.split(body) if p.strip()]
+    if any(p.count("(") != p.count(")") for p in parts):  # "x (now a, and b)": a remark's comma, not a new step
+        return [body]
     return parts if len(parts) > 1 else [body]
 
 
@@ -102,7 +111,7 @@ def _json_plan(text: str) -> object | None:
             data = jsontext.loads(stripped)
             if isinstance(data, (list, dict)):
                 return data
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # RecursionError: nested too deep to be a plan
             pass
     hit = _JSON_KEY.search(text)
     if hit is None:
@@ -168,13 +177,16 @@ def _region(lines: list[str]) -> tuple[tuple[int, int], str]:
     return (0, len(lines)), ""
 
 
+MAX_JOINED = 200  # lines one logical line may span: a never-closed parenthesis must not swallow the reply
+
+
 def _joined(lines: list[str], start: int, end: int) -> list[tuple[int, str]]:
     """Logical lines: ``\\`` continuations and actions whose parenthesis closes on a later line."""
     out: list[tuple[int, str]] = []
     i = start
     while i < end:
         first, text = i, lines[i]
-        while i + 1 < end and (text.rstrip().endswith("\\") or _open_parens(text) > 0):
+        while i + 1 < end and i - first < MAX_JOINED and (text.rstrip().endswith("\\") or _open_parens(text) > 0):
             nxt = lines[i + 1]
             if _FENCE.match(nxt) or (not nxt.strip() and not text.rstrip().endswith("\\")):
                 break
@@ -210,6 +222,7 @@ def extract(text: str) -> Extract:
                                  for v in items), tuple(skipped), json=True)
     block = bool(why_out)
     candidates: list[Candidate] = []
+    breaks: set[int] = set()
     for i, raw in _joined(lines, start, end):
         mt = _SIMPLE.match(raw)
         if mt is not None:
@@ -222,10 +235,12 @@ def extract(text: str) -> Extract:
         listed = block or bool(_LIST.match(_EMPHASIS.sub("", line)))
         body = clean(line)
         if not body or line.lstrip().startswith((";", "#", "//")):
+            breaks.add(i + 1)
             continue
+        indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip())
         for part in _split_many(body):
-            candidates.append(Candidate(i + 1, part.strip(), raw.strip(), listed))
-    return Extract(tuple(candidates), tuple(skipped))
+            candidates.append(Candidate(i + 1, part.strip(), raw.strip(), listed, indent=indent))
+    return Extract(tuple(candidates), tuple(skipped), breaks=frozenset(breaks))
 
 
 def _json_items(data: object) -> list[object] | None:

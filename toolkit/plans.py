@@ -197,6 +197,32 @@ def _as_match(hit: object) -> TextMatch | None:
     return TextMatch(name, tuple(args), ((name, tuple(args)),))
 
 
+_GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
+_ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
+
+
+# Words a statement about the plan opens with and an imperative step never does ("The goal is now
+# reached", "This frees the red block", "Done"): such a list item is commentary, not a broken step.
+_OPENERS = frozenset({"the", "this", "that", "these", "those", "it", "its", "there", "here", "our", "your", "my",
+                      "all", "both", "at", "as", "since", "because", "note", "goal", "done", "finished", "result",
+                      "which", "why", "reason", "explanation"})
+
+
+_END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"), ("end",), ("done",)})
+
+
+def _statement(text: str) -> bool:
+    words = tokens(text)
+    return bool(words) and (words[0] in _OPENERS or tuple(words) in _END_LINES)
+
+
+def _remark_in_parentheses(text: str) -> bool:
+    """"(You can do this because the block is clear.)": prose a model put in parentheses, not an
+    action, since action syntax has no clause punctuation and names few objects."""
+    inner = text.strip().strip("*_").strip()[1:-1]
+    return _sentence_like(inner) and (bool(re.search(r"[,:;.!?]", inner)) or len(inner.split()) > 6)
+
+
 def _sentence_like(text: str) -> bool:
     """Prose: three or more words, mostly alphabetic."""
     words = text.split()
@@ -262,8 +288,18 @@ class _Reader:
                         return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
                 if form != "bare" and name.lower() not in self._names and REFUSAL.search(cand.text):
                     return "refusal", None
+                if form == "pddl" and name.lower() not in self._names and _remark_in_parentheses(cand.text):
+                    return "other", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
+        glossed = _GLOSS.split(cand.text, maxsplit=1)
+        if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
+            head = _split_form(glossed[0])
+            if head is not None and head[0].lower() in self._names and self._resolves(head[0], head[1]):
+                return "step", (head[0], head[1], "pddl" if head[2] == "bare" else head[2])
         hit = self.english(cand.text)
+        aside = _ASIDE.search(cand.text) if hit is None else None
+        if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step
+            hit = self.english(cand.text[:aside.start()])
         if hit is not None:
             return self._english_result(hit, cand)
         if REFUSAL.search(cand.text):
@@ -296,18 +332,58 @@ class _Reader:
         return f"cannot read {text!r} as an action{tip}"
 
 
-def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]]) -> set[int]:
-    """Indexes of list items in a run of list items that holds a step: those are steps too."""
+def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]], breaks: frozenset[int]) -> set[int]:
+    """Indexes of list items in a run of list items that holds a step: those are steps too.
+
+    A heading or comment line ("### Goal:") between two items ends the run."""
     out: set[int] = set()
     run: list[int] = []
     for i in range(len(cands) + 1):
-        if i < len(cands) and cands[i].listed and kinds[i][0] != "refusal":
+        broken = bool(run) and i < len(cands) and any(
+            (cands[run[-1]].line or 0) < b < (cands[i].line or 0) for b in breaks)
+        if i < len(cands) and cands[i].listed and kinds[i][0] != "refusal" and not broken:
             run.append(i)
+            continue
+        if broken and i < len(cands) and cands[i].listed and kinds[i][0] != "refusal":
+            if any(kinds[j][0] == "step" for j in run):
+                out.update(run)
+            run = [i]
             continue
         if any(kinds[j][0] == "step" for j in run):
             out.update(run)
         run = []
     return out
+
+
+def _earlier_copies(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]]) -> set[int]:
+    """Indexes of every copy but the last of a plan written several times with prose between the
+    copies ("1. LOAD p0 a0 l0: load ..." and then "In PDDL:" and the same steps again).
+
+    Only when nothing is broken, every copy has the same two or more actions and the copies are
+    written differently (a numbered list and plain lines, English and PDDL): a plan that really
+    repeats a sequence writes it the same way each time and is never shortened.
+    """
+    if any(kind == "error" for kind, _ in kinds):
+        return set()
+    runs: list[list[int]] = [[]]
+    for i, (kind, _) in enumerate(kinds):
+        if kind == "step":
+            runs[-1].append(i)
+        elif runs[-1]:
+            runs.append([])
+    runs = [run for run in runs if run]
+
+    def actions(run: list[int]) -> list[tuple[str, ...]]:
+        return [tuple(x.lower() for x in (kinds[i][1][0], *kinds[i][1][1])) for i in run]  # type: ignore[index]
+
+    def looks(run: list[int]) -> list[tuple[bool, str]]:
+        return [(cands[i].listed, kinds[i][1][2]) for i in run]  # type: ignore[index]
+
+    if len(runs) < 2 or len(runs[0]) < 2 or any(actions(run) != actions(runs[0]) for run in runs[1:]):
+        return set()
+    if all(looks(run) == looks(runs[0]) for run in runs[1:]):
+        return set()
+    return {i for run in runs[:-1] for i in run}
 
 
 def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = None) -> ParsedPlan:
@@ -320,15 +396,28 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         return _parse_json(found, task)
     reader = _Reader(task, action_text)
     kinds = [reader.classify(c) for c in found.candidates]
+    for i in range(1, len(kinds)):  # "This plan clears c, then stacks a on it.": a line that opens as prose is prose
+        prev, cand = found.candidates[i - 1], found.candidates[i]
+        if kinds[i - 1][0] == "other" and (prev.line, prev.source) == (cand.line, cand.source):
+            kinds[i] = ("other", None)
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
     first = step_at[0] if step_at else 0
     steps: list[PlanStep] = []
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
-    in_plan_list = _plan_lists(found.candidates, kinds)
+    in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
+    copies = _earlier_copies(found.candidates, kinds)
+    step_indent = -1  # indentation of the last step: a deeper line under it is a note about it
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
-        if kind == "other" and ((i > first and step_at and not _remark(cand.text))
-                                or (i in in_plan_list and not cand.text.rstrip().endswith(":"))):
+        if i in copies:
+            skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
+            continue
+        if kind in ("step", "error"):
+            step_indent = cand.indent
+        nested = 0 <= step_indent < cand.indent
+        if kind == "other" and not nested and (
+                (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
+                or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())
         index = len(steps) + 1
         where = f"step {index}" + (f" (line {cand.line})" if cand.line else "")

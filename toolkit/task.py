@@ -114,6 +114,17 @@ class Task:
             raise UnknownSymbolError("object", name, self.objects)
         return hit
 
+    def _resolve_argument(self, name: str, types: tuple[str, ...]) -> str:
+        """Like :meth:`resolve_object`, but an unknown name is matched against objects of the parameter's type first."""
+        hit = self._object_names.get(name.lower())
+        if hit is not None:
+            return hit
+        fitting = [o for o, t in self.objects.items() if any(self.domain.is_subtype(t, want) for want in types)]
+        error = UnknownSymbolError("object", name, fitting)
+        if not error.suggestions:
+            error = UnknownSymbolError("object", name, self.objects)
+        raise error
+
     # ------------------------------------------------------------ actions
 
     def action(self, name: str, args: tuple[str, ...] | list[str]) -> GroundAction:
@@ -129,7 +140,8 @@ class Task:
         if hit is not None:
             return hit
         schema = self.domain.actions[self.resolve_action(name)]
-        objs = tuple(self.resolve_object(a) for a in args)
+        objs = tuple(self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
+                     for i, a in enumerate(args))
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
         for obj, (var, types) in zip(objs, schema.params):
@@ -270,3 +282,4 @@ def load_task(domain_path: str | Path, problem_path: str | Path) -> Task:
     """Load a domain and a problem file into a :class:`Task`."""
     domain = loader.load_domain(domain_path)
     return Task(domain, loader.load_problem(problem_path, domain))
+

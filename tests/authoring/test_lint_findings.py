@@ -113,3 +113,16 @@ def test_cli_exit_codes_and_json(capsys, tmp_path):
     assert main(["lint", "blocksworld"]) == 0
     assert capsys.readouterr().out.strip().endswith("0 error(s), 0 warning(s), 2 info")
     assert main(["lint", str(tmp_path / "missing.pddl")]) == 2
+
+
+@pytest.mark.parametrize("cost", ["1", "(dist ?a ?b)"])
+def test_action_costs_used_are_not_reported_unused(tmp_path: Path, cost: str) -> None:
+    domain = tmp_path / "d.pddl"
+    domain.write_text(f"""(define (domain d) (:requirements :typing :action-costs)
+ (:types loc)
+ (:predicates (at ?l - loc))
+ (:functions (total-cost) - number (dist ?a ?b - loc) - number)
+ (:action go :parameters (?a ?b - loc) :precondition (at ?a)
+  :effect (and (not (at ?a)) (at ?b) (increase (total-cost) {cost}))))
+""")
+    assert not [f for f in lint(domain).findings if f.code == "requirement-unused"]

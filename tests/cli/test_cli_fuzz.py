@@ -321,3 +321,31 @@ def test_a_plan_cache_that_is_not_sqlite_is_bad_input(command: str, bad, tmp_pat
     empty = tmp_path / "empty.sqlite"  # SQLite takes an empty file as a new database
     empty.write_bytes(b"")
     assert call(capsys, [command, "blocksworld", PROBLEM, "--planner", "astar", "--cache", str(empty)])[0] == 0
+
+
+def _subcommand_paths() -> list[list[str]]:
+    """Every subcommand, and every kind of a subcommand that has kinds (``score graph``)."""
+    import argparse
+
+    from toolkit.cli import build_parser
+
+    paths = []
+
+    def walk(parser: argparse.ArgumentParser, prefix: list[str]) -> None:
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in subs:
+            for name, sub_parser in action.choices.items():
+                paths.append([*prefix, name])
+                walk(sub_parser, [*prefix, name])
+
+    walk(build_parser(), [])
+    return paths
+
+
+@pytest.mark.parametrize("path", _subcommand_paths(), ids=" ".join)
+def test_stray_arguments_are_reported_by_the_subcommand(path: list[str], capsys) -> None:
+    code, _, err = call(capsys, [*path, "--no-such-flag"])
+    assert code == 2 and "Traceback" not in err
+    line = err.strip().splitlines()[-1]
+    # argparse may first complain about a missing required argument; either way it is the subcommand's own line
+    assert line.startswith(f"pgt {' '.join(path)}: error: "), line

@@ -218,3 +218,14 @@ def test_a_byte_order_mark_is_skipped(tmp_path) -> None:
     path = tmp_path / "bw.pddl"
     path.write_text("\ufeff" + BW, encoding="utf-8")
     assert load_domain(path).actions == DOMAIN.actions
+
+
+def test_cost_function_values_in_init_are_type_checked_and_located() -> None:
+    cost_domain = parse_domain(_cost_domain("", ""), "bw.pddl")
+    with pytest.raises(TypeMismatchError, match=r"^p.pddl:12:18: object 'c1' has type column, expected block$"):
+        parse_problem(_problem("(clear r)", "(clear r) (= (fuel c1) 3)"), cost_domain, "p.pddl")
+    problem = parse_problem(_problem("(clear r)", "(clear r) (= (fuel c1) 3)"), cost_domain, "p.pddl", "lenient")
+    assert any("object 'c1' has type column, expected block in (fuel c1)" in w for w in problem.warnings)
+    # the second of two uses is the one located
+    with pytest.raises(ArityError, match=r"^p.pddl:12:30: function 'fuel' takes 1 argument\(s\), got 2"):
+        parse_problem(_problem("(clear r)", "(clear r) (= (fuel r) 3) (= (fuel r r) 3)"), cost_domain, "p.pddl")

@@ -109,3 +109,16 @@ def test_quantified_failures_name_their_bindings() -> None:
     assert report.message == ("step 1: (stop f3) is not applicable: (lift-at f3) is false; "
                               "(or (not (vip p1)) (served p1) (origin p1 f3) (destin p1 f3)) is false (with ?p = p1)")
     assert report.steps[0].to_json()["unmet_bindings"] == [{}, {"?p": "p1"}]
+
+
+@pytest.mark.parametrize(("step", "suggested"), [
+    ("(load-truck p1 truck1 depot1)", "pkg1"),      # abbreviation, and only packages fit ?pkg
+    ("(load-truck pkg1 tr1 depot1)", "truck1"),
+    ("(load-airplane pkg1 pl2 apt1)", "plane2"),
+    ("(load-airplane pkg1 p1 apt1)", "plane1"),      # pkg1 is closer as text, but only airplanes fit
+])
+def test_abbreviated_objects_suggest_the_object_of_the_parameters_type(step: str, suggested: str) -> None:
+    task = shipped_task("logistics", "logistics-large")
+    bad = parse_plan(step, task).first_error()
+    assert bad is not None and bad.error == Reason.UNKNOWN_OBJECT
+    assert bad.suggestions[0] == suggested, bad.message

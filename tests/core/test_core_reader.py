@@ -54,6 +54,23 @@ SHAPES = {
     "json in prose": 'Sure.\n{"plan": ["(unstack c a)", "put-down(c)", "pick-up b", "(stack b c)", '
                      '"(pick-up a)", "(stack a b)"]}\nDone.',
     "mixed pddl and english": "\n".join([PLAN[0], ENGLISH[1], PLAN[2], ENGLISH[3], PLAN[4], ENGLISH[5]]),
+    "one s-expression wrapping the plan": "The plan in PDDL:\n\n(plan\n  " + "\n  ".join(PLAN) + "\n)\n",
+    "fenced s-expression wrapping the plan": "```\n(solution " + " ".join(PLAN) + ")\n```",
+    "bare steps with a gloss, then the same plan again": (
+        "The steps:\n" + "".join(f"{i}. {p.strip('()').upper()}: {e}.\n" for i, (p, e) in enumerate(zip(PLAN, ENGLISH), 1))
+        + "\nThe PDDL plan would look like:\n\n" + "\n".join(PLAN) + "\n"),
+    "markdown sections, steps with nested notes": (
+        "Here is how.\n\n### Initial conditions:\n- The red block is clear.\n- The hand is empty.\n\n### Goal:\n"
+        "- The red block is on the blue block.\n\n### Plan:\n\n"
+        + "".join(f"{i}. **{e[0].upper()}{e[1:]}:**\n   - Why: the block is clear.\n   - Result: done, hand is busy.\n"
+                  for i, e in enumerate(ENGLISH, 1))
+        + "\n**Plan End**\n\nThis plan unstacks the orange block, then stacks the red block on the blue block.\n"),
+    "numbered steps with notes in parentheses on their own lines": "".join(
+        f"{i}. **{e[0].upper()}{e[1:]}**\n   *(You can do this because the block is clear, and the hand is free.)*\n"
+        for i, e in enumerate(ENGLISH, 1)),
+    "english with remarks in parentheses": "".join(
+        f"{i}. {p[0].upper()}{p[1:]} (now the hand is {'busy' if i % 2 else 'empty, and that is fine'}).\n"
+        for i, p in enumerate(ENGLISH, 1)),
 }
 
 
@@ -231,3 +248,72 @@ def test_random_plans_round_trip_through_english(domain: str, problem: str) -> N
         parsed = parse_plan(reply, task)
         assert parsed.ok, parsed.first_error().message
         assert parsed.actions == walk
+
+
+# An untemplated copy of the domain (a user's own file): English is read from the action names' words.
+UNTEMPLATED_REPLY = """Here is my plan.
+1. Unstack the orange block from the red block (I am holding it now).
+2. Put down the orange block on the table.
+3. Pick up the blue block.
+4. Stack the blue block on the orange block.
+5. Pick up the red block
+6. Stack the red block onto the blue block
+"""
+
+
+def _untemplated_task(tmp_path):
+    from toolkit.commands.validate import english_reader, load
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "domain.pddl").write_text((domain_dir("blocksworld-4ops") / "domain.pddl").read_text())
+    objects = tmp_path / "objects.toml"
+    objects.write_text('a = "the red block"\nb = "the blue block"\nc = "the orange block"\n')
+    task = load(str(folder / "domain.pddl"), str(domain_dir("blocksworld-4ops") / "problems" / "bw4-3.pddl"))
+    return task, english_reader(task, str(objects))
+
+
+def test_untemplated_actions_read_with_prepositions_and_a_closing_place(tmp_path) -> None:
+    task, reader = _untemplated_task(tmp_path)
+    parsed = parse_plan(UNTEMPLATED_REPLY, task, reader)
+    assert [str(a) for a in parsed.actions] == PLAN
+    assert check_plan(task, UNTEMPLATED_REPLY, action_text=reader).valid
+
+
+@pytest.mark.parametrize("text", [
+    "Stack the blue block because the orange block is clear.",   # no preposition after the objects
+    "Pick up the blue block and the table is empty now.",
+    "Put down the orange block on the table and then rest for a while.",  # too long to be a place
+])
+def test_untemplated_actions_never_read_prose(tmp_path, text: str) -> None:
+    task, reader = _untemplated_task(tmp_path)
+    parsed = parse_plan("1. Pick up the blue block\n2. " + text, task, reader)
+    assert parsed.first_error() is not None and parsed.first_error().error == Reason.UNPARSEABLE_STEP
+
+
+def test_a_plan_written_twice_is_read_once_and_the_copy_is_reported() -> None:
+    text = "Plan:\n" + "\n".join(f"- {p}" for p in PLAN) + "\n\nOnce more, in PDDL:\n" + "\n".join(PLAN) + "\n"
+    parsed = parse_plan(text, TASK)
+    assert [str(a) for a in parsed.actions] == PLAN
+    assert [k.line for k in parsed.skipped if "written again" in k.why] == list(range(2, 8))
+
+
+def test_copies_that_differ_are_both_read() -> None:
+    text = "\n".join(PLAN[:2]) + "\n\nand then:\n\n" + "\n".join(PLAN[2:]) + "\n"
+    assert [str(a) for a in parse_plan(text, TASK).actions] == PLAN
+    twice = "\n".join(PLAN[:2]) + "\nThen the same again.\n" + "\n".join(PLAN[:2])
+    assert len(parse_plan(twice, TASK).actions) == 4  # written the same way: meant twice
+
+
+@pytest.mark.parametrize("text", [
+    "(unstack c\n" * 3000,                                  # a parenthesis that never closes
+    "unstack " * 5000,                                      # one endless line
+    "stack the red block on top of " * 1000 + "the blue block",
+    "unstack the orange block from the red block (" + "x " * 5000 + ")",
+    '{"plan": ' * 3000 + "[]" + "}" * 3000,                 # JSON nested past the recursion limit
+    '{"plan": [' + "[" * 5000 + "]" * 5000 + "]}",
+], ids=["unclosed", "endless-line", "endless-sentence", "endless-aside", "deep-json-object", "deep-json-list"])
+def test_adversarial_replies_are_read_without_crashing(text: str) -> None:
+    report = check_plan(TASK, text)
+    assert not report.valid and report.reason in (Reason.UNPARSEABLE_STEP, Reason.EMPTY, Reason.INAPPLICABLE,
+                                                  Reason.UNKNOWN_OBJECT, Reason.WRONG_ARITY, Reason.GOAL_UNMET)

@@ -23,6 +23,7 @@ import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -107,9 +108,19 @@ def _blocks() -> list[pytest.param]:
 
 @pytest.fixture(scope="module")
 def repo_copy(tmp_path_factory) -> Path:
+    """The files a clone has (plus the developer's untracked ones), never what other tests write meanwhile."""
     dest = tmp_path_factory.mktemp("repo") / "pgt"
-    shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".git", ".venv", "runs", "__pycache__", "*.egg-info",
-                                                              ".pytest_cache", ".pgt-cache"))
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, check=False)
+    if listed.returncode != 0:  # not a git checkout (an unpacked archive): copy the tree
+        shutil.copytree(ROOT, dest, ignore=shutil.ignore_patterns(".venv", "runs", "__pycache__", "*.egg-info",
+                                                                  ".pytest_cache", ".pgt-cache"))
+        return dest
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():  # listed but deleted in the work tree, or vanished since: a clone lacks it too
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
     return dest
 
 

@@ -69,6 +69,8 @@ def requirements_used(domain: m.Domain, goals: tuple[m.Condition, ...] = ()) -> 
                 used |= {":existential-preconditions", ":quantified-preconditions"}
             elif isinstance(node, m.Forall):
                 used |= {":universal-preconditions", ":quantified-preconditions"}
+    if domain.has_costs:
+        used.add(":action-costs")
     if used & {":negative-preconditions", ":disjunctive-preconditions", ":equality", ":quantified-preconditions",
                ":conditional-effects"}:
         used.add(":adl")
