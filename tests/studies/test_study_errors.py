@@ -174,8 +174,8 @@ def test_a_rejected_key_ends_each_episode_at_its_first_question(tmp_path, monkey
             episodes = tmp_path / "r" / "episodes.jsonl"
         requests = len(server.requests)
     have = _have(tmp_path / "r")
-    # one batch per episode at most (the client asks up to 4 questions at once), never a whole episode of them
-    assert 1 <= requests <= 2 * 4 and not have.judged and have.errors
+    # one batch per episode at most (up to --max-inflight questions at once), never a whole episode of them
+    assert 1 <= requests <= 2 * runner.DEFAULT_MAX_INFLIGHT and not have.judged and have.errors
     assert all(r["error_kind"] == "endpoint" and "401" in r["error"] for r in have.errors)
     assert KEY not in episodes.read_text() and KEY not in capsys.readouterr().err
 
