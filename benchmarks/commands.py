@@ -40,6 +40,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--cache", metavar="PATH", type=cli_args.output_file, help="grounder vlm: reply cache file "
                                                    "(default PGT_VLM_CACHE or .pgt-cache/vlm-replies.sqlite)")
     p.add_argument("--no-cache", action="store_true", help="grounder vlm: neither read nor write the reply cache")
+    _add_endpoint_limits(p)
     p.add_argument("--replay", type=cli_args.input_path, help="replay grounder: an answer log (a vlm run's OUT/answers.jsonl); with "
                                     "--protocol viplan-planner: a viplan-planner run folder")
     p.add_argument("--plan-wrong", type=cli_args.probability, help="viplan-planner with --grounder noisy: P(a plan action is "
@@ -49,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     p.add_argument("--out", required=True, type=cli_args.output_dir, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_dry_run(p)
     p.set_defaults(func=run_cmd)
 
     r = sub.add_parser("report", help="tables (Markdown, CSV) and PNG plots over one or more runs")
@@ -82,6 +84,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
     c.add_argument("--quiet", action="store_true")
+    _add_dry_run(c)
     c.set_defaults(func=compare_cmd)
 
 
@@ -128,6 +131,9 @@ def _check_vlm_flags(args: argparse.Namespace) -> None:
     check_max_retries(args.max_retries)
     if args.cache and args.no_cache:
         raise PgtError("--cache and --no-cache contradict each other; pass one")
+    limits = [f"--{n.replace('_', '-')}" for n in LIMIT_FLAGS if getattr(args, n, None) is not None]
+    if limits and args.grounder != "vlm":
+        raise PgtError(f"{', '.join(limits)}: only for --grounder vlm (the limits of a model endpoint)")
     if args.base_url is not None:
         check_base_url(args.base_url)
     if args.grounder == "vlm" and not (args.model or env_model()):
@@ -144,7 +150,35 @@ def _accuracy_text(s: dict[str, float]) -> str:
 
 
 # execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
-EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache")
+EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache", "max_inflight", "rpm", "tpm")
+LIMIT_FLAGS = ("max_inflight", "rpm", "tpm")  # study-wide endpoint limits (grounders/limits.py)
+
+
+def _add_dry_run(p: argparse.ArgumentParser) -> None:
+    """``--dry-run`` with its prices: the grid and its estimated cost, before anything is spent."""
+    p.add_argument("--dry-run", action="store_true", help="print the grid (episodes done and to run, expected "
+                   "questions, for a VLM tokens and cost) and stop: nothing is run, written or sent")
+    p.add_argument("--price-in", type=cli_args.price, metavar="USD", help="--dry-run: USD per 1M prompt tokens "
+                   "(default: list price of a known model, see docs/studies.md)")
+    p.add_argument("--price-out", type=cli_args.price, metavar="USD", help="--dry-run: USD per 1M completion tokens")
+
+
+def _dry_run(runs: list[tuple[object, Path]], args: argparse.Namespace) -> int:
+    """Print the estimate of every (config, folder) of a study or grid; nothing is written."""
+    from benchmarks.dryrun import estimate, render
+
+    print(render([estimate(cfg, out) for cfg, out in runs], args.price_in, args.price_out))
+    return 0
+
+
+def _add_endpoint_limits(p: argparse.ArgumentParser) -> None:
+    """``--max-inflight``, ``--rpm``, ``--tpm``: one study-wide limit on what is sent to the endpoint."""
+    p.add_argument("--max-inflight", type=cli_args.count, help="grounder vlm: most endpoint requests open at once, "
+                   "over all episodes (episodes run concurrently as threads; default 8)")
+    p.add_argument("--rpm", type=cli_args.per_minute, help="grounder vlm: endpoint requests per minute, study-wide "
+                   "(paced evenly; a 429 slows the study further)")
+    p.add_argument("--tpm", type=cli_args.per_minute, help="grounder vlm: prompt + completion tokens per minute, "
+                   "study-wide (estimated before a request, settled from the reply's usage)")
 
 
 def run_cmd(args: argparse.Namespace) -> int:
@@ -152,6 +186,8 @@ def run_cmd(args: argparse.Namespace) -> int:
 
     config = _config(args)
     out = Path(args.out)
+    if args.dry_run:
+        return _dry_run([(config, out)], args)
     try:
         episodes = run_study(config, out, max(1, args.workers), progress=not args.quiet)
     except StudyStopped as exc:
@@ -248,6 +284,8 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
 
 def compare_cmd(args: argparse.Namespace) -> int:
     grid = compare_grid(args)
+    if args.dry_run:
+        return _dry_run([(cfg, Path(args.out) / name) for name, cfg in grid], args)
     print(f"pgt compare: {len(grid)} runs (viplan-grounder and pgt-grounder) into {args.out}", file=sys.stderr)
     return _run_grid(grid, Path(args.out), args)
 

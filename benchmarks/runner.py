@@ -72,9 +72,12 @@ class RunConfig:
     cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
+    max_inflight: int | None = None  # VLM: most endpoint requests open at once, study-wide (None: the default)
+    rpm: float | None = None  # VLM: endpoint requests per minute, study-wide (None: no limit)
+    tpm: float | None = None  # VLM: prompt + completion tokens per minute, study-wide (None: no limit)
 
     EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
-                                                   "answer_log")
+                                                   "answer_log", "max_inflight", "rpm", "tpm")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
     @classmethod
@@ -305,28 +308,29 @@ def scrub(text: str) -> str:
     return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
 
 
-def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
+def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
 
-    return run_viplan_grounder(env, make_grounder(task, spec, seed), make_planner(spec.config.planner),
+    return run_viplan_grounder(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
                                ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
 
 
-def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int):
+def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
     from grounders.factory import build_proposer
     from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
 
-    return run_viplan_planner(env, build_proposer(spec.config, task, spec.id, seed),
+    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
                               ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed, goal_text=goal_in_words)
 
 
-def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
+def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 
-    return run_belief_agent(env, make_grounder(task, spec, seed), make_planner(spec.config.planner),
+    return run_belief_agent(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
                             BeliefAgentConfig(max_steps=spec.max_steps), seed)
 
 
+# (task, env, spec, seed[, grounder or proposer]) -> EpisodeResult; the last argument replaces the study's own
 PROTOCOL_RUNNERS: dict[str, Callable[..., Any]] = {
     "viplan-grounder": _viplan_grounder,
     "viplan-planner": _viplan_planner,
@@ -375,6 +379,7 @@ class Progress:
     def __init__(self, total: int, done: int, label: str, bar: bool = True) -> None:
         self.total, self.done, self.label = total, done, label
         self.new, self.successes, self.errors, self.start = 0, 0, 0, time.perf_counter()
+        self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
 
@@ -382,6 +387,8 @@ class Progress:
         self.done += 1
         self.new += 1
         self.successes += record.get("outcome") == "success"
+        self.questions += int(record.get("questions") or 0)
+        self.tokens += int(record.get("prompt_tokens") or 0) + int(record.get("completion_tokens") or 0)
         if record.get("outcome") == "error" and not record.get("fatal"):  # a fatal one ends the study: said then
             self.errors += 1
             if self.tty:
@@ -392,19 +399,43 @@ class Progress:
             self._draw()
 
     def _draw(self, end: str = "") -> None:
-        rate = self.new / max(time.perf_counter() - self.start, 1e-9)
+        print(f"\r{self.line()} ", end=end, file=sys.stderr, flush=True)
+
+    def line(self) -> str:
+        """The bar: episodes done, success so far, episodes and questions per second, tokens, ETA."""
+        elapsed = max(time.perf_counter() - self.start, 1e-9)
+        rate = self.new / elapsed
         left = (self.total - self.done) / rate if rate else 0.0
         width = 24
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
         sr = self.successes / self.new if self.new else 0.0
         errors = f" errors {self.errors}" if self.errors else ""
-        print(f"\r{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
-              f"eta {left:.0f}s ", end=end, file=sys.stderr, flush=True)
+        tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
+        return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
+                f"{self.questions / elapsed:.1f} q/s{tokens} eta {_duration(left)}")
 
     def close(self) -> None:
         if self.bar:
             self._draw("\n")
+
+
+def _si(n: float) -> str:
+    """``1234567`` as ``1.2M``: token counts on one progress line."""
+    for unit, size in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if n >= size:
+            return f"{n / size:.1f}{unit}"
+    return f"{n:.0f}"
+
+
+def _duration(seconds: float) -> str:
+    """``75`` as ``1m15s``, ``4000`` as ``1h06m``: an ETA that reads at a glance."""
+    s = int(round(seconds))
+    if s < 60:
+        return f"{s}s"
+    if s < 3600:
+        return f"{s // 60}m{s % 60:02d}s"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m"
 
 
 def preflight(config: RunConfig) -> list[EpisodeSpec]:
@@ -440,6 +471,8 @@ def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = T
     specs = preflight(config)
     if config.grounder == "vlm" and config.answer_log is None:  # the answers, for --grounder replay later
         config = dataclasses.replace(config, answer_log=str(out / "answers.jsonl"))
+    if endpoint_bound(config) and config.max_inflight is None:
+        config = dataclasses.replace(config, max_inflight=DEFAULT_MAX_INFLIGHT)
     out.mkdir(parents=True, exist_ok=True)
     episodes = out / "episodes.jsonl"
     with StudyLock(out):
@@ -447,7 +480,7 @@ def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = T
         judged = {r["id"] for r in have.judged}
         todo = [dataclasses.replace(s, config=config) for s in specs if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
-        results = _execute(todo, workers)
+        results = _run_episodes(config, todo, workers)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:
@@ -507,3 +540,78 @@ def _execute(specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]
         raise
     finally:
         pool.join()
+
+
+# ------------------------------------------------------------ endpoint-bound studies
+
+DEFAULT_MAX_INFLIGHT = 8  # requests open at once against one endpoint when --max-inflight is not given
+
+
+def endpoint_bound(config: RunConfig) -> bool:
+    """A study whose episodes wait on a model endpoint (either protocol with ``--grounder vlm``)."""
+    return config.grounder == "vlm"
+
+
+def _run_episodes(config: RunConfig, specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]:
+    """Finished records of ``specs``: endpoint-bound studies in threads sharing one limiter, others by workers.
+
+    A VLM episode spends its time waiting for replies, so its episodes run as
+    threads of this (the writer) process, as many as requests may be in flight;
+    the study-wide limits of :mod:`grounders.limits` then hold across all of them,
+    which limits per worker process could not. CPU-bound studies use ``workers``.
+    """
+    if not endpoint_bound(config):
+        return _execute(specs, workers)
+    from grounders.factory import endpoint_limiter
+    from grounders.limits import renew
+
+    limiter = endpoint_limiter(config)
+    if limiter is not None and limiter.closed:  # left by a stopped study of this process: this one starts afresh
+        renew(limiter)
+        limiter = endpoint_limiter(config)
+    return _execute_threads(specs, config.max_inflight or DEFAULT_MAX_INFLIGHT, limiter)
+
+
+_DONE = object()
+
+
+def _execute_threads(specs: list[EpisodeSpec], threads: int, limiter: Any) -> Iterator[dict[str, Any]]:
+    """Run episodes on ``threads`` daemon threads; yields records as they finish (the caller writes them).
+
+    When the caller stops early (a fatal record, Ctrl-C), no further episode starts
+    and ``limiter`` is closed, so episodes in flight end at their next request
+    instead of spending endpoint calls on records nobody will write.
+    """
+    import queue
+    import threading
+
+    todo = iter(specs)
+    guard, stop, results = threading.Lock(), threading.Event(), queue.SimpleQueue()
+
+    def work() -> None:
+        try:
+            while not stop.is_set():
+                with guard:
+                    spec = next(todo, None)
+                if spec is None:
+                    break
+                results.put(run_episode(spec))
+        finally:
+            results.put(_DONE)
+
+    pool = [threading.Thread(target=work, name=f"pgt-episode-{i}", daemon=True)
+            for i in range(min(threads, len(specs)))]
+    for thread in pool:
+        thread.start()
+    running = len(pool)
+    try:
+        while running:
+            item = results.get()
+            if item is _DONE:
+                running -= 1
+            else:
+                yield item
+    finally:
+        stop.set()
+        if running and limiter is not None:
+            limiter.close()

@@ -20,7 +20,10 @@ in ordinary ways; the policy is:
 
 The API key lives in the ``openai`` client only: it is never part of a cache
 key, and every error text is scrubbed of it. The cache key includes the base
-URL, so another endpoint serving a model of the same name is asked afresh.
+URL, so another endpoint serving a model of the same name is asked afresh; a
+request another thread is already sending waits for that reply (one payment).
+Study-wide limits (in flight, per minute) come from a shared
+:class:`~grounders.limits.EndpointLimiter` that every attempt passes through.
 ``sleep``, ``now`` and ``rng`` are injectable so tests check waits without waiting.
 ``openai`` is imported only when a client is built, so checking flags stays cheap.
 """
@@ -32,15 +35,19 @@ import hashlib
 import json
 import math
 import random
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 from urllib.parse import urlparse
 
 from grounders.cache import ReplyCache, cache_key
+from grounders.limits import EndpointLimiter, estimate_prompt_tokens
 from toolkit.errors import EndpointError, MalformedReplyError
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_PENDING: dict[str, threading.Event] = {}  # cache keys being fetched by some thread of this process
+_PENDING_GUARD = threading.Lock()
 _RETRY_STATUS = {408, 409, 429}
 
 Logprobs = list[tuple[str, float, list[tuple[str, float]]]]  # (token, logprob, [(alternative, logprob)])
@@ -143,8 +150,9 @@ class ChatClient:
     def __init__(self, model: str, base_url: str | None = None, api_key: str = "",
                  policy: RetryPolicy = RetryPolicy(), cache: ReplyCache | None = None,
                  sleep: Callable[[float], None] = time.sleep, now: Callable[[], float] = time.time,
-                 rng: random.Random | None = None) -> None:
+                 rng: random.Random | None = None, limiter: EndpointLimiter | None = None) -> None:
         self.model = model
+        self.limiter = limiter  # study-wide in-flight and per-minute limits, shared by every episode's client
         self.base_url = check_base_url(base_url)
         self.policy, self.cache = policy, cache
         self.sleep, self.now = sleep, now
@@ -163,17 +171,36 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, Any]], temperature: float = 0.0, max_tokens: int = 256,
                  logprobs: bool = False) -> Completion:
-        """One completion (from the cache if it holds this exact request); raises EndpointError."""
-        key = None
-        if self.cache is not None:
-            key = cache_key(base_url=self.base_url, model=self.model, messages=_digest_images(messages),
-                            temperature=temperature, max_tokens=max_tokens, logprobs=logprobs)
+        """One completion (from the cache if it holds this exact request); raises EndpointError.
+
+        With a cache, a request that another thread of this process is already
+        sending waits for that reply and reads it from the cache, as a sequential
+        run would: concurrent episodes of one problem (several seeds) ask the same
+        first questions at once, and each would otherwise be paid for.
+        """
+        if self.cache is None:
+            return self._with_retries(messages, temperature, max_tokens, logprobs)
+        key = cache_key(base_url=self.base_url, model=self.model, messages=_digest_images(messages),
+                        temperature=temperature, max_tokens=max_tokens, logprobs=logprobs)
+        while True:
             if (hit := self.cache.get(key)) is not None:
                 return Completion.from_json(hit)
-        reply = self._with_retries(messages, temperature, max_tokens, logprobs)
-        if key is not None:
+            with _PENDING_GUARD:
+                pending = _PENDING.get(key)
+                if pending is None:
+                    pending = _PENDING[key] = threading.Event()
+                    break
+            pending.wait()  # the other request's reply is in the cache now (or it failed: ask ourselves)
+        try:
+            if (hit := self.cache.get(key)) is not None:  # put by a request that finished since our look-up
+                return Completion.from_json(hit)
+            reply = self._with_retries(messages, temperature, max_tokens, logprobs)
             self.cache.put(key, reply.to_json())
-        return reply
+            return reply
+        finally:
+            with _PENDING_GUARD:
+                del _PENDING[key]
+            pending.set()
 
     def _with_retries(self, messages: list[dict[str, Any]], temperature: float, max_tokens: int,
                       logprobs: bool) -> Completion:
@@ -187,7 +214,7 @@ class ChatClient:
                 kwargs.update(logprobs=True, top_logprobs=5)
             server_wait: float | None = None
             try:
-                return _read(self._client.chat.completions.create(**kwargs))
+                return self._send(kwargs)
             except openai.BadRequestError as exc:
                 if "logprobs" in kwargs:  # some endpoints refuse logprobs: ask again without them
                     self._logprobs_ok = False
@@ -215,6 +242,8 @@ class ChatClient:
                     raise self._fail(failure, True, status)
                 fatal = False
                 server_wait = retry_after(getattr(exc.response, "headers", None), self.now())
+                if status == 429 and self.limiter is not None:  # slow the whole study, not just this request
+                    self.limiter.throttled(server_wait)
             except (openai.APIError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
                 raise MalformedReplyError(self.scrub(f"malformed reply from {self.base_url}: "
                                                      f"{type(exc).__name__}: {exc}")) from None
@@ -222,6 +251,16 @@ class ChatClient:
                 raise self._fail(f"{failure} (gave up after {attempt + 1} attempt(s))", fatal, status)
             self._wait(attempt, server_wait)
             attempt += 1
+
+    def _send(self, kwargs: dict[str, Any]) -> Completion:
+        """One HTTP request, admitted by the limiter (if any) and settled with the reply's token usage."""
+        if self.limiter is None:
+            return _read(self._client.chat.completions.create(**kwargs))
+        estimate = estimate_prompt_tokens(kwargs["messages"]) + int(kwargs["max_tokens"])
+        with self.limiter.request(estimate) as slot:
+            reply = _read(self._client.chat.completions.create(**kwargs))
+            slot.settle(reply.prompt_tokens, reply.completion_tokens)
+            return reply
 
     def _wait(self, attempt: int, server_wait: float | None) -> None:
         p = self.policy

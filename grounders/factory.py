@@ -68,7 +68,13 @@ def _vlm_config(config: Any, log: bool = False):
     return VLMConfig.from_env(model=config.model, base_url=config.base_url, cot=config.cot,
                               cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
                               max_retries=getattr(config, "max_retries", None),
-                              log_path=getattr(config, "answer_log", None) if log else None)
+                              max_inflight=getattr(config, "max_inflight", None), rpm=getattr(config, "rpm", None),
+                              tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None)
+
+
+def endpoint_limiter(config: Any):
+    """The shared :class:`~grounders.limits.EndpointLimiter` a VLM study's clients use (None: no limits set)."""
+    return _vlm_config(config).limiter()
 
 
 def _vlm(config: Any, task: Task, split: str, seed: int):
@@ -109,12 +115,7 @@ def build_proposer(config: Any, task: Task, episode_id: str, seed: int):
     from toolkit.planners import get_planner
 
     if config.grounder == "vlm":
-        from grounders.cache import ReplyCache
-        from grounders.client import ChatClient
-
-        vlm = _vlm_config(config)
-        cache = ReplyCache(vlm.cache_path) if vlm.cache_path else None
-        return VLMPlanProposer(ChatClient(vlm.model, vlm.base_url, vlm.api_key, vlm.policy(), cache))
+        return VLMPlanProposer(_vlm_config(config).client())
     if config.grounder == "replay":
         if not config.replay:
             raise PgtError("--protocol viplan-planner --grounder replay needs --replay RUN (a viplan-planner run)")

@@ -127,6 +127,15 @@ class ReplayProposer:
         return Proposal(self.replies[self.calls - 1])
 
 
+def plan_messages(observation: Observation, prompt: PlannerPrompt) -> list[dict[str, Any]]:
+    """The chat messages that ask a VLM for a plan: the prompt's text, then the observation's image if any."""
+    content: list[dict[str, Any]] = [{"type": "text", "text": prompt.user}]
+    if observation.render is not None:
+        url = "data:image/png;base64," + base64.b64encode(observation.png()).decode()
+        content.append({"type": "image_url", "image_url": {"url": url}})
+    return [{"role": "system", "content": prompt.system}, {"role": "user", "content": content}]
+
+
 class VLMPlanProposer:
     """Asks an OpenAI-compatible VLM for a JSON plan through the shared :class:`~grounders.client.ChatClient`.
 
@@ -141,13 +150,8 @@ class VLMPlanProposer:
         self.model = client.model
 
     def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:
-        content: list[dict[str, Any]] = [{"type": "text", "text": prompt.user}]
-        if observation.render is not None:
-            url = "data:image/png;base64," + base64.b64encode(observation.png()).decode()
-            content.append({"type": "image_url", "image_url": {"url": url}})
-        messages = [{"role": "system", "content": prompt.system}, {"role": "user", "content": content}]
         try:
-            reply = self.client.complete(messages, self.temperature, self.max_tokens)
+            reply = self.client.complete(plan_messages(observation, prompt), self.temperature, self.max_tokens)
         except MalformedReplyError as exc:
             return Proposal(str(exc), status="error")
         if reply.cached:

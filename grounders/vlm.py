@@ -26,7 +26,8 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from grounders.cache import ReplyCache
-from grounders.client import ChatClient, Completion, Logprobs, RetryPolicy
+from grounders.client import ChatClient, Completion, Logprobs, RetryPolicy, check_base_url
+from grounders.limits import EndpointLimiter, shared_limiter
 from grounders.prompts import PromptSet, prompt_set
 from grounders.records import AnswerRecord, RecordWriter
 from toolkit.answers import parse_answer
@@ -56,6 +57,9 @@ class VLMConfig:
     ask_invisible: bool = False  # ask about atoms the observation cannot show
     cache_path: str | None = None
     log_path: str | None = None
+    max_inflight: int | None = None  # study-wide limits (grounders.limits), shared by every client of the endpoint
+    rpm: float | None = None
+    tpm: float | None = None
 
     @classmethod
     def from_env(cls, **overrides: Any) -> VLMConfig:
@@ -73,6 +77,15 @@ class VLMConfig:
 
     def policy(self) -> RetryPolicy:
         return RetryPolicy(self.timeout, self.max_retries, self.backoff_base, self.backoff_max)
+
+    def limiter(self) -> EndpointLimiter | None:
+        """The process's one limiter for this endpoint and limits (None when none is set)."""
+        return shared_limiter(check_base_url(self.base_url), self.max_inflight, self.rpm, self.tpm)
+
+    def client(self) -> ChatClient:
+        """A chat client for this endpoint: retry policy, reply cache and the shared limiter."""
+        return ChatClient(self.model, self.base_url, self.api_key, self.policy(),
+                          ReplyCache(self.cache_path) if self.cache_path else None, limiter=self.limiter())
 
 
 def env_model() -> str | None:
@@ -97,8 +110,7 @@ class VLMGrounder:
         self.prompts: PromptSet = prompt_set(book.prompt_style, config.cot, book.scene)
         self.log = RecordWriter(config.log_path) if config.log_path else None
         self.last_error: str | None = None
-        self.client = client or ChatClient(config.model, config.base_url, config.api_key, config.policy(),
-                                           ReplyCache(config.cache_path) if config.cache_path else None)
+        self.client = client or config.client()
 
     # -------------------------------------------------------------- public
 
@@ -131,7 +143,7 @@ class VLMGrounder:
                                                         self.name, self.config.model, cached))
             return answer
 
-        workers = max(1, min(self.config.max_concurrency, len(atoms)))
+        workers = max(1, min(max(self.config.max_concurrency, self.config.max_inflight or 0), len(atoms)))
         with ThreadPoolExecutor(max_workers=workers) as pool:
             answers = list(pool.map(one, atoms))
         if failed:

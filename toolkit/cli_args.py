@@ -77,6 +77,22 @@ def seconds(text: str) -> float:
     return value
 
 
+def price(text: str) -> float:
+    """A price: a finite number, 0 or more (USD per 1M tokens; 0 for a local endpoint)."""
+    value = _float(text)
+    if value < 0:
+        raise ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return value
+
+
+def per_minute(text: str) -> float:
+    """A rate limit: a finite number above zero (requests or tokens per minute)."""
+    value = _float(text)
+    if value <= 0:
+        raise ArgumentTypeError(f"must be more than 0 per minute, got {text!r}")
+    return value
+
+
 def probability(text: str) -> float:
     """A probability or accuracy in [0, 1]."""
     value = _float(text)

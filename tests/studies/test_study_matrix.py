@@ -120,7 +120,8 @@ def test_simulated_planner_errors_show_in_the_episodes(tmp_path: Path):
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_vlm_then_replay_of_its_answers(protocol: str, tmp_path: Path, live_world):
     with start_fake_openai(_truthful_vlm(live_world)) as server:
-        config = _config(protocol, "vlm", model="fake-vlm", base_url=server.base_url, no_cache=True)
+        # one episode at a time: the fake VLM answers from the one live world (episodes run concurrently otherwise)
+        config = _config(protocol, "vlm", model="fake-vlm", base_url=server.base_url, no_cache=True, max_inflight=1)
         vlm = _episodes(run_study(config, tmp_path / "vlm", progress=False).parent)
         calls = len(server.requests)
     _check_judged(vlm)
