@@ -10,10 +10,17 @@ and spends questions where a wrong belief would hurt:
    are kept when the survey shows them holding; answers that break a group are
    re-asked until the group is settled.
 2. **Plan** on the most likely state.
-3. Before each action, ask the precondition atoms that are not yet certain enough
-   (``trust``); atoms backed by an invariant group often need no question at all.
-4. After each action, test "the action did what the model predicts" against "it did
-   nothing" with as few of the changed atoms as it takes. Confirmed: the belief
+3. Before each action, make the precondition atoms certain enough (``trust``),
+   one question at a time, choosing among them and their invariant group-mates the
+   question of most expected information; atoms backed by a group often need no
+   question at all. Every question about an atom is worded differently from those
+   already asked about the same picture: a temperature-0 VLM repeats its answer to
+   the same words, so re-asking would count one draw twice.
+4. After each action, look: an unchanged picture means it did nothing (no
+   question; a precondition was likely false, see
+   :meth:`~toolkit.agents.evidence.EvidenceBelief.observe_no_effect`); a changed one
+   means it ran. Then test "the action did what the model predicts" against the
+   alternatives with as few of the changed atoms as it takes. Confirmed: the belief
    takes the predicted state. Refuted: a failure; the atoms that mention the
    action's arguments are re-asked, and the invariant groups they sit in are
    settled again (the failure can only have touched those). Then replan.
