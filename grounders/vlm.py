@@ -114,8 +114,16 @@ class VLMGrounder:
 
     # -------------------------------------------------------------- public
 
-    def ask(self, observation: Observation, atoms: Sequence[Atom]) -> list[Answer]:
-        """One answer per atom; raises EndpointError when the endpoint fails after retries."""
+    def ask(self, observation: Observation, atoms: Sequence[Atom],
+            questions: Sequence[str] | None = None) -> list[Answer]:
+        """One answer per atom; raises EndpointError when the endpoint fails after retries.
+
+        ``questions`` optionally words each one (default: the book's canonical question),
+        so an agent can ask a temperature-0 model a second time in other words.
+        """
+        if questions is not None and len(questions) != len(atoms):
+            raise ValueError(f"ask: {len(questions)} question texts for {len(atoms)} atoms")
+        wording = dict(zip(atoms, questions)) if questions is not None else {}
         try:
             png = observation.png()
         except Exception as exc:  # noqa: BLE001 - a broken renderer must not abort the episode
@@ -130,7 +138,7 @@ class VLMGrounder:
             if failed:
                 return None
             try:
-                answer, cached = self._ask_one(atom, data_url)
+                answer, cached = self._ask_one(atom, data_url, wording.get(atom))
             except MalformedReplyError as exc:  # one bad reply: an error answer, the batch goes on
                 answer, cached = self._error(atom, str(exc)), False
             except EndpointError as exc:
@@ -152,8 +160,8 @@ class VLMGrounder:
 
     # ------------------------------------------------------------- one call
 
-    def _ask_one(self, atom: Atom, data_url: str) -> tuple[Answer, bool]:
-        question = self.book.question(atom)
+    def _ask_one(self, atom: Atom, data_url: str, question: str | None = None) -> tuple[Answer, bool]:
+        question = question or self.book.question(atom)
         reply = self.client.complete(self._messages(self.prompts.user_text(question), data_url),
                                      self.config.temperature, self._max_tokens(), self.config.logprobs)
         return self._answer(atom, question, reply), reply.cached

@@ -15,8 +15,11 @@ File format (all sections optional)::
     [display.objects]                     # per-object names win over type names
     r = "the red block"
 
-    [questions]                           # one yes/no question per predicate
+    [questions]                           # a yes/no question per predicate
     on = "Is {b1} on top of {b2}?"        # {b1} (variable name) or {0} (index)
+    clear = ["Is {b} clear?", "Is nothing on {b}?"]   # several phrasings: the first is
+                                          # the canonical one, the others are asked
+                                          # when an agent wants a second opinion
 
     [actions]                             # natural-language action text, read back too
     moveBlock = "move {b1} to column {c1.name}"   # {x.name}: the raw object name
@@ -88,6 +91,8 @@ class QuestionSpec:
     questions: dict[str, Template] = field(default_factory=dict)  # canonical predicate name -> template
     actions: dict[str, Template] = field(default_factory=dict)  # canonical action name -> template
     synonyms: dict[str, tuple[str, ...]] = field(default_factory=dict)  # canonical phrase -> alternatives
+    # predicate -> every phrasing, the canonical template first (a single-string entry has one)
+    phrasings: dict[str, tuple[Template, ...]] = field(default_factory=dict)
 
 
 def parse_template(text: str, params: tuple[m.Param, ...], path: str, key: str,
@@ -144,6 +149,21 @@ def _string(value: Any, path: str, key: str) -> str:
     return value
 
 
+def _phrasing_texts(value: Any, path: str, key: str) -> list[tuple[str, str]]:
+    """A question entry as (TOML key, text) pairs: one string, or a non-empty list of distinct strings."""
+    if not isinstance(value, list):
+        return [(key, _string(value, path, key))]
+    if not value:
+        raise QuestionTemplateError(path, key, "an empty list of phrasings; give at least one question")
+    out = [(f"{key}[{i}]", _string(v, path, f"{key}[{i}]")) for i, v in enumerate(value)]
+    seen: set[str] = set()
+    for k, text in out:
+        if text in seen:
+            raise QuestionTemplateError(path, k, f"phrasing {text!r} is listed twice")
+        seen.add(text)
+    return out
+
+
 def _resolve(name: str, known: dict[str, Any], kind: str, path: str, key: str) -> str:
     hit = {k.lower(): k for k in known}.get(name.lower())
     if hit is None:
@@ -184,11 +204,14 @@ def load_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
         type_names[canon] = text
     object_names = {o: _string(t, where, f"[display.objects].{o}")
                     for o, t in _table(display, "objects", where).items()}
-    questions = {}
-    for pname, text in _table(data, "questions", where).items():
+    phrasings: dict[str, tuple[Template, ...]] = {}
+    for pname, value in _table(data, "questions", where).items():
         key = f"[questions].{pname}"
         canon = _resolve(pname, domain.predicates, "predicate", where, key)
-        questions[canon] = parse_template(_string(text, where, key), domain.predicates[canon].params, where, key)
+        texts = _phrasing_texts(value, where, key)
+        phrasings[canon] = tuple(parse_template(text, domain.predicates[canon].params, where, k)
+                                 for k, text in texts)
+    questions = {name: templates[0] for name, templates in phrasings.items()}
     actions = {}
     for aname, text in _table(data, "actions", where).items():
         key = f"[actions].{aname}"
@@ -197,7 +220,7 @@ def load_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
     synonyms = {canon: _phrases(alts, where, f"[synonyms].{canon}")
                 for canon, alts in _table(data, "synonyms", where).items()}
     return QuestionSpec(where, str(data.get("prompt_style", "")), str(data.get("scene", "")),
-                        type_names, object_names, questions, actions, synonyms)
+                        type_names, object_names, questions, actions, synonyms, phrasings)
 
 
 def _phrases(value: Any, path: str, key: str) -> tuple[str, ...]:

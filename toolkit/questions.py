@@ -58,6 +58,7 @@ class QuestionBook:
         self._unique_base = {b for b, n in bases.items() if b and n == 1}
         self._display: dict[str, str] = {o: self._make_display(o) for o in task.objects}
         self._questions: dict[Atom, str] = {}
+        self._phrasings: dict[Atom, tuple[str, ...]] = {}
         self._by_question: dict[str, Atom] | None = None
         self._language: ActionLanguage | None = None
 
@@ -124,6 +125,31 @@ class QuestionBook:
             text = template.render([self.display_name(a) for a in args], args)
             return ph.as_question(ph.capitalize_first(text))
         return self.fallback_question(atom)
+
+    def phrasings(self, atom: Atom) -> tuple[str, ...]:
+        """Every distinct way to ask about ``atom``: :meth:`question` first, then the file's
+        other phrasings, then the fallback written from the predicate's comment or name.
+
+        Agents that want a second opinion from a deterministic (temperature-0) grounder
+        ask a different wording: the same wording about the same image gets the same answer.
+
+        >>> from toolkit.domains import shipped_domain, shipped_problem
+        >>> from toolkit.task import load_task
+        >>> book = QuestionBook(load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0")))
+        >>> book.phrasings(Atom("clear", ("r",)))[:2]
+        ('Is the red block the topmost block of its column?', 'Is there no block on top of the red block?')
+        """
+        hit = self._phrasings.get(atom)
+        if hit is None:
+            texts = [self.question(atom)]
+            templates = self.spec.phrasings.get(atom.predicate, ())
+            if templates:
+                shown = [self.display_name(a) for a in atom.args]
+                texts += [ph.as_question(ph.capitalize_first(t.render(shown, list(atom.args)))) for t in templates[1:]]
+            if atom.predicate in self.task.domain.predicates:
+                texts.append(self.fallback_question(atom))
+            hit = self._phrasings[atom] = tuple(dict.fromkeys(texts))
+        return hit
 
     def fallback_question(self, atom: Atom) -> str:
         """The question written without a template: from the ``;;`` comment, else from the name."""

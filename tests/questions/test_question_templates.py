@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -120,3 +121,37 @@ def test_cli_lists_questions_with_truth(capsys: pytest.CaptureFixture[str]) -> N
     assert main(["questions", "gripper", str(shipped_problem("gripper", "gripper-2balls"))]) == 0
     assert "Is the robot in room rooma?" in capsys.readouterr().out
     assert main(["questions", "blocksworld", "no_such_problem"]) == 2
+
+
+def _bw_file(tmp_path: Path, questions: str) -> Path:
+    (tmp_path / "questions.toml").write_text(f"[questions]\n{questions}\n")
+    return tmp_path / "questions.toml"
+
+
+def test_several_phrasings_per_predicate_the_first_is_the_question(tmp_path: Path) -> None:
+    task = _task("blocksworld", "simple_problem_0")
+    spec = load_question_spec(_bw_file(tmp_path, 'clear = ["Is {b} clear?", "Is nothing on {b}?"]'), task.domain)
+    book = QuestionBook(task, spec)
+    atom = Atom("clear", ("r",))
+    assert book.question(atom) == "Is r clear?"
+    assert book.phrasings(atom)[:2] == ("Is r clear?", "Is nothing on r?")
+    assert len(set(book.phrasings(atom))) == len(book.phrasings(atom))
+
+
+@pytest.mark.parametrize("entry,message", [
+    ("clear = []", "empty list of phrasings"),
+    ('clear = ["Is {b} clear?", "Is {b} clear?"]', "[questions].clear[1]: phrasing 'Is {b} clear?' is listed twice"),
+    ('clear = ["Is {b} clear?", "Is {x} clear?"]', "[questions].clear[1]: unknown placeholder {x}"),
+])
+def test_bad_phrasing_lists_name_the_entry(tmp_path: Path, entry: str, message: str) -> None:
+    with pytest.raises(QuestionTemplateError, match=re.escape(message)):
+        load_question_spec(_bw_file(tmp_path, entry), _task("blocksworld", "simple_problem_0").domain)
+
+
+@pytest.mark.parametrize("domain", ["blocksworld", "household"])
+def test_the_viplan_domains_ship_at_least_three_phrasings_per_decision_predicate(domain: str) -> None:
+    task = _task(domain, sorted(p.stem for p in (domain_dir(domain) / "problems").glob("*.pddl"))[0])
+    book = QuestionBook(task)
+    for atom in task.reachable_atoms():
+        if atom.predicate in ("on", "inColumn", "clear", "holding", "open", "ontop", "inside", "nextto"):
+            assert len(book.phrasings(atom)) >= 3, atom

@@ -8,6 +8,7 @@ never read them to decide anything.
 
 from __future__ import annotations
 
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
@@ -33,11 +34,19 @@ class Ledger:
     completion_tokens: int = 0
     per_predicate: dict[str, list[int]] = field(default_factory=dict)  # predicate -> [answered, correct]
 
-    def ask(self, obs: Observation, atoms: Sequence[Atom], phase: str, step: int) -> list[Answer]:
-        """Ask about ``atoms`` (already filtered for visibility) and record everything."""
+    def ask(self, obs: Observation, atoms: Sequence[Atom], phase: str, step: int,
+            questions: Sequence[str] | None = None) -> list[Answer]:
+        """Ask about ``atoms`` (already filtered for visibility) and record everything.
+
+        ``questions`` words each atom's question (see :func:`accepts_wording`); a
+        grounder that cannot take a wording gets its own canonical question.
+        """
         if not atoms:
             return []
-        answers = self.grounder.ask(obs, list(atoms))
+        if questions is not None and accepts_wording(self.grounder):
+            answers = self.grounder.ask(obs, list(atoms), questions=list(questions))
+        else:
+            answers = self.grounder.ask(obs, list(atoms))
         for atom, ans in zip(atoms, answers):
             truth = atom in obs.truth
             self.questions += 1
@@ -50,6 +59,8 @@ class Ledger:
             record: dict[str, Any] = {"phase": phase, "step": step, "atom": str(atom),
                                       "answer": ans.verdict.value, "truth": truth,
                                       "confidence": round(ans.confidence, 4)}
+            if questions is not None and ans.question:
+                record["question"] = ans.question
             if ans.status != "ok":
                 record["status"] = ans.status
             if ans.status == "error":  # what went wrong, for the study's error record (already scrubbed)
@@ -68,6 +79,21 @@ class Ledger:
 
     def note(self, kind: str, step: int, **data: Any) -> None:
         self.events.append({"phase": kind, "step": step, **data})
+
+
+def accepts_wording(grounder: object) -> bool:
+    """True if ``grounder.ask`` takes ``questions=`` (a wording per atom), looking through wrappers.
+
+    Wrappers that forward keyword options (a study's end-on-error guard) expose the
+    grounder they wrap as ``inner``.
+    """
+    inner = getattr(grounder, "inner", None)
+    if inner is not None:
+        return accepts_wording(inner)
+    try:
+        return "questions" in inspect.signature(grounder.ask).parameters  # type: ignore[attr-defined]
+    except (AttributeError, TypeError, ValueError):
+        return False
 
 
 @dataclass

@@ -10,10 +10,17 @@ and spends questions where a wrong belief would hurt:
    are kept when the survey shows them holding; answers that break a group are
    re-asked until the group is settled.
 2. **Plan** on the most likely state.
-3. Before each action, ask the precondition atoms that are not yet certain enough
-   (``trust``); atoms backed by an invariant group often need no question at all.
-4. After each action, test "the action did what the model predicts" against "it did
-   nothing" with as few of the changed atoms as it takes. Confirmed: the belief
+3. Before each action, make the precondition atoms certain enough (``trust``),
+   one question at a time, choosing among them and their invariant group-mates the
+   question of most expected information; atoms backed by a group often need no
+   question at all. Every question about an atom is worded differently from those
+   already asked about the same picture: a temperature-0 VLM repeats its answer to
+   the same words, so re-asking would count one draw twice.
+4. After each action, look: an unchanged picture means it did nothing (no
+   question; a precondition was likely false, see
+   :meth:`~toolkit.agents.evidence.EvidenceBelief.observe_no_effect`); a changed one
+   means it ran. Then test "the action did what the model predicts" against the
+   alternatives with as few of the changed atoms as it takes. Confirmed: the belief
    takes the predicted state. Refuted: a failure; the atoms that mention the
    action's arguments are re-asked, and the invariant groups they sit in are
    settled again (the failure can only have touched those). Then replan.
@@ -26,17 +33,17 @@ ViPlan protocol does, so the two protocols are compared on equal terms.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Hashable, Sequence
 
-from toolkit.agents.base import Clock, EpisodeResult, Ledger, condition_atoms, condition_literals
+from toolkit.agents.base import Clock, EpisodeResult, Ledger, accepts_wording, condition_atoms, condition_literals
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
 from toolkit.invariants import Group, groups, invariants_of
 from toolkit.model import Atom
 from toolkit.planners.base import Planner
 from toolkit.protocols import Environment, Grounder, Observation
+from toolkit.questions import QuestionBook
 from toolkit.semantics import holds
 from toolkit.task import GroundAction, Task
 
@@ -50,8 +57,12 @@ class BeliefAgentConfig:
     effect_trust: float = 0.999  # ask changed atoms until "it worked" or "it failed" is this certain
     settle: float = 0.9  # re-ask atoms of a disturbed invariant group below this certainty
     action_success_prior: float = 0.9  # before looking, P(an action did what the model predicts)
+    silent_failure: float = 0.1  # P(an applicable action does nothing): blames preconditions less
+    change_trust: float = 0.99  # a visibly changed picture: the action ran, its preconditions held
     stale_weight: float = 0.25  # after a failure, old evidence about the touched atoms counts this much
-    max_rounds: int = 4  # rounds of re-asking per decision
+    max_questions_per_decision: int = 40  # questions spent making one set of atoms certain
+    min_bits: float = 0.01  # a question expected to tell less than this is not asked
+    assumed_reliability: float = 0.9  # P(answer right) for a predicate not yet asked about
     max_recoveries: int = 2  # second opinions when no plan exists from the believed state
     max_replans: int = 50
     min_information: float = 0.4  # log-odds; a predicate whose answers carry less is not asked again
@@ -70,26 +81,53 @@ def relevant_atoms(task: Task) -> list[Atom]:
 class _Episode:
     """One episode's mutable state: the belief, the current observation and the ledger."""
 
-    def __init__(self, env: Environment, ledger: Ledger, config: BeliefAgentConfig, obs: Observation) -> None:
+    def __init__(self, env: Environment, ledger: Ledger, config: BeliefAgentConfig, obs: Observation,
+                 book: QuestionBook | None) -> None:
         self.env, self.task, self.ledger, self.config = env, env.task, ledger, config
         self.obs = obs
+        self.book = book
         self.step = 0
         self.belief = EvidenceBelief(relevant_atoms(self.task), ())
         self.information: dict[str, float] = {}  # predicate -> |log-odds| of its latest answer
+        self.used: dict[tuple[Hashable, Atom], int] = {}  # (picture, atom) -> wordings asked about it
 
     # ------------------------------------------------------------ asking
 
-    def ask(self, atoms: Sequence[Atom], phase: str) -> list[tuple[Atom, bool | None, float]]:
-        """Ask the visible atoms: (atom, answer or None, evidence weight) each.
+    def view(self) -> Hashable:
+        """What identifies the picture the questions are about (a new picture: fresh draws)."""
+        return self.obs.state_key if self.obs.state_key is not None else ("step", self.obs.step)
 
-        Hidden atoms are filled from privileged information (as the ViPlan protocol does).
+    def wording(self, atom: Atom) -> str | None:
+        """The next phrasing of ``atom`` not yet asked about this picture; None when all were.
+
+        A temperature-0 VLM repeats its answer to the same words about the same
+        picture, so a repeat would only count one draw twice.
         """
-        visible = [a for a in dict.fromkeys(atoms) if a in self.belief and self.obs.can_see(a)]
+        used = self.used.get((self.view(), atom), 0)
+        options = self.book.phrasings(atom) if self.book is not None else (str(atom),)
+        return options[used] if used < len(options) else None
+
+    def askable(self, atom: Atom) -> bool:
+        return (atom in self.belief and self.obs.can_see(atom) and self.worth_asking(atom)
+                and self.wording(atom) is not None)
+
+    def ask(self, atoms: Sequence[Atom], phase: str) -> list[tuple[Atom, bool | None, float]]:
+        """Ask the visible atoms, each in a wording not yet used on this picture: (atom, answer, weight).
+
+        Hidden atoms are filled from privileged information (as the ViPlan protocol
+        does); atoms whose every wording was asked about this picture are skipped.
+        """
         for a in atoms:
             if a in self.belief and not self.obs.can_see(a):
                 self.belief.set(a, a in self.obs.truth, 1.0)
+        visible = [a for a in dict.fromkeys(atoms)
+                   if a in self.belief and self.obs.can_see(a) and self.wording(a) is not None]
+        questions = [self.wording(a) or "" for a in visible]
+        for a in visible:
+            key = (self.view(), a)
+            self.used[key] = self.used.get(key, 0) + 1
         out = []
-        for atom, ans in zip(visible, self.ledger.ask(self.obs, visible, phase, self.step)):
+        for atom, ans in zip(visible, self.ledger.ask(self.obs, visible, phase, self.step, questions)):
             weight = self.belief.weight(ans.confidence)
             if ans.value is not None:
                 self.belief.observe(atom, ans.value, ans.confidence)
@@ -101,26 +139,38 @@ class _Episode:
         """False for atoms of a predicate whose answers have proved nearly uninformative (a coin flip)."""
         return self.information.get(atom.predicate, math.inf) >= self.config.min_information
 
+    def reliability(self, atom: Atom) -> float:
+        """P(an answer about ``atom`` is right), from the latest answer about its predicate."""
+        seen = self.information.get(atom.predicate)
+        return sigmoid(seen) if seen is not None else self.config.assumed_reliability
+
     def make_certain(self, atoms: Sequence[Atom], level: float, phase: str) -> None:
-        """Re-ask until every atom is at least ``level`` certain (or the rounds run out)."""
-        for _ in range(self.config.max_rounds):
-            todo = [a for a in dict.fromkeys(atoms)
-                    if a in self.belief and self.belief.confidence(a) < level and self.worth_asking(a)]
-            if not todo:
+        """Ask, one question at a time, what is expected to tell most about the uncertain ``atoms``.
+
+        Candidates are the atoms themselves and their invariant group-mates (an
+        answer about ``(clear b)`` moves ``(on a b)``), each in a fresh wording;
+        the one with the largest expected information about the uncertain atoms
+        is asked, until all are ``level`` certain or nothing left to ask tells
+        anything.
+        """
+        targets = [a for a in dict.fromkeys(atoms) if a in self.belief]
+        for _ in range(self.config.max_questions_per_decision):
+            open_ = [a for a in targets if self.belief.confidence(a) < level]
+            if not open_:
                 return
-            self.ask(todo, phase)
-            self.settle(todo)
+            related = {m for a in open_ for g in self.belief.groups_of.get(a, ()) for m in g.atoms}
+            candidates = sorted(a for a in {*open_, *related} if self.askable(a))
+            scored = [(self.belief.information(c, open_, self.reliability(c)), c) for c in candidates]
+            best = max(scored, default=(0.0, None), key=lambda s: (s[0], s[1] in open_))
+            if best[1] is None or best[0] < self.config.min_bits:
+                return
+            self.ask([best[1]], phase)
 
     def settle(self, focus: Sequence[Atom]) -> None:
-        """Re-ask atoms that a conflict inside an invariant group left uncertain."""
-        for _ in range(self.config.max_rounds):
-            touched = {g for a in focus for g in self.belief.groups_of.get(a, ())}
-            todo = sorted({a for g in touched for a in g.atoms
-                           if self.belief.confidence(a) < self.config.settle and self.worth_asking(a)})
-            if not todo:
-                return
-            self.ask(todo, "settle")
-            focus = todo
+        """Ask about atoms that a conflict inside an invariant group left uncertain."""
+        touched = {g for a in focus for g in self.belief.groups_of.get(a, ())}
+        atoms = sorted({a for g in touched for a in g.atoms})
+        self.make_certain(atoms, self.config.settle, "settle")
 
     # ------------------------------------------------------------ phases
 
@@ -155,13 +205,17 @@ class _Episode:
         Three hypotheses compete: the action did what the model predicts, it did
         nothing, or something else happened (its own unconditional change is
         missing and its side effects are open: the block fell into another
-        column). Changed atoms are asked, most telling first, until "as
-        predicted" is ``effect_trust`` certain or refuted.
+        column). The picture itself is the first evidence: unchanged, the action
+        did nothing (so a precondition was likely false); changed, it ran (so its
+        preconditions held) and "nothing" is out. Then changed atoms are asked,
+        most telling first, each in a fresh wording, until "as predicted" is
+        ``effect_trust`` certain or refuted.
         """
         before = self.belief.state()
         predicted = action.apply(before)
         changed = sorted(a for a in predicted ^ before if a in self.belief)
         strength = self._prediction_strength(action, before)
+        view_before = self.obs.state_key
         outcome = self.env.execute(action)
         self.step += 1
         self.obs = outcome.observation
@@ -169,6 +223,13 @@ class _Episode:
         prior = self.config.action_success_prior
         # log P(answers, H) for H = as predicted, no effect, something else
         logp = [math.log(prior), math.log((1 - prior) / 2), math.log((1 - prior) / 2)]
+        seen = self._picture_evidence(action, view_before, bool(changed))
+        if seen is False:  # nothing moved: the world is as it was, a precondition was (likely) false
+            self.ledger.note("effect_check", self.step, action=str(action), p_success=0.0, picture="unchanged")
+            self.belief.observe_no_effect(condition_atoms(action), self.config.silent_failure)
+            return False
+        if seen is True:
+            logp[1] = -math.inf
         checks = sorted((a for a in changed if self.worth_asking(a)),
                         key=lambda a: self._diagnostic_rank(action, a, predicted))
         direct = action.effect.adds | action.effect.dels
@@ -178,11 +239,17 @@ class _Episode:
                 return math.log(0.5)
             return math.log(right if value == (atom in before) else 1 - right)
 
-        for atom in itertools.islice(itertools.cycle(checks), self.config.max_rounds * len(checks)):
+        while checks:
             p_success = _normalised(logp)[0]
             if p_success >= self.config.effect_trust or p_success <= 1 - self.config.trust:
                 break
-            for _, value, weight in self.ask([atom], "effect"):
+            atom = checks[0]
+            answers = self.ask([atom], "effect")
+            if not answers or self.wording(atom) is None:
+                checks.pop(0)  # every wording asked about this picture: go on to the next atom
+            else:
+                checks.append(checks.pop(0))  # alternate between atoms before asking one again
+            for _, value, weight in answers:
                 if value is not None:
                     right = sigmoid(weight)
                     logp[0] += math.log(right if value == (atom in predicted) else 1 - right)
@@ -197,6 +264,25 @@ class _Episode:
             return True
         self.reestablish(action, changed)
         return False
+
+    def _picture_evidence(self, action: GroundAction, view_before: Hashable, expect_change: bool) -> bool | None:
+        """Did the picture change? None when the view cannot tell or nothing was expected to change.
+
+        Pictures are compared by what identifies them (the observation's state key,
+        from which the picture is rendered). A changed picture means the action
+        ran: its preconditions held, and that is evidence about them as well.
+        """
+        view_after = self.obs.state_key
+        if view_before is None or view_after is None or not expect_change:
+            return None
+        if view_before == view_after:
+            return False
+        effect = action.effect
+        touched = effect.adds | effect.dels | {a for c in effect.conditional for a in c.adds | c.dels}
+        for atom, value in condition_atoms(action):
+            if atom in self.belief and atom not in touched:  # unchanged by the action: held before and after
+                self.belief.observe(atom, value, self.config.change_trust)
+        return True
 
     @staticmethod
     def _diagnostic_rank(action: GroundAction, atom: Atom, predicted: frozenset[Atom]) -> tuple:
@@ -237,6 +323,16 @@ class _Episode:
         self.settle(weak)
 
 
+def _book_of(grounder: object) -> QuestionBook | None:
+    """The question book a grounder words its questions with (looking through wrappers)."""
+    while grounder is not None:
+        book = getattr(grounder, "book", None)
+        if isinstance(book, QuestionBook):
+            return book
+        grounder = getattr(grounder, "inner", None)
+    return None
+
+
 def _normalised(logp: list[float]) -> list[float]:
     top = max(logp)
     weights = [math.exp(v - top) for v in logp]
@@ -257,7 +353,8 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
     clock = Clock()
     task = env.task
     ledger = Ledger(grounder)
-    ep = _Episode(env, ledger, config, env.reset(seed))
+    book = _book_of(grounder) or (QuestionBook(task) if accepts_wording(grounder) else None)
+    ep = _Episode(env, ledger, config, env.reset(seed), book)
     ep.survey()
     recoveries = 0
     plan_lengths: list[int] = []

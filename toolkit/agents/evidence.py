@@ -9,6 +9,12 @@ are not independent: under "exactly one" the posterior of atom ``i`` is
 uncertain, which is what sends the agent back to ask again. An atom in several
 groups takes its least certain group posterior (conservative: it can only cause
 an extra question, never a false certainty).
+
+Two kinds of evidence besides answers: the expected information of a question
+(:meth:`EvidenceBelief.information`, which counts what an answer about one atom
+says about the others through the groups, so a question about ``(clear b)`` is
+scored for what it tells about ``(on a b)``), and an action that visibly did
+nothing (:meth:`EvidenceBelief.observe_no_effect`: some precondition was false).
 """
 
 from __future__ import annotations
@@ -26,6 +32,12 @@ def logit(p: float) -> float:
 
 def sigmoid(x: float) -> float:
     return 1.0 / (1.0 + math.exp(-x)) if x > -700 else 0.0
+
+
+def _entropy(p: float) -> float:
+    if p <= 0.0 or p >= 1.0:
+        return 0.0
+    return -(p * math.log2(p) + (1.0 - p) * math.log2(1.0 - p))
 
 
 class EvidenceBelief:
@@ -74,6 +86,41 @@ class EvidenceBelief:
         """Scale old evidence down: the world may have changed these atoms behind our back."""
         for a in atoms:
             self.logodds[a] *= factor
+
+    def observe_no_effect(self, literals: Sequence[tuple[Atom, bool]], silent_failure: float) -> None:
+        """An action whose precondition is ``literals`` ran and visibly changed nothing.
+
+        Either some literal was false (the world refused it) or all held and the
+        action failed silently (P ``silent_failure``). With p_i = P(literal i holds)
+        and Q_i the product of the others (taken as independent), the likelihood
+        ratio for "literal i holds" is ``1 - Q_i (1 - silent_failure)`` against 1:
+        a literal whose companions are surely true takes the blame, one beside a
+        doubtful companion is barely touched.
+        """
+        tracked = [(a, v) for a, v in literals if a in self.logodds]
+        sat = [self.prob(a) if v else 1.0 - self.prob(a) for a, v in tracked]
+        for i, (atom, value) in enumerate(tracked):
+            others = math.prod(p for j, p in enumerate(sat) if j != i)
+            ratio = max(1.0 - others * (1.0 - silent_failure), 1e-12)
+            self.logodds[atom] += math.log(ratio) if value else -math.log(ratio)
+
+    def information(self, atom: Atom, targets: Sequence[Atom], reliability: float) -> float:
+        """Expected reduction (bits) of the targets' summed entropy from one answer about ``atom``.
+
+        The answer is right with P ``reliability``; through the invariant groups an
+        answer about one atom moves its group-mates, so related atoms are scored too.
+        """
+        w = logit(min(max(reliability, 0.5), self.max_confidence))
+        before = sum(_entropy(self.prob(t)) for t in targets)
+        p_true = self.prob(atom)
+        p_yes = p_true * reliability + (1.0 - p_true) * (1.0 - reliability)
+        saved = self.logodds[atom]
+        expected = 0.0
+        for p_answer, shift in ((p_yes, w), (1.0 - p_yes, -w)):
+            self.logodds[atom] = saved + shift
+            expected += p_answer * sum(_entropy(self.prob(t)) for t in targets)
+        self.logodds[atom] = saved
+        return before - expected
 
     # ------------------------------------------------------------ posterior
 
