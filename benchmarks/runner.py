@@ -64,6 +64,8 @@ class RunConfig:
     plan_wrong: float | None = None  # simulated VLM-as-planner: P(an action is replaced by a random one)
     plan_missing: float | None = None  # ... P(an action is left out)
     plan_extra: float | None = None  # ... P(a random action is inserted before an action)
+    render_mode: str = "schematic"  # household images: schematic or pictorial (images and visibility differ)
+    labels: bool = True  # household images: object names written in the image
     # ---- execution options (see EXECUTION_FIELDS): how a study runs, never what it finds
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
@@ -158,7 +160,8 @@ def make_environment(task: Task, spec: EpisodeSpec, seed: int):
     from toolkit.simulator import SymbolicEnvironment
 
     if task.domain.name.lower() in WORLDS:
-        return make_world(task, failure_prob=spec.config.action_failure, seed=seed)
+        return make_world(task, failure_prob=spec.config.action_failure, seed=seed,
+                          render_mode=spec.config.render_mode, labels=spec.config.labels)
     return SymbolicEnvironment(task, spec.config.action_failure, seed)
 
 

@@ -71,7 +71,16 @@ def _vlm_config(config: Any, log: bool = False):
 def _vlm(config: Any, task: Task, split: str, seed: int):
     from grounders.vlm import VLMGrounder
 
-    return VLMGrounder(QuestionBook(task), _vlm_config(config, log=True))
+    return VLMGrounder(image_question_book(config, task), _vlm_config(config, log=True))
+
+
+def image_question_book(config: Any, task: Task) -> QuestionBook:
+    """Questions about images: pictorial household images name objects by colour and category ("the red spoon")."""
+    if getattr(config, "render_mode", "schematic") == "pictorial" and task.domain.name.lower() == "igibson":
+        from scene_graphs.pictograms import picture_names
+
+        return QuestionBook(task, objects=picture_names(task.objects))
+    return QuestionBook(task)
 
 
 def _replay(config: Any, task: Task, split: str, seed: int):
