@@ -281,7 +281,52 @@ def _toy(d, b, c):  # a spinning top
     _rect(d, b, (.45, .1), (.55, .4), fill=INK)
 
 
+def _box(d, b, c):  # a cardboard box with tape
+    _rect(d, b, (.08, .25), (.92, .9), fill=c, outline=INK, width=2)
+    _rect(d, b, (.44, .25), (.56, .9), fill=darker(c, .8))
+
+
+def _crate(d, b, c):  # slatted wooden crate
+    _rect(d, b, (.08, .2), (.92, .9), fill=c, outline=INK, width=2)
+    for y in (.43, .66):
+        d.line([_pt(b, .08, y), _pt(b, .92, y)], fill=INK, width=2)
+    d.line([_pt(b, .08, .2), _pt(b, .92, .9)], fill=darker(c), width=3)
+
+
+def _document(d, b, c):  # a sheet with a folded corner and lines
+    _poly(d, b, [(.22, .06), (.62, .06), (.8, .24), (.8, .94), (.22, .94)], fill=c, outline=INK, width=2)
+    for k in range(4):
+        _rect(d, b, (.3, .35 + k * .14), (.72, .38 + k * .14), fill=INK)
+
+
+def _binder(d, b, c):  # a ring binder seen from the spine
+    _rect(d, b, (.25, .06), (.75, .94), fill=c, outline=INK, width=2)
+    _ell(d, b, (.4, .6), (.6, .8), outline=INK, width=3)
+    _rect(d, b, (.33, .15), (.67, .4), fill=(250, 250, 250), outline=INK, width=1)
+
+
+def _cheese(d, b, c):  # a wedge with holes
+    _poly(d, b, [(.05, .8), (.95, .8), (.95, .35), (.05, .65)], fill=c, outline=INK, width=2)
+    for x, y in ((.35, .68), (.7, .55), (.82, .7)):
+        _ell(d, b, (x - .05, y - .05), (x + .05, y + .05), fill=darker(c, .75))
+
+
+def _sock(d, b, c):
+    _poly(d, b, [(.35, .05), (.65, .05), (.65, .6), (.9, .75), (.85, .95), (.4, .95), (.35, .75)], fill=c,
+          outline=INK, width=2)
+    _rect(d, b, (.35, .05), (.65, .15), fill=(250, 250, 250), outline=INK, width=1)
+
+
+def _glasses(d, b, c):
+    for x in (.05, .55):
+        _ell(d, b, (x, .35), (x + .4, .7), fill=(220, 235, 245), outline=c, width=4)
+    d.line([_pt(b, .45, .48), _pt(b, .55, .48)], fill=c, width=4)
+
+
 MOVABLES: dict[str, tuple[Painter, RGB]] = {
+    "box": (_box, (200, 160, 110)), "crate": (_crate, (190, 150, 90)), "document": (_document, (250, 250, 250)),
+    "binder": (_binder, (40, 120, 80)), "cheese": (_cheese, (245, 200, 60)), "sock": (_sock, (120, 90, 200)),
+    "glasses": (_glasses, (40, 40, 40)),
     "hardback": (_book, (150, 40, 40)), "paperback": (_paperback, (230, 160, 60)),
     "notebook": (_notebook, (60, 110, 200)), "magazine": (_magazine, (230, 90, 160)),
     "folder": (_folder, (240, 200, 80)), "envelope": (_envelope, (250, 245, 225)),
@@ -358,7 +403,24 @@ def _floor(d, b, c):  # a striped rug lying on the floor line
         _rect(d, b, (x, .75), (x + .06, 1), fill=darker(c, .8))
 
 
+def _car(d, b, c):  # a car parked on the floor line
+    _rect(d, b, (0, .45), (1, .85), fill=c, outline=INK, width=2)
+    _poly(d, b, [(.2, .45), (.32, .1), (.7, .1), (.82, .45)], fill=c, outline=INK, width=2)
+    _poly(d, b, [(.28, .42), (.36, .16), (.66, .16), (.74, .42)], fill=(190, 215, 235))
+    for x in (.1, .7):
+        _ell(d, b, (x, .7), (x + .2, 1), fill=INK)
+
+
+def _desk(d, b, c):  # a top, a drawer block on the right and one leg on the left
+    _rect(d, b, (0, 0), (1, .18), fill=c, outline=INK, width=2)
+    _rect(d, b, (.62, .18), (1, 1), fill=darker(c, .85), outline=INK, width=2)
+    for y in (.45, .72):
+        d.line([_pt(b, .62, y), _pt(b, 1, y)], fill=INK, width=2)
+    _rect(d, b, (.03, .18), (.1, 1), fill=darker(c), outline=INK, width=1)
+
+
 FURNITURE: dict[str, tuple[Painter, RGB]] = {
+    "car": (_car, (70, 90, 160)), "desk": (_desk, (160, 110, 70)),
     "table": (_table, (190, 140, 90)), "countertop": (_countertop, (225, 215, 195)),
     "counter": (_countertop, (225, 215, 195)), "sink": (_sink, (200, 200, 210)), "shelf": (_shelf, (170, 120, 70)),
     "bed": (_bed, (120, 150, 210)), "sofa": (_sofa, (150, 60, 60)), "workbench": (_workbench, (200, 170, 110)),
@@ -370,7 +432,7 @@ CONTAINERS: dict[str, tuple[str, RGB]] = {
     "fridge": ("freezer", (235, 240, 245)), "drawer": ("drawers", (180, 130, 80)),
     "cabinet": ("doors", (150, 100, 60)), "toy_box": ("stars", (230, 80, 150)),
     "carton": ("flaps", (200, 160, 110)), "file_cabinet": ("files", (150, 155, 165)),
-    "box": ("flaps", (190, 150, 100)), "basket": ("weave", (200, 170, 110)),
+    "box": ("flaps", (190, 150, 100)), "basket": ("weave", (200, 170, 110)), "bag": ("weave", (90, 150, 110)),
 }
 
 

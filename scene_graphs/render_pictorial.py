@@ -101,8 +101,9 @@ class _Painter:
         self.g, self.d, self.labels = g, d, labels
         objects = [n for n, k in g.nodes(data="kind") if k in ("furniture", "container", "movable")]
         self.colours = pg.instance_colours(objects)
-        known = set(pg.MOVABLES) | set(pg.FURNITURE) | set(pg.CONTAINERS)
-        unknown = sorted({pg.category(o) for o in objects} - known)
+        # a category is known when it has a pictogram for the kind the object is (a box may be either)
+        table = {"movable": pg.MOVABLES, "furniture": pg.FURNITURE, "container": pg.CONTAINERS}
+        unknown = sorted({pg.category(o) for o in objects if pg.category(o) not in table[g.nodes[o]["kind"]]})
         self.glyphs = {c: pg.glyph_for(i) for i, c in enumerate(unknown)}
         self.f = font(13)
 
