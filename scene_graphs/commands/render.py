@@ -44,7 +44,8 @@ def render_options(args: argparse.Namespace) -> tuple[str, bool]:
     """The checked (mode, labels) of :func:`add_render_arguments`' flags (a clear error for schematic --no-labels)."""
     from scene_graphs.household import check_render_mode
 
-    return check_render_mode(args.render_mode, args.labels)
+    # commands without the flags (pgt demo) draw the default view
+    return check_render_mode(getattr(args, "render_mode", "schematic"), getattr(args, "labels", None))
 
 
 def run(args: argparse.Namespace) -> int:
