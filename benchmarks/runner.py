@@ -298,11 +298,16 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
 
 
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int):
-    from grounders.factory import build_proposer
+    from grounders.factory import build_proposer, image_object_names
     from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
+    from toolkit.questions import QuestionBook
 
+    # pictorial images: the goal names objects as they look, with the names actions take
+    names = image_object_names(spec.config, task)
+    book = QuestionBook(task, objects=names) if names else None
     return run_viplan_planner(env, build_proposer(spec.config, task, spec.id, seed),
-                              ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed, goal_text=goal_in_words)
+                              ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed,
+                              goal_text=lambda t: goal_in_words(t, book))
 
 
 def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int):
