@@ -427,6 +427,10 @@ FURNITURE: dict[str, tuple[Painter, RGB]] = {
     "floor": (_floor, (170, 190, 150)),
 }
 
+# Where the standing surface of a piece of furniture is, as a fraction of its box's height from the top
+# (things on top of it are drawn standing there): a rug lies low, a bed's mattress is below its headboard.
+SURFACE: dict[str, float] = {"floor": .75, "bed": .3, "sofa": .35, "car": .1, "sink": .1}
+
 # Containers: body colour and the marks on a closed front (drawers, freezer line, lid flaps).
 CONTAINERS: dict[str, tuple[str, RGB]] = {
     "fridge": ("freezer", (235, 240, 245)), "drawer": ("drawers", (180, 130, 80)),

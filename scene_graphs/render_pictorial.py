@@ -216,13 +216,15 @@ def render_pictorial(g: nx.MultiDiGraph, labels: bool = False) -> bytes:
                 p.movable((cx, cy, cx + ICON - 4, cy + ICON - 4), m, m in sc.reach)
             if labels and sc.contents.get(s):
                 p.label((x0, floor_y + 34), "in: " + ", ".join(sc.contents[s]))
+            top = box[1]
         else:
             box = (x0, floor_y - FURN_H, x0 + FURN_W, floor_y)
             p.furniture(box, s)
+            top = box[1] + round(FURN_H * pg.SURFACE.get(pg.category(s), 0.0))
         p.frame(box, s in sc.reach)
         p.label((x0 + FURN_W // 2, floor_y + 16), s, anchor="mm")
         for k, m in enumerate(sc.piles[s]):
-            ib = (x0 + 8, box[1] - (k + 1) * ICON - 4, x0 + 8 + ICON, box[1] - k * ICON - 6)
+            ib = (x0 + 8, top - (k + 1) * ICON - 4, x0 + 8 + ICON, top - k * ICON - 6)
             p.movable(ib, m, m in sc.reach)
             p.label((ib[2] + 8, (ib[1] + ib[3]) // 2), m)
         for k, m in enumerate(sc.lanes[s]):
