@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+from scene_graphs.commands.render import add_render_arguments
 from toolkit import cli_args
 from toolkit.errors import PgtError
 
@@ -47,6 +48,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                    "replaced by a random one)")
     p.add_argument("--plan-missing", type=cli_args.probability, help="... P(a plan action is left out)")
     p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
+    add_render_arguments(p)
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     p.add_argument("--out", required=True, type=cli_args.output_dir, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -81,6 +83,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--noise", type=noise_model, metavar="KIND[:NAME=VALUE,...]", help=NOISE_HELP)
     c.add_argument("--seeds", type=cli_args.count, default=1)
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
+    add_render_arguments(c)
     c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
     c.add_argument("--quiet", action="store_true")
@@ -119,7 +122,16 @@ def _config(args: argparse.Namespace):
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
+                     **_render_fields(args),
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
+
+
+def _render_fields(args: argparse.Namespace) -> dict:
+    """RunConfig's render_mode/labels from the flags (checked: schematic cannot drop its labels)."""
+    from scene_graphs.commands.render import render_options
+
+    mode, labels = render_options(args)
+    return {"render_mode": mode, "labels": labels}
 
 
 def _check_vlm_flags(args: argparse.Namespace) -> None:
@@ -277,7 +289,8 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
             for noise_name, noise in noises:
                 for protocol in ("viplan-grounder", "pgt-grounder"):
                     cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
-                                    persistence=args.persistence, noise=getattr(args, "noise", None), seeds=args.seeds, problems=args.problems, **noise)
+                                    persistence=args.persistence, noise=getattr(args, "noise", None), seeds=args.seeds,
+                                    problems=args.problems, **_render_fields(args), **noise)
                     grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))
     return grid
 

@@ -65,6 +65,8 @@ class RunConfig:
     plan_wrong: float | None = None  # simulated VLM-as-planner: P(an action is replaced by a random one)
     plan_missing: float | None = None  # ... P(an action is left out)
     plan_extra: float | None = None  # ... P(a random action is inserted before an action)
+    render_mode: str = "schematic"  # household images: schematic or pictorial (images and visibility differ)
+    labels: bool = True  # household images: object names written in the image
     # ---- execution options (see EXECUTION_FIELDS): how a study runs, never what it finds
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
@@ -179,7 +181,8 @@ def make_environment(task: Task, spec: EpisodeSpec, seed: int):
     from toolkit.simulator import SymbolicEnvironment
 
     if task.domain.name.lower() in WORLDS:
-        return make_world(task, failure_prob=spec.config.action_failure, seed=seed)
+        return make_world(task, failure_prob=spec.config.action_failure, seed=seed,
+                          render_mode=spec.config.render_mode, labels=spec.config.labels)
     return SymbolicEnvironment(task, spec.config.action_failure, seed)
 
 
@@ -316,11 +319,16 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=Non
 
 
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
-    from grounders.factory import build_proposer
+    from grounders.factory import build_proposer, image_object_names
     from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
+    from toolkit.questions import QuestionBook
 
+    # pictorial images: the goal names objects as they look, with the names actions take
+    names = image_object_names(spec.config, task)
+    book = QuestionBook(task, objects=names) if names else None
     return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
-                              ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed, goal_text=goal_in_words)
+                              ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed,
+                              goal_text=lambda t: goal_in_words(t, book))
 
 
 def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):

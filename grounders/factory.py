@@ -80,7 +80,22 @@ def endpoint_limiter(config: Any):
 def _vlm(config: Any, task: Task, split: str, seed: int):
     from grounders.vlm import VLMGrounder
 
-    return VLMGrounder(QuestionBook(task), _vlm_config(config, log=True))
+    return VLMGrounder(image_question_book(config, task), _vlm_config(config, log=True))
+
+
+def image_object_names(config: Any, task: Task) -> dict[str, list[str]] | None:
+    """How questions about the images name objects: pictorial household images by colour and category
+    ("the red spoon", :func:`scene_graphs.pictograms.picture_names`); None: the domain's own names."""
+    if getattr(config, "render_mode", "schematic") == "pictorial" and task.domain.name.lower() == "igibson":
+        from scene_graphs.pictograms import picture_names
+
+        return picture_names(task.objects)
+    return None
+
+
+def image_question_book(config: Any, task: Task) -> QuestionBook:
+    """The question book of a grounder that looks at the images (see :func:`image_object_names`)."""
+    return QuestionBook(task, objects=image_object_names(config, task))
 
 
 def _replay(config: Any, task: Task, split: str, seed: int):

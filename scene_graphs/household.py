@@ -39,6 +39,25 @@ AGENT = "agent:robot"
 RELATIONS = ("ontop", "nextto", "inside")
 
 
+RENDER_MODES = ("schematic", "pictorial")
+
+
+def check_render_mode(mode: str, labels: bool | None) -> tuple[str, bool]:
+    """The (mode, labels) pair a view is drawn with; labels default on for schematic, off for pictorial.
+
+    Raises:
+        SceneGraphError: an unknown mode, or a schematic view without labels (its boxes are only names).
+    """
+    if mode not in RENDER_MODES:
+        raise SceneGraphError(f"unknown render mode {mode!r}; choose {' or '.join(RENDER_MODES)}")
+    if labels is None:
+        labels = mode == "schematic"
+    if mode == "schematic" and not labels:
+        raise SceneGraphError("the schematic view is names in boxes and cannot drop its labels; "
+                              "use --render-mode pictorial --no-labels")
+    return mode, labels
+
+
 def room_node(room: str) -> str:
     return f"room:{room}"
 
@@ -88,8 +107,10 @@ class HouseholdWorld(GraphWorld):
     domain_name = "igibson"
 
     def __init__(self, task: Task, *, failure_prob: float = 0.0, seed: int | None = None,
-                 layout: Layout | str | Path | None = None) -> None:
+                 layout: Layout | str | Path | None = None, render_mode: str = "schematic",
+                 labels: bool | None = None) -> None:
         self.layout = layout if isinstance(layout, Layout) else load_layout(task, layout)
+        self.render_mode, self.labels = check_render_mode(render_mode, labels)
         super().__init__(task, failure_prob=failure_prob, seed=seed)
         validate_graph(self.graph)
 
@@ -228,8 +249,14 @@ class HouseholdWorld(GraphWorld):
         for atom in self.task.all_atoms():
             if atom.predicate == "holding" or all(a in view for a in atom.args):
                 out.add(atom)
+        if self.render_mode == "pictorial" and not self.labels:
+            from scene_graphs.render_pictorial import hidden_atoms  # no notes: what position cannot show is unseen
+            out -= hidden_atoms(g)
         return frozenset(out)
 
     def render_graph(self, g: nx.MultiDiGraph) -> bytes:
+        if self.render_mode == "pictorial":
+            from scene_graphs.render_pictorial import render_pictorial
+            return render_pictorial(g, labels=self.labels)
         from scene_graphs.render_household import render_household
         return render_household(g)

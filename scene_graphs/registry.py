@@ -17,6 +17,8 @@ def _blocksworld(task: Task, **kw: Any) -> GraphWorld:
     from scene_graphs.blocksworld import BlocksworldWorld
 
     kw.pop("layout", None)
+    kw.pop("render_mode", None)  # blocks are already pictures: coloured blocks, column names the questions use
+    kw.pop("labels", None)
     return BlocksworldWorld(task, **kw)
 
 
@@ -33,8 +35,12 @@ WORLDS: dict[str, Callable[..., GraphWorld]] = {
 
 
 def make_world(task: Task, *, failure_prob: float = 0.0, seed: int | None = None,
-               layout: str | Path | None = None) -> GraphWorld:
+               layout: str | Path | None = None, render_mode: str = "schematic",
+               labels: bool | None = None) -> GraphWorld:
     """The world for ``task``'s domain (by the domain's PDDL name).
+
+    ``render_mode``/``labels`` choose how the household view is drawn (see
+    :func:`scene_graphs.household.check_render_mode`); Blocksworld has one view.
 
     Raises:
         UnknownSymbolError: no world is registered for the domain.
@@ -42,4 +48,4 @@ def make_world(task: Task, *, failure_prob: float = 0.0, seed: int | None = None
     factory = WORLDS.get(task.domain.name.lower())
     if factory is None:
         raise UnknownSymbolError("world for domain", task.domain.name, WORLDS)
-    return factory(task, failure_prob=failure_prob, seed=seed, layout=layout)
+    return factory(task, failure_prob=failure_prob, seed=seed, layout=layout, render_mode=render_mode, labels=labels)

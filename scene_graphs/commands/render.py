@@ -27,7 +27,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--layout", type=cli_args.input_file, help="household layout TOML (default: layouts/<problem>.toml beside the problems)")
     p.add_argument("--failure-prob", type=cli_args.probability, default=0.0, help="probability that an action fails (default 0)")
     p.add_argument("--seed", type=cli_args.seed, default=0, help="seed of the failure model (default 0)")
+    add_render_arguments(p)
     p.set_defaults(func=run)
+
+
+def add_render_arguments(p: argparse.ArgumentParser) -> None:
+    """``--render-mode`` and ``--labels/--no-labels``: how household images are drawn (pgt render, run, compare)."""
+    p.add_argument("--render-mode", choices=("schematic", "pictorial"), default="schematic",
+                   help="household images: schematic (names in boxes, the default) or pictorial (pictograms and "
+                        "colours, so a VLM must look rather than read; docs/worlds.md)")
+    p.add_argument("--labels", action=argparse.BooleanOptionalAction, default=None,
+                   help="write object names in the image (default: on for schematic, off for pictorial)")
+
+
+def render_options(args: argparse.Namespace) -> tuple[str, bool]:
+    """The checked (mode, labels) of :func:`add_render_arguments`' flags (a clear error for schematic --no-labels)."""
+    from scene_graphs.household import check_render_mode
+
+    # commands without the flags (pgt demo) draw the default view
+    return check_render_mode(getattr(args, "render_mode", "schematic"), getattr(args, "labels", None))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -35,8 +53,10 @@ def run(args: argparse.Namespace) -> int:
     from toolkit.commands.validate import read_text
     from toolkit.plans import read_plan_actions
 
+    mode, labels = render_options(args)
     task = load_task_args(args)
-    world = make_world(task, failure_prob=args.failure_prob, seed=args.seed, layout=args.layout)
+    world = make_world(task, failure_prob=args.failure_prob, seed=args.seed, layout=args.layout,
+                       render_mode=mode, labels=labels)
     actions = []
     if args.plan:
         actions = read_plan_actions(read_text(args.plan), task)

@@ -12,7 +12,7 @@ study runner records it as an error to retry, not as the model's failure.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from toolkit.agents.base import Clock, EpisodeResult, Ledger
 from toolkit.agents.planner_prompts import build_prompt
@@ -20,6 +20,10 @@ from toolkit.plans import parse_plan
 from toolkit.protocols import Environment, PlanProposer
 from toolkit.task import Task
 from toolkit import jsontext
+
+if TYPE_CHECKING:
+    from toolkit.questions import QuestionBook
+
 
 @dataclass(frozen=True)
 class ViPlanPlannerConfig:
@@ -31,17 +35,27 @@ def goal_text_default(task: Task) -> str:
     return str(task.problem.goal)
 
 
-def goal_in_words(task: Task) -> str:
-    """The goal as the questions whose answers must come out as given (the PDDL text if it has no literals)."""
+def goal_in_words(task: Task, book: QuestionBook | None = None) -> str:
+    """The goal as the questions whose answers must come out as given (the PDDL text if it has no literals).
+
+    ``book`` words the questions (default: the domain's); when it describes objects by
+    appearance ("the red spoon", pictorial images) the text also says which object
+    name each description stands for, since actions take names.
+    """
     from toolkit.agents.base import condition_literals
     from toolkit.questions import QuestionBook
 
     literals = condition_literals(task.goal)
     if not literals:
         return goal_text_default(task)
-    book = QuestionBook(task)
+    plain = book is None
+    book = book or QuestionBook(task)
     lines = [f"- {book.question(atom)} {'Yes' if positive else 'No'}" for atom, positive in literals]
-    return "Reach a state in which each of these questions has the answer given:\n" + "\n".join(lines)
+    text = "Reach a state in which each of these questions has the answer given:\n" + "\n".join(lines)
+    if not plain:
+        names = "\n".join(f"- {o}: {book.display_name(o)}" for o in sorted(task.objects))
+        text += "\n\nObjects (name used in actions: how it looks in the image):\n" + names
+    return text
 
 
 class _NoGrounder:
