@@ -46,6 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plan-missing", type=cli_args.probability, help="... P(a plan action is left out)")
     p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
+    _add_executor(p)
     p.add_argument("--out", required=True, type=cli_args.output_dir, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=run_cmd)
@@ -78,9 +79,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--seeds", type=cli_args.count, default=1)
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
     c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
+    _add_executor(c)
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
     c.add_argument("--quiet", action="store_true")
     c.set_defaults(func=compare_cmd)
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    """``--executor``/``--address``: where episodes run (benchmarks/executors.py); a resume may change them."""
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="local: --workers processes on this machine; ray: Ray tasks on a cluster (pip install -e "
+                        "\".[ray]\"); episodes are still written by this process")
+    p.add_argument("--address", type=cli_args.non_empty, help="executor ray: the cluster's address, e.g. HOST:6379 "
+                                                             "(default RAY_ADDRESS, else a local cluster of --workers CPUs)")
+
+
+def _executor_fields(args: argparse.Namespace) -> dict[str, object]:
+    """The execution fields of ``--executor``/``--address`` (absent from the Python API's namespaces)."""
+    return {"executor": getattr(args, "executor", "local"), "address": getattr(args, "address", None)}
 
 
 def _config(args: argparse.Namespace):
@@ -98,7 +114,7 @@ def _config(args: argparse.Namespace):
                      action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
-                     plan_missing=args.plan_missing, plan_extra=args.plan_extra,
+                     plan_missing=args.plan_missing, plan_extra=args.plan_extra, **_executor_fields(args),
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
 
 
@@ -224,7 +240,8 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
             for noise_name, noise in noises:
                 for protocol in ("viplan-grounder", "pgt-grounder"):
                     cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
-                                    persistence=args.persistence, seeds=args.seeds, problems=args.problems, **noise)
+                                    persistence=args.persistence, seeds=args.seeds, problems=args.problems,
+                                    **_executor_fields(args), **noise)
                     grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))
     return grid
 
