@@ -96,36 +96,42 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+ENV = {**os.environ, "RAY_AUTH_MODE": "disabled"}  # the nodes and the driver agree (no cluster token here)
+
+
 def _node(*args: str) -> subprocess.Popen:
     """A Ray node in the foreground (``--block``), in its own session so that it and its workers can be ended."""
     return subprocess.Popen([str(RAY), "start", "--block", "--num-cpus", "1", "--disable-usage-stats", *args],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=ENV)
 
 
-def _end(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-    except (ProcessLookupError, subprocess.TimeoutExpired):
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-
-
-def _unit_workers(session: int) -> list[int]:
-    """PIDs of Ray workers running an episode unit in ``session`` (only processes this test started)."""
+def _in_session(session: int, name: bytes = b"") -> list[int]:
+    """PIDs of the processes of ``session`` (one this test started) whose command line holds ``name``."""
     found = []
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         try:
-            cmd = (entry / "cmdline").read_bytes()
-            if b"ray::run_unit" in cmd and os.getsid(int(entry.name)) == session:
+            if os.getsid(int(entry.name)) == session and name in (entry / "cmdline").read_bytes():
                 found.append(int(entry.name))
         except OSError:
             continue
     return found
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """End a node: SIGTERM to it, then SIGKILL to whatever of its session is left (its workers included)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    for pid in _in_session(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -137,7 +143,7 @@ def cluster():
     nodes = [head]
     try:
         deadline = time.monotonic() + 90
-        while subprocess.run([str(RAY), "status", "--address", address], capture_output=True).returncode:
+        while subprocess.run([str(RAY), "status", "--address", address], capture_output=True, env=ENV).returncode:
             assert time.monotonic() < deadline and head.poll() is None, "the Ray head did not start"
             time.sleep(1)
         worker = _node("--address", address, "--node-ip-address", "127.0.0.1")
@@ -158,11 +164,11 @@ def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cl
     command = [sys.executable, "-m", "toolkit.cli", "run", *args, "--executor", "ray", "--address", address,
                "--out", str(out)]
     driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              start_new_session=True)
+                              start_new_session=True, env=ENV)
     killed = False
     deadline = time.monotonic() + 120
     while driver.poll() is None and time.monotonic() < deadline and not killed:
-        victims = _unit_workers(os.getsid(worker.pid))
+        victims = _in_session(worker.pid, b"ray::run_unit")
         if victims and read_records(out / "episodes.jsonl"):
             os.kill(victims[0], signal.SIGKILL)  # a Ray worker dies mid-unit: Ray runs the unit again
             killed = True
@@ -171,7 +177,8 @@ def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cl
     if len(read_records(out / "episodes.jsonl")) < len(reference) and driver.poll() is None:
         os.killpg(driver.pid, signal.SIGKILL)  # and then the writer itself dies: the resume finishes the study
     driver.wait(timeout=120)
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=ENV)
     assert done.returncode == 0, done.stderr
-    assert _by_id(out / "episodes.jsonl") == reference
-    assert collect(read_records(out / "episodes.jsonl")).duplicates == 0
+    have = collect(read_records(out / "episodes.jsonl"))
+    assert sorted(r["id"] for r in have.judged) == sorted(reference) and not have.errors
+    assert have.duplicates == 0 and len(_by_id(out / "episodes.jsonl")) == len(reference)
