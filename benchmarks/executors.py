@@ -15,6 +15,7 @@ dies loses only the episodes it had not finished; its unit is run again.
 
 from __future__ import annotations
 
+import gc
 import math
 import multiprocessing
 import os
@@ -125,7 +126,11 @@ class _Pool:
     def _start(self) -> int:
         mine, theirs = self.ctx.Pipe()
         proc = self.ctx.Process(target=_worker, args=(theirs, self.outbox), daemon=True)
-        proc.start()
+        gc.freeze()  # the parent's objects (parsed tasks) stay out of the child's collections: no copy-on-write storm
+        try:
+            proc.start()
+        finally:
+            gc.unfreeze()
         theirs.close()
         self.procs[proc.pid] = (proc, mine)
         return proc.pid
@@ -262,8 +267,9 @@ def connect(address: str | None, cpus: int) -> Any:
         return ray
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": True,
                                "logging_level": "ERROR"}
-    if address is None:
-        options["num_cpus"] = max(1, cpus)
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is None:  # "local": a new cluster of our own, never one a `ray start` left on this machine
+        address, options["num_cpus"] = "local", max(1, cpus)
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
