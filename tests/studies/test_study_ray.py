@@ -44,7 +44,7 @@ def test_ray_cluster_records_equal_the_local_executor_and_resume_across_executor
     config = RunConfig(suite="viplan-bw/simple", grounder="noisy", accuracy=0.9, action_failure=0.1, problems=3,
                        seeds=3)
     local = _by_id(run_study(config, tmp_path / "local", workers=1, progress=False))
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
     try:
         out = tmp_path / "ray"
         first = run_study(RunConfig(**{**config.to_dict(), "executor": "ray", "seeds": 2}), out, workers=2,
