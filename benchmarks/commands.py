@@ -50,6 +50,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
     add_render_arguments(p)
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
+    _add_executor(p)
     p.add_argument("--out", required=True, type=cli_args.output_dir, help="run folder (created; reused to resume)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_dry_run(p)
@@ -85,6 +86,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
     add_render_arguments(c)
     c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
+    _add_executor(c)
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
     c.add_argument("--quiet", action="store_true")
     _add_dry_run(c)
@@ -106,6 +108,20 @@ def noise_model(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    """``--executor``/``--address``: where episodes run (benchmarks/executors.py); a resume may change them."""
+    p.add_argument("--executor", choices=["local", "ray"], default="local",
+                   help="local: --workers processes on this machine; ray: Ray tasks on a cluster (pip install -e "
+                        "\".[ray]\"); episodes are still written by this process")
+    p.add_argument("--address", type=cli_args.non_empty, help="executor ray: the cluster's address, e.g. HOST:6379 "
+                                                             "(default RAY_ADDRESS, else a local cluster of --workers CPUs)")
+
+
+def _executor_fields(args: argparse.Namespace) -> dict[str, object]:
+    """The execution fields of ``--executor``/``--address`` (absent from the Python API's namespaces)."""
+    return {"executor": getattr(args, "executor", "local"), "address": getattr(args, "address", None)}
+
+
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
 
@@ -122,7 +138,7 @@ def _config(args: argparse.Namespace):
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
-                     **_render_fields(args),
+                     **_render_fields(args), **_executor_fields(args),
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
 
 
@@ -290,7 +306,7 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
                 for protocol in ("viplan-grounder", "pgt-grounder"):
                     cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
                                     persistence=args.persistence, noise=getattr(args, "noise", None), seeds=args.seeds,
-                                    problems=args.problems, **_render_fields(args), **noise)
+                                    problems=args.problems, **_render_fields(args), **_executor_fields(args), **noise)
                     grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))
     return grid
 

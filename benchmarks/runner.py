@@ -13,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
-import multiprocessing
 import os
 import re
 import sys
@@ -77,9 +76,11 @@ class RunConfig:
     max_inflight: int | None = None  # VLM: most endpoint requests open at once, study-wide (None: the default)
     rpm: float | None = None  # VLM: endpoint requests per minute, study-wide (None: no limit)
     tpm: float | None = None  # VLM: prompt + completion tokens per minute, study-wide (None: no limit)
+    executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
+    address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
     EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
-                                                   "answer_log", "max_inflight", "rpm", "tpm")
+                                                   "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
     @classmethod
@@ -240,6 +241,13 @@ def predictions_needed(domain: str, problem: str, max_steps: int) -> int:
     return result.ledger.questions
 
 
+def episode_header(spec: EpisodeSpec) -> dict[str, Any]:
+    """The fields every record of ``spec`` starts with, whatever became of the episode."""
+    return {"schema": SCHEMA, "id": spec.id, "suite": spec.config.suite, "split": spec.split,
+            "problem": Path(spec.problem).stem, "seed": spec.seed, "label": spec.config.label(),
+            "config": spec.config.to_dict()}
+
+
 def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
     """Run one episode and return its JSON record; never raises for a failed or broken episode.
 
@@ -249,11 +257,7 @@ def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
     unanswered (``error_kind`` endpoint). ``error`` holds the scrubbed text and
     ``fatal`` says that retrying the study as it stands is pointless.
     """
-    record: dict[str, Any] = {
-        "schema": SCHEMA, "id": spec.id, "suite": spec.config.suite, "split": spec.split,
-        "problem": Path(spec.problem).stem, "seed": spec.seed, "label": spec.config.label(),
-        "config": spec.config.to_dict(),
-    }
+    record = episode_header(spec)
     try:
         task = _task(spec.domain, spec.problem)
         seed = _episode_seed(spec)
@@ -452,6 +456,9 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     A bad setting (no model, a missing replay log, an unknown planner or noise
     model, bad PDDL in any problem) fails here, before the run folder is touched, not once per episode.
     """
+    from benchmarks.executors import check_executor
+
+    check_executor(config)
     specs = episode_specs(config)
     if not specs:
         return specs
@@ -526,28 +533,11 @@ def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str |
     return None
 
 
-def _ignore_sigint() -> None:
-    """Pool workers leave Ctrl-C to the parent, which stops them: one message, no worker tracebacks."""
-    import signal
-
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def _execute(specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]:
-    if workers <= 1 or len(specs) <= 1:
-        for spec in specs:
-            yield run_episode(spec)
-        return
-    ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-    pool = ctx.Pool(min(workers, len(specs)), initializer=_ignore_sigint)
-    try:
-        yield from pool.imap_unordered(run_episode, specs, chunksize=1)
-        pool.close()
-    except BaseException:  # Ctrl-C, a fatal record (the consumer stops), anything: stop the workers now
-        pool.terminate()
-        raise
-    finally:
-        pool.join()
+    """Records of ``specs`` as they finish, from the executor their config names (benchmarks/executors.py)."""
+    from benchmarks.executors import LocalExecutor, make_executor
+
+    return (make_executor(specs[0].config, workers) if specs else LocalExecutor(workers)).run(specs)
 
 
 # ------------------------------------------------------------ endpoint-bound studies

@@ -1,0 +1,286 @@
+"""Where a study's episodes run: this process, local worker processes, or a Ray cluster.
+
+An executor takes the episodes still to run and yields their records as they
+finish; the runner alone writes them (one writer, whatever runs the episodes),
+so every executor gives the same records, resume rules and report.
+
+Work is sent in *units*: a few episodes of one task (domain + problem), as small
+specs holding file paths, never parsed models. A worker parses a task, finds its
+plans and counts its questions once and reuses them for the unit's episodes and
+any later unit of that task; sending a task's episodes to every worker in turn
+would make each worker redo that warm-up (which is why a second core used to buy
+nothing). Records stream back one episode at a time, so a worker or node that
+dies loses only the episodes it had not finished; its unit is run again.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import multiprocessing
+import os
+import queue
+import signal
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
+
+from toolkit.errors import PgtError
+
+if TYPE_CHECKING:
+    from benchmarks.runner import EpisodeSpec, RunConfig
+
+Record = dict[str, Any]
+EXECUTORS = ("local", "ray")
+RAY_EXTRA = "pip install -e \".[ray]\""
+UNIT_RETRIES = 3  # a unit whose worker died runs again this many times, then its episodes are error records
+
+
+class Executor(Protocol):
+    def run(self, specs: list[EpisodeSpec]) -> Iterator[Record]:
+        """Records of ``specs`` in finishing order; closing the iterator stops the work at once."""
+        ...
+
+
+def make_executor(config: RunConfig, workers: int) -> Executor:
+    """The executor ``config`` asks for: ``local`` with ``workers`` processes, or ``ray`` (at ``config.address``)."""
+    if config.executor == "ray":
+        return RayExecutor(config.address, workers)
+    return LocalExecutor(workers)
+
+
+def check_executor(config: RunConfig) -> None:
+    """A clear one-line error for an executor that cannot run, before the study folder is touched."""
+    if config.executor not in EXECUTORS:
+        raise PgtError(f"unknown executor {config.executor!r}; choose one of {', '.join(EXECUTORS)}")
+    if config.address is not None and config.executor != "ray":
+        raise PgtError("--address is the address of a Ray cluster: only with --executor ray")
+    if config.executor == "ray":
+        try:
+            import ray  # noqa: F401
+        except ImportError:
+            raise PgtError(f"--executor ray needs Ray, which is not installed: {RAY_EXTRA}") from None
+
+
+def units(specs: list[EpisodeSpec], workers: int, most: int | None = None) -> list[list[EpisodeSpec]]:
+    """``specs`` cut into runs of one task each, small enough that ``workers`` end at about the same time."""
+    by_task: dict[tuple[str, str], list[EpisodeSpec]] = {}
+    for spec in specs:
+        by_task.setdefault((spec.domain, spec.problem), []).append(spec)
+    size = max(1, math.ceil(len(specs) / (max(workers, 1) * 4)))
+    if most is not None:
+        size = min(size, most)
+    return [group[i:i + size] for group in by_task.values() for i in range(0, len(group), size)]
+
+
+def lost_record(spec: EpisodeSpec, why: str) -> Record:
+    """The error record of an episode whose worker kept dying: retried when the study is resumed."""
+    from benchmarks.runner import episode_header
+
+    return {**episode_header(spec), "success": False, "outcome": "error", "stop_reason": "error",
+            "error_kind": "worker", "error": why, "fatal": False}
+
+
+# ------------------------------------------------------------------ local
+
+
+class LocalExecutor:
+    """Episodes in this process (one worker) or in ``workers`` forked processes fed units of one task."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+
+    def run(self, specs: list[EpisodeSpec]) -> Iterator[Record]:
+        from benchmarks.runner import run_episode
+
+        if self.workers <= 1 or len(specs) <= 1:
+            for spec in specs:
+                yield run_episode(spec)
+            return
+        yield from _Pool(min(self.workers, len(specs))).run(units(specs, self.workers))
+
+
+def _worker(inbox: Any, outbox: Any) -> None:
+    """A worker process: run the units it is handed until ``None``, sending each record as it finishes."""
+    from benchmarks.runner import run_episode
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    pid = os.getpid()
+    while (unit := inbox.recv()) is not None:
+        for spec in unit:
+            outbox.put(("record", pid, run_episode(spec)))
+        outbox.put(("end", pid, None))
+
+
+class _Pool:
+    """Worker processes, each handed one unit at a time; a worker that dies has its unfinished episodes run again.
+
+    The parent hands out the units, so it always knows which episodes a dead worker
+    held, and it hands a worker a unit of a task it has already warmed when one waits.
+    """
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        self.outbox = self.ctx.Queue()
+        self.procs: dict[int, tuple[Any, Any]] = {}  # pid -> (process, the parent's end of its pipe)
+
+    def _start(self) -> int:
+        mine, theirs = self.ctx.Pipe()
+        proc = self.ctx.Process(target=_worker, args=(theirs, self.outbox), daemon=True)
+        gc.freeze()  # the parent's objects (parsed tasks) stay out of the child's collections: no copy-on-write storm
+        try:
+            proc.start()
+        finally:
+            gc.unfreeze()
+        theirs.close()
+        self.procs[proc.pid] = (proc, mine)
+        return proc.pid
+
+    def run(self, work: list[list[EpisodeSpec]]) -> Iterator[Record]:
+        waiting = [list(unit) for unit in work]
+        held: dict[int, list[EpisodeSpec]] = {}  # pid -> the episodes of its unit not yet recorded
+        warmed: dict[int, set[tuple[str, str]]] = {}  # pid -> tasks it has run
+        tries: dict[int, int] = {}  # id of a unit's first episode -> deaths while running it
+
+        def hand(pid: int) -> None:
+            if not waiting:
+                return
+            seen = warmed.setdefault(pid, set())
+            pick = next((i for i, u in enumerate(waiting) if (u[0].domain, u[0].problem) in seen), 0)
+            unit = waiting.pop(pick)
+            seen.add((unit[0].domain, unit[0].problem))
+            held[pid] = unit
+            self.procs[pid][1].send(unit)
+
+        try:
+            for _ in range(min(self.size, len(waiting))):
+                hand(self._start())
+            while held or waiting:
+                try:
+                    kind, pid, record = self.outbox.get(timeout=0.5)
+                except queue.Empty:
+                    yield from self._reap(waiting, held, tries, hand)
+                    continue
+                if kind == "end":
+                    held.pop(pid, None)
+                    hand(pid)
+                else:
+                    if pid in held:
+                        held[pid] = [s for s in held[pid] if s.id != record["id"]]
+                    yield record
+        finally:
+            self._stop()
+
+    def _reap(self, waiting: list, held: dict[int, list], tries: dict[int, int],
+              hand: Callable[[int], None]) -> Iterator[Record]:
+        """Replace dead workers; a dead worker's unfinished episodes wait again, up to :data:`UNIT_RETRIES` times."""
+        for pid, (proc, conn) in list(self.procs.items()):
+            if proc.is_alive():
+                continue
+            del self.procs[pid]
+            conn.close()
+            left = held.pop(pid, [])
+            if left:
+                key = left[0].id
+                tries[key] = tries.get(key, 0) + 1
+                if tries[key] > UNIT_RETRIES:
+                    why = f"its worker process died {tries[key]} times (exit code {proc.exitcode})"
+                    yield from (lost_record(spec, why) for spec in left)
+                else:
+                    waiting.insert(0, left)
+            if waiting:
+                hand(self._start())
+
+    def _stop(self) -> None:
+        for proc, conn in self.procs.values():
+            try:
+                conn.send(None)
+            except OSError:
+                pass
+        for proc, conn in self.procs.values():
+            proc.join(timeout=0.2)
+            if proc.is_alive():
+                proc.terminate()
+                proc.join(timeout=5)
+            conn.close()
+        self.outbox.cancel_join_thread()  # never block exiting on records nobody will read
+        self.outbox.close()
+
+
+# -------------------------------------------------------------------- ray
+
+
+class RayExecutor:
+    """Episodes as Ray tasks on the cluster at ``address`` (or a local one of ``workers`` CPUs).
+
+    Units of one task run as Ray tasks that Ray retries when their worker or node
+    dies (:data:`UNIT_RETRIES` times); at most two units per cluster CPU are out
+    at once, and each finished unit's records are yielded as soon as it returns,
+    so the writer keeps every finished episode whatever happens to the cluster.
+    """
+
+    def __init__(self, address: str | None, workers: int) -> None:
+        self.address, self.workers = address, workers
+
+    def run(self, specs: list[EpisodeSpec]) -> Iterator[Record]:
+        if not specs:
+            return
+        ray = connect(self.address, self.workers)
+        cpus = max(1, int(ray.cluster_resources().get("CPU", 1)))
+        remote = ray.remote(max_retries=UNIT_RETRIES, retry_exceptions=False)(run_unit)
+        work = iter(units(specs, cpus, most=8))
+        pending: dict[Any, list[EpisodeSpec]] = {}
+        try:
+            while True:
+                while len(pending) < 2 * cpus and (unit := next(work, None)) is not None:
+                    pending[remote.remote(unit)] = unit
+                if not pending:
+                    return
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    unit = pending.pop(ref)
+                    yield from _unit_records(ray, ref, unit)
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)
+
+
+def run_unit(unit: list[EpisodeSpec]) -> list[Record]:
+    """A Ray task: the records of a unit's episodes (this worker's caches stay warm for the next unit)."""
+    from benchmarks.runner import run_episode
+
+    return [run_episode(spec) for spec in unit]
+
+
+def _unit_records(ray: Any, ref: Any, unit: list[EpisodeSpec]) -> list[Record]:
+    """A finished unit's records; a unit Ray gave up on (its worker kept dying) gives error records."""
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayError as exc:
+        why = f"Ray could not run it: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+        return [lost_record(spec, why) for spec in unit]
+
+
+def connect(address: str | None, cpus: int) -> Any:
+    """Ray, connected to ``address`` or to this process's cluster (started with ``cpus`` CPUs if none runs)."""
+    ray = _import_ray()
+    if ray.is_initialized():
+        return ray
+    options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": True,
+                               "logging_level": "ERROR"}
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is None:  # "local": a new cluster of our own, never one a `ray start` left on this machine
+        address, options["num_cpus"] = "local", max(1, cpus)
+    try:
+        ray.init(address=address, **options)
+    except (ConnectionError, RuntimeError, ValueError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PgtError(f"cannot connect to the Ray cluster at {address or 'a new local cluster'}: {first}") from None
+    return ray
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise PgtError(f"--executor ray needs Ray, which is not installed: {RAY_EXTRA}") from None
+    return ray

@@ -1,0 +1,184 @@
+"""The Ray executor: the same records as a local run, one writer, and nothing lost when a Ray worker dies.
+
+Ray takes seconds to start, so the default suite starts one local cluster (``ray.init``
+with 2 CPUs) for one test; the head-plus-worker cluster on 127.0.0.1 with a killed
+worker is a slow test (``--runslow``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from benchmarks.executors import check_executor, units
+from benchmarks.runner import RunConfig, episode_specs, run_study
+from benchmarks.store import collect, read_records
+from toolkit.errors import PgtError
+
+ROOT = Path(__file__).resolve().parents[2]
+RAY = Path(sys.executable).with_name("ray")
+
+
+def _comparable(record: dict) -> dict:
+    """A record without its timing and the execution and scope fields of its config (how and how much, not what)."""
+    config = {k: v for k, v in record["config"].items() if k not in RunConfig.EXECUTION_FIELDS + RunConfig.SCOPE_FIELDS}
+    return {**{k: v for k, v in record.items() if k != "seconds"}, "config": config}
+
+
+def _by_id(episodes: Path) -> dict[str, dict]:
+    records = read_records(episodes)
+    assert len(records) == len({r["id"] for r in records}), "an episode was written twice"
+    return {r["id"]: _comparable(r) for r in records}
+
+
+def test_ray_cluster_records_equal_the_local_executor_and_resume_across_executors(tmp_path: Path):
+    import ray
+
+    config = RunConfig(suite="viplan-bw/simple", grounder="noisy", accuracy=0.9, action_failure=0.1, problems=3,
+                       seeds=3)
+    local = _by_id(run_study(config, tmp_path / "local", workers=1, progress=False))
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    try:
+        out = tmp_path / "ray"
+        first = run_study(RunConfig(**{**config.to_dict(), "executor": "ray", "seeds": 2}), out, workers=2,
+                          progress=False)
+        assert len(read_records(first)) == 6
+        # a resume may change the executor (an execution field) and widen the scope: only the rest runs
+        run_study(RunConfig(**{**config.to_dict(), "executor": "ray"}), out, workers=2, progress=False)
+        assert _by_id(first) == local
+        size = first.stat().st_size
+        run_study(config, out, workers=2, progress=False)  # back to local: nothing left to do
+        assert first.stat().st_size == size
+    finally:
+        ray.shutdown()
+
+
+def test_units_keep_a_task_together_and_cover_every_episode():
+    specs = episode_specs(RunConfig(suite="viplan-bw/simple", grounder="oracle", problems=5, seeds=4))
+    cut = units(specs, workers=2)
+    assert sorted(s.id for u in cut for s in u) == sorted(s.id for s in specs)
+    assert all(len({(s.domain, s.problem) for s in u}) == 1 for u in cut)
+    assert len(units(specs, workers=2, most=1)) == len(specs)
+
+
+def test_executor_ray_without_ray_is_a_one_line_error_naming_the_extra(monkeypatch: pytest.MonkeyPatch,
+                                                                     tmp_path: Path, capsys):
+    from toolkit.cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray now raises ImportError
+    with pytest.raises(PgtError, match=r'pip install -e "\.\[ray\]"'):
+        check_executor(RunConfig(suite="viplan-bw/simple", executor="ray"))
+    code = main(["run", "--suite", "viplan-bw/simple", "--grounder", "oracle", "--executor", "ray",
+                 "--out", str(tmp_path / "r")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and err[0].startswith("pgt run: error: --executor ray needs Ray")
+    assert not (tmp_path / "r").exists()
+
+
+def test_address_without_ray_executor_is_refused():
+    with pytest.raises(PgtError, match="only with --executor ray"):
+        check_executor(RunConfig(suite="viplan-bw/simple", address="127.0.0.1:6379"))
+
+
+# ------------------------------------------------------- head + worker on 127.0.0.1
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+ENV = {**os.environ, "RAY_AUTH_MODE": "disabled"}  # the nodes and the driver agree (no cluster token here)
+
+
+def _node(*args: str) -> subprocess.Popen:
+    """A Ray node in the foreground (``--block``), in its own session so that it and its workers can be ended."""
+    return subprocess.Popen([str(RAY), "start", "--block", "--num-cpus", "1", "--disable-usage-stats", *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True, env=ENV)
+
+
+def _in_session(session: int, name: bytes = b"") -> list[int]:
+    """PIDs of the processes of ``session`` (one this test started) whose command line holds ``name``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if os.getsid(int(entry.name)) == session and name in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+def _end(proc: subprocess.Popen) -> None:
+    """End a node: SIGTERM to it, then SIGKILL to whatever of its session is left (its workers included)."""
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=10)
+    except (ProcessLookupError, subprocess.TimeoutExpired):
+        pass
+    for pid in _in_session(proc.pid):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+    proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A head and one worker node on 127.0.0.1, one CPU each; yields (address, worker node)."""
+    port = _free_port()
+    address = f"127.0.0.1:{port}"
+    head = _node("--head", "--node-ip-address", "127.0.0.1", "--port", str(port), "--include-dashboard", "false")
+    nodes = [head]
+    try:
+        deadline = time.monotonic() + 90
+        while subprocess.run([str(RAY), "status", "--address", address], capture_output=True, env=ENV).returncode:
+            assert time.monotonic() < deadline and head.poll() is None, "the Ray head did not start"
+            time.sleep(1)
+        worker = _node("--address", address, "--node-ip-address", "127.0.0.1")
+        nodes.append(worker)
+        yield address, worker
+    finally:
+        for node in reversed(nodes):
+            _end(node)
+
+
+@pytest.mark.slow
+def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cluster, tmp_path: Path):
+    address, worker = cluster
+    args = ["--suite", "viplan-bw/medium", "--accuracy", "0.9", "--problems", "6", "--seeds", "10", "--quiet"]
+    reference = _by_id(run_study(RunConfig(suite="viplan-bw/medium", grounder="noisy", accuracy=0.9, problems=6,
+                                           seeds=10), tmp_path / "ref", workers=2, progress=False))
+    out = tmp_path / "run"
+    command = [sys.executable, "-m", "toolkit.cli", "run", *args, "--executor", "ray", "--address", address,
+               "--out", str(out)]
+    driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True, env=ENV)
+    killed = False
+    deadline = time.monotonic() + 120
+    while driver.poll() is None and time.monotonic() < deadline and not killed:
+        victims = _in_session(worker.pid, b"ray::run_unit")
+        if victims and read_records(out / "episodes.jsonl"):
+            os.kill(victims[0], signal.SIGKILL)  # a Ray worker dies mid-unit: Ray runs the unit again
+            killed = True
+        time.sleep(0.05)
+    assert killed, "no Ray worker ran an episode on the worker node"
+    if len(read_records(out / "episodes.jsonl")) < len(reference) and driver.poll() is None:
+        os.killpg(driver.pid, signal.SIGKILL)  # and then the writer itself dies: the resume finishes the study
+    driver.wait(timeout=120)
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=ENV)
+    assert done.returncode == 0, done.stderr
+    have = collect(read_records(out / "episodes.jsonl"))
+    assert sorted(r["id"] for r in have.judged) == sorted(reference) and not have.errors
+    assert have.duplicates == 0 and len(_by_id(out / "episodes.jsonl")) == len(reference)
