@@ -87,6 +87,11 @@ def test_address_without_ray_executor_is_refused():
         check_executor(RunConfig(suite="viplan-bw/simple", address="127.0.0.1:6379"))
 
 
+def test_ray_executor_for_a_vlm_study_is_refused():
+    with pytest.raises(PgtError, match="VLM study's episodes wait on the endpoint"):
+        check_executor(RunConfig(suite="viplan-bw/simple", grounder="vlm", model="m", executor="ray"))
+
+
 # ------------------------------------------------------- head + worker on 127.0.0.1
 
 
