@@ -27,7 +27,8 @@ PLANNERS: dict[str, Callable[..., Planner]] = {
     "auto": AutoPlanner,
     "astar": AStarPlanner,
     "bfs": lambda **kw: AStarPlanner(heuristic="blind", **kw),
-    "fd-opt": lambda **kw: FastDownwardPlanner("fd-opt", "astar(hmax())", optimal=True, **kw),
+    "fd-opt": lambda **kw: FastDownwardPlanner("fd-opt", "optimal", optimal=True, **kw),
+    "fd-hmax": lambda **kw: FastDownwardPlanner("fd-hmax", "astar(hmax())", optimal=True, **kw),
     "fd-blind": lambda **kw: FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True, **kw),
     "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
 }

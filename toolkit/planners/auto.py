@@ -31,11 +31,12 @@ class AutoPlanner:
     def __init__(self, unknown_as: bool = False, max_states: int = 100_000, max_actions: int = 50,
                  max_atoms: int = 40) -> None:
         self.name = "auto"
+        self.optimal = True
         self.unknown_as = unknown_as
         self.max_actions = max_actions
         self.max_atoms = max_atoms
         self.own = AStarPlanner(unknown_as=unknown_as, max_states=max_states)
-        self.fd = FastDownwardPlanner("fd-opt", "astar(hmax())", optimal=True, unknown_as=unknown_as)
+        self.fd = FastDownwardPlanner("fd-opt", "optimal", optimal=True, unknown_as=unknown_as)
 
     def config(self) -> str:
         return (f"auto(max_states={self.own.max_states},max_actions={self.max_actions},"
@@ -66,5 +67,6 @@ class AutoPlanner:
                 return first
             expanded = first.expanded
         second = self.fd.solve(task, init=state, goal=goal_cond, timeout=max(timeout - clock.elapsed(), 0.1))
-        return PlanResult(second.status, second.plan, clock.elapsed(), f"auto>{second.planner}", second.message,
+        message = f"no plan within {timeout:.3g}s" if second.status is PlanStatus.TIMEOUT else second.message
+        return PlanResult(second.status, second.plan, clock.elapsed(), f"auto>{second.planner}", message,
                           second.stderr_tail, expanded=expanded, optimal=second.optimal)

@@ -92,6 +92,7 @@ class Planner(Protocol):
     """Anything that can plan for a task; see :class:`PlanResult` for the outcomes."""
 
     name: str
+    optimal: bool  # whether every plan it returns is optimal
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None,
               timeout: float = 60.0) -> PlanResult:

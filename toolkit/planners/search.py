@@ -148,6 +148,7 @@ class AStarPlanner:
         self.unknown_as = unknown_as
         self.max_states = max_states
         self.name = "astar" if heuristic == "count" else "bfs"
+        self.optimal = True
         self._compiled: dict[tuple[int, frozenset[Atom]], tuple[Task, _Compiled]] = {}
 
     def _for(self, task: Task, state0: frozenset[Atom], deadline: float | None = None) -> _Compiled:
