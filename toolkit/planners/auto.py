@@ -62,7 +62,7 @@ class AutoPlanner:
             return PlanResult(PlanStatus.TIMEOUT, (), clock.elapsed(), self.name, str(exc))
         expanded = 0
         if self.prefers_own(task, state):
-            first = self.own.solve(task, init=state, goal=goal_cond, timeout=timeout)
+            first = self.own.solve(task, init=state, goal=goal_cond, timeout=max(timeout - clock.elapsed(), 0.1))
             if first.status is not PlanStatus.TIMEOUT or clock.expired():
                 return first
             expanded = first.expanded

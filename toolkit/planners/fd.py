@@ -66,7 +66,9 @@ def optimal_search(task: Task, state: frozenset) -> str:
 
     LM-cut expands far fewer states than hmax on IPC tasks but FD refuses it on
     conditional effects; the choice is made from the relaxed-reachable grounding
-    (already computed by ``auto``), so it never costs a failed FD call.
+    (already computed by ``auto``). Where FD's translator still compiles a
+    condition into axioms (a quantified or negated goal), which LM-cut refuses
+    too, the translated task is searched again with hmax.
     """
     if any(a.effect.conditional for a in task.grounding(state).actions):
         return HMAX
@@ -131,9 +133,16 @@ class FastDownwardPlanner:
             (folder / "domain.pddl").write_text(domain_to_pddl(task.domain))
             (folder / "problem.pddl").write_text(problem_to_pddl(task.domain, objects, kept, goal, costs=costs))
             # Driver options (an alias too) come before the files, the search options after them.
-            cmd = [sys.executable, str(fd_driver()), *([] if search else ["--alias", "lama-first"]),
-                   "--plan-file", "plan", "domain.pddl", "problem.pddl", *(["--search", search] if search else [])]
-            rc, log = _run(cmd, folder, timeout - (time.perf_counter() - t0))
+            driver = [sys.executable, str(fd_driver()), *([] if search else ["--alias", "lama-first"]),
+                      "--plan-file", "plan"]
+            rc, log = _run([*driver, "--keep-sas-file", "domain.pddl", "problem.pddl",
+                            *(["--search", search] if search else [])], folder, timeout - (time.perf_counter() - t0))
+            if rc in _UNSUPPORTED and search == LMCUT:
+                # The translator compiled some condition into axioms, which LM-cut refuses: search the
+                # same translated task with hmax (no second translation).
+                search = HMAX
+                rc, log = _run([*driver, "output.sas", "--search", search], folder,
+                               timeout - (time.perf_counter() - t0))
             elapsed = time.perf_counter() - t0
             tail = log[-_TAIL:]
             plan_file = folder / "plan"
