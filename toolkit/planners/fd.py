@@ -7,8 +7,10 @@ or with hmax where the task has conditional effects, which LM-cut refuses),
 ``fd-hmax`` and ``fd-blind``.
 
 The default route (``translation="driver"``) prints the task as canonical PDDL
-(:mod:`toolkit.planners.pddl_text`) into a temporary folder and runs FD's own
-driver on it, as a user calling ``fast-downward.py`` would. Going through
+(:mod:`toolkit.planners.pddl_text`) into a temporary folder and runs FD's two
+components on it exactly as its driver ``fast-downward.py`` does (the translator
+as ``python -m fast_downward.translate``, then the ``downward`` search binary),
+without the driver's own Python process in between. Going through
 unified-planning instead costs seconds per process (``import
 unified_planning.shortcuts`` pulls in scipy) and a second model of the task;
 ``direct`` and ``text`` (UP's objects or UP's PDDL reader) remain for
@@ -22,6 +24,7 @@ is mapped back onto the task and re-checked before it is returned.
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -59,6 +62,41 @@ def fd_driver() -> Path:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError("Fast Downward is not installed (pip install up-fast-downward)")
     return Path(next(iter(spec.submodule_search_locations))) / "downward" / "fast-downward.py"
+
+
+def _bin() -> Path:
+    return fd_driver().parent / "builds" / "release" / "bin"
+
+
+@functools.lru_cache(maxsize=1)
+def _lama_first() -> tuple[str, ...]:
+    """lama-first's search options, read from the driver's own alias table (never copied)."""
+    import importlib.util
+
+    folder = fd_driver().parent / "driver"
+    spec = importlib.util.spec_from_file_location("_pgt_fd_driver", folder / "__init__.py",
+                                                  submodule_search_locations=[str(folder)])
+    package = importlib.util.module_from_spec(spec)
+    sys.modules["_pgt_fd_driver"] = package
+    spec.loader.exec_module(package)
+    from _pgt_fd_driver import aliases  # type: ignore[import-not-found]
+
+    return tuple(aliases.ALIASES["lama-first"])
+
+
+def _translate(folder: Path, timeout: float) -> tuple[int | None, str]:
+    """FD's translator on ``domain.pddl``/``problem.pddl`` into ``output.sas``, run as its driver runs it."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_bin()), os.environ.get("PYTHONPATH"))))}
+    return _run([sys.executable, "-m", "fast_downward.translate", "domain.pddl", "problem.pddl",
+                 "--sas-file", "output.sas"], folder, timeout, env=env)
+
+
+def _search(folder: Path, search: str | None, timeout: float) -> tuple[int | None, str]:
+    """FD's search component on ``output.sas``, the plan into ``plan``."""
+    options = ["--search", search] if search else list(_lama_first())
+    with open(folder / "output.sas") as sas:
+        return _run([str(_bin() / "downward"), *options, "--internal-plan-file", "plan"], folder, timeout,
+                    stdin=sas)
 
 
 def optimal_search(task: Task, state: frozenset) -> str:
@@ -133,16 +171,16 @@ class FastDownwardPlanner:
             (folder / "domain.pddl").write_text(domain_to_pddl(task.domain))
             (folder / "problem.pddl").write_text(problem_to_pddl(task.domain, objects, kept, goal, costs=costs))
             # Driver options (an alias too) come before the files, the search options after them.
-            driver = [sys.executable, str(fd_driver()), *([] if search else ["--alias", "lama-first"]),
-                      "--plan-file", "plan"]
-            rc, log = _run([*driver, "--keep-sas-file", "domain.pddl", "problem.pddl",
-                            *(["--search", search] if search else [])], folder, timeout - (time.perf_counter() - t0))
-            if rc in _UNSUPPORTED and search == LMCUT:
-                # The translator compiled some condition into axioms, which LM-cut refuses: search the
-                # same translated task with hmax (no second translation).
-                search = HMAX
-                rc, log = _run([*driver, "output.sas", "--search", search], folder,
-                               timeout - (time.perf_counter() - t0))
+            rc, log = _translate(folder, timeout - (time.perf_counter() - t0))
+            if rc == 0:
+                rc, more = _search(folder, search, timeout - (time.perf_counter() - t0))
+                log += more
+                if rc in _UNSUPPORTED and search == LMCUT:
+                    # The translator compiled some condition into axioms, which LM-cut refuses:
+                    # search the same translated task with hmax.
+                    search = HMAX
+                    rc, more = _search(folder, search, timeout - (time.perf_counter() - t0))
+                    log += more
             elapsed = time.perf_counter() - t0
             tail = log[-_TAIL:]
             plan_file = folder / "plan"
@@ -213,7 +251,8 @@ class FastDownwardPlanner:
         return task.action(up_action.action.name, args)
 
 
-def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
+def _run(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | None = None,
+         stdin: Any = None) -> tuple[int | None, str]:
     """Run FD in its own process group; on timeout kill the whole group (driver, translator, search).
 
     Returns the exit code (None after a timeout) and the combined output.
@@ -221,7 +260,7 @@ def _run(cmd: list[str], cwd: Path, timeout: float) -> tuple[int | None, str]:
     if timeout <= 0:
         return None, ""
     proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+                            start_new_session=True, env=env, stdin=stdin)
     try:
         out, _ = proc.communicate(timeout=timeout)
         return proc.returncode, out
