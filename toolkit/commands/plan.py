@@ -28,7 +28,7 @@ def add_planner_options(p: argparse.ArgumentParser) -> None:
     from toolkit.planners.fallback import FALLBACKS
 
     p.add_argument("--planner", default=DEFAULT_PLANNER, choices=list(PLANNERS),
-                   help=f"planner (default {DEFAULT_PLANNER}: optimal; own A* on small tasks, Fast Downward A*/hmax otherwise)")
+                   help=f"planner (default {DEFAULT_PLANNER}: optimal; own A* on small tasks, Fast Downward A* with LM-cut (hmax with conditional effects) otherwise)")
     p.add_argument("--timeout", type=cli_args.seconds, default=60.0, metavar="S", help="time limit per problem in seconds")
     p.add_argument("--cache", type=cli_args.output_file, metavar="FILE", help="SQLite plan cache shared across runs and processes")
     p.add_argument("--fallback", choices=FALLBACKS, default="none",

@@ -8,9 +8,10 @@ however loaded the machine is (studies rely on this for seed determinism):
   start state is computed (it honours the time limit);
 * our A* runs when the task is small (at most ``max_actions`` ground actions and
   ``max_atoms`` fluent atoms: ViPlan's Blocksworld and household tasks, where
-  Fast Downward's ~150 ms of fixed cost per call dominates), or when actions have
+  Fast Downward's few hundred ms of fixed cost per call dominates), or when actions have
   conditional effects, which FD's optimal configurations do not all support;
-* Fast Downward's optimal configuration (A* with hmax) runs otherwise.
+* Fast Downward's optimal configuration runs otherwise (A* with LM-cut, or hmax
+  where actions have conditional effects: :func:`toolkit.planners.fd.optimal_search`).
 
 A small task whose state space still outgrows ``max_states`` generated states
 goes on to Fast Downward with the remaining time (a state count, not the clock).
@@ -26,7 +27,7 @@ from toolkit.task import Task
 
 
 class AutoPlanner:
-    """Optimal planning: A* of our own on small tasks, Fast Downward (A*/hmax) on the rest."""
+    """Optimal planning: A* of our own on small tasks, Fast Downward (``fd-opt``) on the rest."""
 
     def __init__(self, unknown_as: bool = False, max_states: int = 100_000, max_actions: int = 50,
                  max_atoms: int = 40) -> None:

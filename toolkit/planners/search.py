@@ -3,8 +3,8 @@
 Why our own search: on ViPlan-size problems (column Blocksworld up to 6 blocks,
 household tasks with a handful of objects) the reachable state space is small,
 and a Python A* over the toolkit's compiled ground actions returns an optimal plan
-in milliseconds, while Fast Downward through unified-planning pays about 150 ms of
-fixed cost per call (translation, process start). Grounding loops replan after
+in milliseconds, while a Fast Downward call pays a few hundred milliseconds of
+fixed cost (two processes, a translation). Grounding loops replan after
 every surprise, so this is the default; Fast Downward stays the general engine
 (see :mod:`toolkit.planners.fd`).
 
