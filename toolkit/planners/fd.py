@@ -153,13 +153,13 @@ class FastDownwardPlanner:
             res = self._run_up(self.up_problem(task, state, goal_cond), search, timeout)
         except GoalNeverHolds as exc:
             return PlanResult(PlanStatus.UNSOLVABLE, (), time.perf_counter() - t0, self.name, str(exc))
-        except Exception as exc:  # noqa: BLE001 - any UP failure is a result, not a crash of ours
+        except Exception as exc:  # noqa: BLE001 - any failure of FD or UP is a result, not a crash of ours
             status = PlanStatus.UNSUPPORTED if "support" in str(exc).lower() else PlanStatus.CRASHED
             return PlanResult(status, (), time.perf_counter() - t0, self.name,
                               message=f"{type(exc).__name__}: {exc}"[:500])
         return self._convert(task, state, goal_cond, res, time.perf_counter() - t0, timeout)
 
-    # ------------------------------------------------------------------ FD's driver on written PDDL
+    # ------------------------------------------------------------------ FD's components on written PDDL
 
     def _drive(self, task: Task, state: frozenset, goal_cond: Any, search: str | None, timeout: float,
                t0: float) -> PlanResult:
@@ -170,7 +170,6 @@ class FastDownwardPlanner:
             folder = Path(tmp)
             (folder / "domain.pddl").write_text(domain_to_pddl(task.domain))
             (folder / "problem.pddl").write_text(problem_to_pddl(task.domain, objects, kept, goal, costs=costs))
-            # Driver options (an alias too) come before the files, the search options after them.
             rc, log = _translate(folder, timeout - (time.perf_counter() - t0))
             if rc == 0:
                 rc, more = _search(folder, search, timeout - (time.perf_counter() - t0))
