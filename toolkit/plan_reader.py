@@ -26,6 +26,7 @@ _MARK = re.compile(r"\[\s*(?:[A-Za-z]+\s+)*?(?:PLAN|SOLUTION)(?:\s+(END))?\s*\]|
 _LIST = re.compile(r"^\s*(?:[-*+•]\s+|\(?\d{1,4}[.):]\s*|(?:step|action)\s*#?\d+\s*[:.)-]?\s*)", re.I)
 _TIME = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*")
 _SUFFIX = re.compile(r"\s*(?:\[[^][]*\]|\{[^{}]*\}|#.*|//.*|;.*)\s*$")  # no nesting: linear on "[[[["
+_RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")  # a markdown horizontal rule between sections
 _EMPHASIS = re.compile(r"\*\*|__|`")
 _GROUP = re.compile(r"\([^()]*\)")
 _WRAPPER = re.compile(r"^\(\s*[A-Za-z][\w-]*\s*((?:\([^()]*\)\s*)+)\)$")
@@ -234,7 +235,7 @@ def extract(text: str) -> Extract:
             continue
         listed = block or bool(_LIST.match(_EMPHASIS.sub("", line)))
         body = clean(line)
-        if not body or line.lstrip().startswith((";", "#", "//")):
+        if not body or line.lstrip().startswith((";", "#", "//")) or _RULE.match(line):
             breaks.add(i + 1)
             continue
         indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip())

@@ -197,6 +197,7 @@ def _as_match(hit: object) -> TextMatch | None:
     return TextMatch(name, tuple(args), ((name, tuple(args)),))
 
 
+_REPEAT = re.compile(r"\b(?:again|repeat\w*|twice|second\s+time)\b", re.I)
 _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 
@@ -257,7 +258,7 @@ class _Reader:
     def __init__(self, task: Task, action_text: ActionTextParser | None) -> None:
         self.task = task
         self._hook = action_text
-        self._names = {a.lower() for a in task.domain.actions}
+        self.names = {a.lower() for a in task.domain.actions}
         self._objects = {o.lower() for o in task.objects}
         self._lang: ActionLanguage | None = None
 
@@ -272,29 +273,29 @@ class _Reader:
 
     def classify(self, cand: Candidate) -> tuple[str, object]:
         """("step", (name, args, form)) | ("error", (Reason, why, name, args)) | ("refusal" | "other", None)."""
-        if cand.simple is not None and cand.simple[0].lower() in self._names and self._resolves(*cand.simple):
+        if cand.simple is not None and cand.simple[0].lower() in self.names and self._resolves(*cand.simple):
             return "step", (cand.simple[0], cand.simple[1], "pddl")
         split = _split_form(cand.text)
         if split is not None:
             name, args, form = split
-            if form != "bare" or name.lower() in self._names:
+            if form != "bare" or name.lower() in self.names:
                 # "(pick-up the red block)": English in PDDL's clothes (a known action's name only:
                 # "(unlock x)" names an action the domain lacks and stays an unknown_action error)
-                if name.lower() in self._names and not self._resolves(name, args):
+                if name.lower() in self.names and not self._resolves(name, args):
                     hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
                     if any(a.lower() in ("the", "a", "an") and a.lower() not in self._objects for a in args):
                         return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
-                if form != "bare" and name.lower() not in self._names and REFUSAL.search(cand.text):
+                if form != "bare" and name.lower() not in self.names and REFUSAL.search(cand.text):
                     return "refusal", None
-                if form == "pddl" and name.lower() not in self._names and _remark_in_parentheses(cand.text):
+                if form == "pddl" and name.lower() not in self.names and _remark_in_parentheses(cand.text):
                     return "other", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
         glossed = _GLOSS.split(cand.text, maxsplit=1)
         if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
             head = _split_form(glossed[0])
-            if head is not None and head[0].lower() in self._names and self._resolves(head[0], head[1]):
+            if head is not None and head[0].lower() in self.names and self._resolves(head[0], head[1]):
                 return "step", (head[0], head[1], "pddl" if head[2] == "bare" else head[2])
         hit = self.english(cand.text)
         aside = _ASIDE.search(cand.text) if hit is None else None
@@ -359,9 +360,9 @@ def _earlier_copies(cands: Sequence[Candidate], kinds: Sequence[tuple[str, objec
     """Indexes of every copy but the last of a plan written several times with prose between the
     copies ("1. LOAD p0 a0 l0: load ..." and then "In PDDL:" and the same steps again).
 
-    Only when nothing is broken, every copy has the same two or more actions and the copies are
-    written differently (a numbered list and plain lines, English and PDDL): a plan that really
-    repeats a sequence writes it the same way each time and is never shortened.
+    Only when nothing is broken, every copy has the same two or more actions and no line between
+    the copies asks for a repetition ("again", "repeat", "twice"): models restate plans ("In PDDL:",
+    "Explanation of the plan:") far more often than they mean a sequence twice.
     """
     if any(kind == "error" for kind, _ in kinds):
         return set()
@@ -369,21 +370,39 @@ def _earlier_copies(cands: Sequence[Candidate], kinds: Sequence[tuple[str, objec
     for i, (kind, _) in enumerate(kinds):
         if kind == "step":
             runs[-1].append(i)
-        elif runs[-1]:
+        elif runs[-1] and cands[i].indent <= cands[runs[-1][-1]].indent:  # a note nested under a step goes on
             runs.append([])
     runs = [run for run in runs if run]
 
     def actions(run: list[int]) -> list[tuple[str, ...]]:
         return [tuple(x.lower() for x in (kinds[i][1][0], *kinds[i][1][1])) for i in run]  # type: ignore[index]
 
-    def looks(run: list[int]) -> list[tuple[bool, str]]:
-        return [(cands[i].listed, kinds[i][1][2]) for i in run]  # type: ignore[index]
-
     if len(runs) < 2 or len(runs[0]) < 2 or any(actions(run) != actions(runs[0]) for run in runs[1:]):
         return set()
-    if all(looks(run) == looks(runs[0]) for run in runs[1:]):
+    between = range(runs[0][-1] + 1, runs[-1][0])
+    if any(kinds[i][0] != "step" and _REPEAT.search(cands[i].text) for i in between):
         return set()
     return {i for run in runs[:-1] for i in run}
+
+
+def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str]) -> set[int]:
+    """Indexes of lines indented under a step ("   - *Province b* (given)"): notes on that step.
+
+    Such a line that cannot be read, or that reads as a call of an unknown action, becomes prose
+    (``kinds`` is updated); a PDDL action written there, ``(unstack a b)``, is still a step or an error.
+    """
+    out: set[int] = set()
+    step_indent = -1
+    for i, cand in enumerate(cands):
+        kind, data = kinds[i]
+        if 0 <= step_indent < cand.indent:
+            out.add(i)
+            if not cand.text.lstrip().startswith("(") and (
+                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names)):  # type: ignore[index]
+                kinds[i] = kind, data = ("other", None)
+        if kind in ("step", "error"):
+            step_indent = cand.indent
+    return out
 
 
 def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = None) -> ParsedPlan:
@@ -400,6 +419,7 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         prev, cand = found.candidates[i - 1], found.candidates[i]
         if kinds[i - 1][0] == "other" and (prev.line, prev.source) == (cand.line, cand.source):
             kinds[i] = ("other", None)
+    nested = _nested_notes(found.candidates, kinds, reader.names)
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
     first = step_at[0] if step_at else 0
     steps: list[PlanStep] = []
@@ -407,15 +427,11 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
     copies = _earlier_copies(found.candidates, kinds)
-    step_indent = -1  # indentation of the last step: a deeper line under it is a note about it
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
             continue
-        if kind in ("step", "error"):
-            step_indent = cand.indent
-        nested = 0 <= step_indent < cand.indent
-        if kind == "other" and not nested and (
+        if kind == "other" and i not in nested and (
                 (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
                 or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())

@@ -68,6 +68,11 @@ SHAPES = {
     "numbered steps with notes in parentheses on their own lines": "".join(
         f"{i}. **{e[0].upper()}{e[1:]}**\n   *(You can do this because the block is clear, and the hand is free.)*\n"
         for i, e in enumerate(ENGLISH, 1)),
+    "steps with nested precondition notes, then a rule and the plan explained": (
+        "".join(f"{i}. **{e[0].upper()}{e[1:]}**\n   - **Preconditions:**\n     - *Clear(x)* (given)\n"
+                f"     - Harmony \u2705\n" for i, e in enumerate(ENGLISH, 1))
+        + "\n---\n\n**Explanation of the plan:**\n\n"
+        + "".join(f"{i}. **{e}**\n   - *Hand(empty)* (after step {i})\n" for i, e in enumerate(ENGLISH, 1))),
     "english with remarks in parentheses": "".join(
         f"{i}. {p[0].upper()}{p[1:]} (now the hand is {'busy' if i % 2 else 'empty, and that is fine'}).\n"
         for i, p in enumerate(ENGLISH, 1)),
@@ -292,7 +297,7 @@ def test_untemplated_actions_never_read_prose(tmp_path, text: str) -> None:
 
 
 def test_a_plan_written_twice_is_read_once_and_the_copy_is_reported() -> None:
-    text = "Plan:\n" + "\n".join(f"- {p}" for p in PLAN) + "\n\nOnce more, in PDDL:\n" + "\n".join(PLAN) + "\n"
+    text = "Plan:\n" + "\n".join(f"- {p}" for p in PLAN) + "\n\nThe same in PDDL:\n" + "\n".join(PLAN) + "\n"
     parsed = parse_plan(text, TASK)
     assert [str(a) for a in parsed.actions] == PLAN
     assert [k.line for k in parsed.skipped if "written again" in k.why] == list(range(2, 8))
@@ -301,8 +306,10 @@ def test_a_plan_written_twice_is_read_once_and_the_copy_is_reported() -> None:
 def test_copies_that_differ_are_both_read() -> None:
     text = "\n".join(PLAN[:2]) + "\n\nand then:\n\n" + "\n".join(PLAN[2:]) + "\n"
     assert [str(a) for a in parse_plan(text, TASK).actions] == PLAN
-    twice = "\n".join(PLAN[:2]) + "\nThen the same again.\n" + "\n".join(PLAN[:2])
-    assert len(parse_plan(twice, TASK).actions) == 4  # written the same way: meant twice
+    twice = "\n".join(PLAN[:2]) + "\nThen do the same again.\n" + "\n".join(PLAN[:2])
+    assert len(parse_plan(twice, TASK).actions) == 4  # asked for: meant twice
+    restated = "\n".join(PLAN) + "\n\nExplanation of the plan:\n" + "".join(f"- {p}: frees a block\n" for p in PLAN)
+    assert [str(a) for a in parse_plan(restated, TASK).actions] == PLAN
 
 
 @pytest.mark.parametrize("text", [
