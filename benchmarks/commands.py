@@ -25,6 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--fp", type=cli_args.probability, help="noisy grounder: false-positive rate")
     p.add_argument("--fn", type=cli_args.probability, help="noisy grounder: false-negative rate")
     p.add_argument("--persistence", type=cli_args.probability, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
+    p.add_argument("--noise", type=noise_model, metavar="KIND[:NAME=VALUE,...]", help=NOISE_HELP)
     p.add_argument("--action-failure", type=cli_args.probability, default=0.0, help="probability that an action fails in the world")
     p.add_argument("--seeds", type=cli_args.count, default=1, help="seeds per problem")
     p.add_argument("--problems", type=cli_args.count, help="use only the first N problems of each split")
@@ -75,12 +76,28 @@ def register(sub: argparse._SubParsersAction) -> None:
                         "'none': skip")
     c.add_argument("--action-failures", default="0,0.1", type=cli_args.probabilities, help="action failure probabilities (comma-separated)")
     c.add_argument("--persistence", type=cli_args.probability, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
+    c.add_argument("--noise", type=noise_model, metavar="KIND[:NAME=VALUE,...]", help=NOISE_HELP)
     c.add_argument("--seeds", type=cli_args.count, default=1)
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
     c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
     c.add_argument("--quiet", action="store_true")
     c.set_defaults(func=compare_cmd)
+
+
+NOISE_HELP = ("noisy grounder: how errors are drawn: independent[:persistence=Q], deterministic (the same question "
+              "about the same state gets the same answer; default with --calibration), scene[:hard=H,factor=F]; any "
+              "kind takes overconfidence=O (docs/grounders.md)")
+
+
+def noise_model(text: str) -> str:
+    """The ``--noise`` flag's type: a noise model's canonical text (grounders/noise)."""
+    from grounders.noise import NoiseModel
+
+    try:
+        return NoiseModel.parse(text).text
+    except PgtError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _config(args: argparse.Namespace):
@@ -95,7 +112,7 @@ def _config(args: argparse.Namespace):
         raise PgtError(f"{', '.join(plan_flags)}: only for --protocol viplan-planner --grounder noisy")
     return RunConfig(suite=args.suite, protocol=args.protocol, grounder=args.grounder, accuracy=args.accuracy,
                      calibration=args.calibration, fp=args.fp, fn=args.fn, persistence=args.persistence,
-                     action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
+                     noise=args.noise, action_failure=args.action_failure, seeds=args.seeds, domain=args.domain,
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
@@ -224,7 +241,7 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
             for noise_name, noise in noises:
                 for protocol in ("viplan-grounder", "pgt-grounder"):
                     cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
-                                    persistence=args.persistence, seeds=args.seeds, problems=args.problems, **noise)
+                                    persistence=args.persistence, noise=getattr(args, "noise", None), seeds=args.seeds, problems=args.problems, **noise)
                     grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))
     return grid
 

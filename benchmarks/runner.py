@@ -52,6 +52,7 @@ class RunConfig:
     fp: float | None = None
     fn: float | None = None
     persistence: float = 0.0
+    noise: str | None = None  # noisy grounder: the noise model's text (grounders/noise), resolved when built
     action_failure: float = 0.0
     seeds: int = 1
     domain: str | None = None
@@ -80,7 +81,23 @@ class RunConfig:
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
         """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        fields = {k: v for k, v in data.items() if k in names}
+        if "noise" not in data and data.get("grounder", "noisy") == "noisy" and \
+                data.get("protocol", "viplan-grounder") != "viplan-planner":
+            fields["noise"] = "independent"  # recorded before noise models: every draw was independent
+        return cls(**fields)
+
+    def __post_init__(self) -> None:
+        # The noise model is decided once and recorded (a calibration's default may change later).
+        if self.grounder != "noisy" or self.protocol == "viplan-planner":
+            if self.noise is not None:
+                raise PgtError(f"--noise {self.noise}: only for --grounder noisy with a grounder protocol")
+            return
+        from grounders.noise import resolve_noise
+
+        model = resolve_noise(self.noise, self.calibration, self.persistence)
+        object.__setattr__(self, "noise", model.text)
+        object.__setattr__(self, "persistence", model.persistence)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -95,8 +112,9 @@ class RunConfig:
         if self.grounder == "noisy" and self.protocol == "viplan-planner":
             return f"wrong={self.plan_wrong or 0.0},missing={self.plan_missing or 0.0},extra={self.plan_extra or 0.0}"
         if self.grounder == "noisy":
-            return (f"cal={calibration_name(self.calibration)}" if self.calibration else
-                    f"fp={self.fp},fn={self.fn}" if self.fp is not None else f"acc={self.accuracy}")
+            rates = (f"cal={calibration_name(self.calibration)}" if self.calibration else
+                     f"fp={self.fp},fn={self.fn}" if self.fp is not None else f"acc={self.accuracy}")
+            return rates if self.noise in (None, "independent") else f"{rates},noise={self.noise}"
         if self.grounder == "vlm":
             return f"model={self.model}" + (",cot" if self.cot else "")
         return self.grounder
@@ -187,8 +205,8 @@ class _EndOnError:
         self.inner = grounder
         self.name = grounder.name
 
-    def ask(self, observation, atoms):
-        answers = self.inner.ask(observation, atoms)
+    def ask(self, observation, atoms, **options):
+        answers = self.inner.ask(observation, atoms, **options)  # options: e.g. the noisy grounder's questions
         for answer in answers:
             if answer.status == "error":
                 raise EndpointFailure(f"{self.name} could not answer '{answer.question}': {answer.raw}")
@@ -333,7 +351,8 @@ def _prepare_out(out: Path, config: RunConfig) -> Episodes:
         diff = [k for k in wanted if have.get(k) != wanted[k]]
         if diff:
             detail = ", ".join(f"{k}: {have.get(k)!r} there, {wanted[k]!r} now" for k in diff)
-            raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out")
+            hint = f" or --noise {have['noise']} to resume it" if "noise" in diff and have.get("noise") else ""
+            raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
     dropped = repair(episodes)  # appends must start on a fresh line

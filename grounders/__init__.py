@@ -24,8 +24,9 @@ def _oracle(task: Task, privileged: bool = False, **_: Any) -> Grounder:
 
 def _noisy(task: Task, accuracy: float | None = None, fp: float | None = None, fn: float | None = None,
            calibration: str | None = None, split: str = "simple", seed: int = 0, persistence: float = 0.0,
-           privileged: bool = False, **_: Any) -> Grounder:
+           privileged: bool = False, noise: str | None = None, **_: Any) -> Grounder:
     from grounders.calibration import ErrorModel, load_calibration
+    from grounders.noise import resolve_noise
     from grounders.noisy import NoisyOracle
     from toolkit.questions import QuestionBook
 
@@ -35,7 +36,8 @@ def _noisy(task: Task, accuracy: float | None = None, fp: float | None = None, f
         model = ErrorModel.asymmetric(fp or 0.0, fn or 0.0)
     else:
         model = ErrorModel.uniform(0.9 if accuracy is None else accuracy)
-    return NoisyOracle(model, seed=seed, persistence=persistence, privileged=privileged, book=QuestionBook(task))
+    return NoisyOracle(model, seed=seed, privileged=privileged, book=QuestionBook(task),
+                       noise=resolve_noise(noise, calibration, persistence))
 
 
 def _vlm(task: Task, **options: Any) -> Grounder:

@@ -18,6 +18,9 @@ File format::
     source = "ViPlan (Merler et al., 2025), appendix L, Table 14 ..."
     [accuracy.simple]        # one table per split; predicate names case-insensitive
     clear = 1.00
+    [noise]                  # optional: how errors are drawn (grounders/noise); default deterministic
+    kind = "scene"
+    hard = 0.1
 """
 
 from __future__ import annotations
@@ -156,3 +159,12 @@ def load_calibration(name_or_path: str | Path, split: str = "simple") -> ErrorMo
     default = Rates.from_accuracy(float(data.get("default_accuracy", 1.0)))
     source = f"{data.get('model', path.stem)} ({split}): {data.get('source', path.name)}"
     return ErrorModel(default, per, source)
+
+
+def load_noise(name_or_path: str | Path):
+    """The calibration file's ``[noise]`` table as a :class:`~grounders.noise.NoiseModel`; None without one."""
+    from grounders.noise.spec import NoiseModel
+
+    path = resolve_calibration(name_or_path)
+    table = _read(path).get("noise")
+    return None if table is None else NoiseModel.from_table(table, f"{path}: [noise]")

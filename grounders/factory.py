@@ -45,7 +45,10 @@ def _noisy(config: Any, task: Task, split: str, seed: int):
         raise PgtError(f"calibration {config.calibration} describes {', '.join(sorted(model.per_predicate))}, "
                        f"none of the predicates of domain {task.domain.name} ({', '.join(sorted(predicates))}); "
                        "pick the calibration of this suite")
-    return NoisyOracle(model, seed=seed, persistence=config.persistence, book=QuestionBook(task))
+    from grounders.noise import resolve_noise
+
+    noise = resolve_noise(getattr(config, "noise", None), config.calibration, config.persistence)
+    return NoisyOracle(model, seed=seed, book=QuestionBook(task), noise=noise)
 
 
 DEFAULT_CACHE = str(Path(".pgt-cache") / "vlm-replies.sqlite")

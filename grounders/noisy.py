@@ -1,31 +1,37 @@
-"""The noisy oracle: the truth, wrong at known rates.
+"""The noisy oracle: the truth, wrong at known rates, drawn by a chosen noise model.
 
 Offline studies need a grounder whose errors are known exactly, so the gap
 between per-question accuracy and task success can be measured without paying
-for a VLM. Each predicate has a false-positive and a false-negative rate
-(:class:`grounders.calibration.ErrorModel`, from a uniform accuracy, per-predicate
-accuracies, asymmetric rates, or a calibration file).
+for a VLM. How *often* it is wrong comes from an error model
+(:class:`grounders.calibration.ErrorModel`: false-positive and false-negative
+rates per predicate, from a uniform accuracy, asymmetric rates or a calibration
+file); how the errors are *drawn* comes from a noise model
+(:class:`grounders.noise.NoiseModel`):
 
-Determinism: the chance draw of a question is a hash of ``(seed, state, atom,
-ask-count)``, where the ask-count is how often this atom was already asked in this
-state. Answers therefore do not depend on batch order or batch size, so two
-protocols that ask the same questions in different groupings see the same
-answers. Persistence ``q``: when the previous answer to the same atom in the same
-state was wrong, the next one repeats it with probability ``q`` (real models are
-consistently wrong about a given image), otherwise it is drawn afresh; ``q > 0``
-raises the error rate of repeated questions above the configured rate.
+- ``independent``: the draw is a hash of ``(seed, state, atom, ask-count)``, the
+  ask-count being how often this atom was already asked in this state. With
+  persistence ``q``, a wrong previous answer to the same atom in the same state
+  is repeated with probability ``q``, otherwise the draw is fresh.
+- ``deterministic``: the draw is a hash of ``(seed, state, atom, question
+  wording)``: asking again gets the same answer, asking differently a new draw.
+- ``scene``: deterministic draws at rates raised for atoms that mention an object
+  that is hard to see in this state (and lowered for the others, keeping the mean).
 
-Confidence: the grounder is calibrated, so it reports P(verdict right | verdict)
-of its own error model under a 50/50 prior, which is the configured accuracy of
-the predicate when fp = fn.
+No draw depends on batch order, batch size or process, so two protocols that ask
+the same questions in different groupings see the same answers.
+
+Confidence: P(verdict right | verdict) under the atom's own rates and a 50/50
+prior (the configured accuracy when fp = fn; lower for atoms about a hard object),
+raised toward 1 by the noise model's ``overconfidence``.
 """
 
 from __future__ import annotations
 
-import hashlib
 from typing import Sequence
 
-from grounders.calibration import ErrorModel
+from grounders.calibration import ErrorModel, Rates
+from grounders.noise import NoiseModel, resolve_noise
+from grounders.noise.draw import digest, hard_share, reported, scene_rates, uniform
 from grounders.records import state_key_text
 from toolkit.errors import PgtError
 from toolkit.model import Atom
@@ -33,32 +39,29 @@ from toolkit.protocols import Answer, Observation, Verdict
 from toolkit.questions import QuestionBook
 
 
-def _uniform(seed: int, *parts: object) -> float:
-    """A deterministic number in [0, 1) from the seed and the parts (stable across processes)."""
-    text = "\x1f".join(map(str, (seed, *parts))).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") / 2.0**64
-
-
 class NoisyOracle:
-    """Answers from ``observation.truth``, flipped at the error model's rates.
+    """Answers from ``observation.truth``, flipped at the error model's rates as the noise model draws.
 
     Args:
         model: error rates per predicate.
         seed: the only source of randomness.
-        persistence: probability of repeating a wrong answer for the same atom in the same state.
+        persistence: independent noise: probability of repeating a wrong answer for the same atom
+            in the same state (shorthand for ``noise=NoiseModel.of("independent", persistence=q)``).
         privileged: answer atoms the observation cannot show (else UNKNOWN, ``not_visible``).
-        book: optional question book, to fill ``Answer.question``.
+        book: optional question book, for ``Answer.question`` and the wording deterministic draws key on.
+        noise: the noise model (or its text, e.g. ``"deterministic"``); default independent.
     """
 
     name = "noisy"
 
     def __init__(self, model: ErrorModel, seed: int = 0, persistence: float = 0.0, privileged: bool = False,
-                 book: QuestionBook | None = None) -> None:
+                 book: QuestionBook | None = None, noise: NoiseModel | str | None = None) -> None:
         if not 0.0 <= persistence <= 1.0:
             raise PgtError(f"persistence must be in [0, 1], got {persistence}")
         self.model = model
         self.seed = seed
-        self.persistence = persistence
+        self.noise = resolve_noise(noise, persistence=persistence)
+        self.persistence = self.noise.persistence
         self.privileged = privileged
         self.book = book
         self._asked: dict[tuple[str, Atom], int] = {}
@@ -69,25 +72,68 @@ class NoisyOracle:
         self._asked.clear()
         self._last_wrong.clear()
 
-    def ask(self, observation: Observation, atoms: Sequence[Atom]) -> list[Answer]:
-        state = state_key_text(observation.state_key) if observation.state_key is not None \
-            else state_key_text(observation.truth)
+    @staticmethod
+    def state_text(observation: Observation) -> str:
+        """The canonical text of the state an observation shows (what draws are keyed on)."""
+        return state_key_text(observation.state_key if observation.state_key is not None else observation.truth)
+
+    def is_hard(self, observation: Observation, obj: str) -> bool:
+        """Scene noise: whether ``obj`` is hard to see in this observation's state (False for other kinds)."""
+        return self._is_hard(digest(self.state_text(observation)), obj)
+
+    def _is_hard(self, state_id: str, obj: str) -> bool:
+        return self.noise.kind == "scene" and uniform(self.seed, "hard", state_id, obj) < self.noise.hard
+
+    def atom_rates(self, observation: Observation, atom: Atom) -> Rates:
+        """The fp/fn rates this atom is drawn with in this state (the predicate's, or scene-adjusted)."""
+        return self._atom_rates(digest(self.state_text(observation)), atom)
+
+    def _atom_rates(self, state_id: str, atom: Atom) -> Rates:
+        rates = self.model.rates(atom.predicate)
+        if self.noise.kind != "scene":
+            return rates
+        objects = set(atom.args)
+        hard = any(self._is_hard(state_id, obj) for obj in objects)
+        return scene_rates(rates, hard_share(self.noise.hard, len(objects)), self.noise.factor, hard)
+
+    def ask(self, observation: Observation, atoms: Sequence[Atom],
+            questions: Sequence[str] | None = None) -> list[Answer]:
+        """One answer per atom; ``questions`` optionally words each one (default: the book's wording).
+
+        Under deterministic and scene noise the wording is part of the draw: the same
+        question gets the same answer, a differently worded one is a new draw.
+        """
+        if questions is not None and len(questions) != len(atoms):
+            raise PgtError(f"ask: {len(questions)} question texts for {len(atoms)} atoms")
+        state = self.state_text(observation)
+        state_id = digest(state) if self.noise.deterministic else ""
         out = []
-        for atom in atoms:
-            question = self.book.question(atom) if self.book is not None else str(atom)
+        for i, atom in enumerate(atoms):
+            question = questions[i] if questions is not None else \
+                self.book.question(atom) if self.book is not None else str(atom)
             if not self.privileged and not observation.can_see(atom):
                 out.append(Answer(atom, Verdict.UNKNOWN, 0.5, "not visible", question, "not_visible"))
                 continue
-            key = (state, atom)
-            count = self._asked.get(key, 0)
-            self._asked[key] = count + 1
             truth = atom in observation.truth
-            rates = self.model.rates(atom.predicate)
-            if self._last_wrong.get(key) and _uniform(self.seed, state, atom, count, "persist") < self.persistence:
-                wrong = True
+            if self.noise.deterministic:
+                rates = self._atom_rates(state_id, atom)
+                wrong = uniform(self.seed, "det", state_id, atom, question) < (rates.fn if truth else rates.fp)
             else:
-                wrong = _uniform(self.seed, state, atom, count, "error") < (rates.fn if truth else rates.fp)
-            self._last_wrong[key] = wrong
+                rates = self.model.rates(atom.predicate)
+                wrong = self._independent(state, atom, rates.fn if truth else rates.fp)
             verdict = Verdict.YES if truth != wrong else Verdict.NO
-            out.append(Answer(atom, verdict, rates.confidence(verdict), "noisy oracle", question))
+            confidence = reported(rates.confidence(verdict), self.noise.overconfidence)
+            out.append(Answer(atom, verdict, confidence, "noisy oracle", question))
         return out
+
+    def _independent(self, state: str, atom: Atom, rate: float) -> bool:
+        """A fresh draw per ask, repeating a wrong previous answer with P ``persistence``."""
+        key = (state, atom)
+        count = self._asked.get(key, 0)
+        self._asked[key] = count + 1
+        if self._last_wrong.get(key) and uniform(self.seed, state, atom, count, "persist") < self.persistence:
+            wrong = True
+        else:
+            wrong = uniform(self.seed, state, atom, count, "error") < rate
+        self._last_wrong[key] = wrong
+        return wrong

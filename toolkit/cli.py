@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "report": "benchmarks.commands",
     "demo": "benchmarks.commands",
     "compare": "benchmarks.commands",
+    "fidelity": "benchmarks.fidelity",
 }
 
 

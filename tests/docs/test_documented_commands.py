@@ -47,6 +47,7 @@ EXACT = ("validate", "lint", "score predict", "score plan ", "invariants", "gene
 QUICK = {
     "run": ["--problems", "1", "--seeds", "1", "--workers", "1", "--quiet"],
     "demo": ["--problems", "1", "--accuracies", "0.95", "--workers", "1", "--quiet"],
+    "fidelity": ["--problems", "1", "--calibrations", "viplan-bw-cot-gpt-4.1", "--workers", "1", "--quiet"],
     "compare": ["--problems", "1", "--suites", "viplan-bw/simple", "--accuracies", "0.95", "--calibrations", "none",
                 "--action-failures", "0", "--workers", "1", "--quiet"],
 }

@@ -1,0 +1,68 @@
+"""The chance mechanics of the noise models: seeded hashes, scene difficulty, reported confidence.
+
+Every chance draw is a hash of the seed and the draw's identity, never a shared
+random stream, so an answer does not depend on which other questions were asked,
+in which order, batch or process. What goes into the identity is what makes the
+models differ: the ask-count (independent), the question wording (deterministic),
+the objects of the atom (scene difficulty).
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from grounders.calibration import Rates
+
+
+def uniform(seed: int, *parts: object) -> float:
+    """A deterministic number in [0, 1) from the seed and the parts (stable across processes).
+
+    >>> uniform(1, "a") == uniform(1, "a") != uniform(2, "a")
+    True
+    """
+    text = "\x1f".join(map(str, (seed, *parts))).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") / 2.0**64
+
+
+def digest(text: str) -> str:
+    """A short stable name for a long text (a state), so per-atom hashes stay cheap."""
+    return hashlib.blake2b(text.encode(), digest_size=12).hexdigest()
+
+
+def hard_share(hard: float, objects: int) -> float:
+    """P(at least one of ``objects`` distinct objects is hard) when each is hard with P ``hard``."""
+    return 1.0 - (1.0 - hard) ** objects
+
+
+def split_rate(rate: float, share: float, factor: float) -> tuple[float, float]:
+    """(rate of hard atoms, rate of easy atoms) whose mean over a ``share`` of hard atoms is ``rate``.
+
+    Hard atoms are wrong ``factor`` times as often, capped where the easy ones would
+    need a negative rate (then every error falls on hard atoms) and at 1.
+
+    >>> split_rate(0.1, 0.2, 3.0)
+    (0.3, 0.05)
+    >>> split_rate(0.1, 0.5, 3.0)  # 0.3 on half the atoms would exceed the mean: capped at 0.2
+    (0.2, 0.0)
+    """
+    if share <= 0.0 or share >= 1.0:
+        return rate, rate
+    hard = min(1.0, factor * rate, rate / share)
+    easy = max(0.0, (rate - share * hard) / (1.0 - share))
+    return round(hard, 12), round(easy, 12)
+
+
+def scene_rates(rates: Rates, share: float, factor: float, is_hard: bool) -> Rates:
+    """The rates of one atom given whether an object it mentions is hard (each class split on its own)."""
+    fp_hard, fp_easy = split_rate(rates.fp, share, factor)
+    fn_hard, fn_easy = split_rate(rates.fn, share, factor)
+    return Rates(fp_hard, fn_hard) if is_hard else Rates(fp_easy, fn_easy)
+
+
+def reported(confidence: float, overconfidence: float) -> float:
+    """The confidence a grounder reports: the calibrated one pushed toward 1 by ``overconfidence``.
+
+    >>> reported(0.8, 0.0), reported(0.8, 0.5), reported(0.8, 1.0)
+    (0.8, 0.9, 1.0)
+    """
+    return round(confidence + overconfidence * (1.0 - confidence), 12)
