@@ -27,6 +27,7 @@ from toolkit.grounding import (ActionTemplate, AtomTable, CompiledCondition, Com
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.semantics import Unmet, explain, holds
+from toolkit.successors import SuccessorGenerator
 
 
 @dataclass(frozen=True, eq=False)
@@ -82,6 +83,7 @@ class Task:
         self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
+        self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
         self._templates: dict[str, ActionTemplate] = {}
@@ -242,7 +244,22 @@ class Task:
                 yield self.action(schema.name, args)
 
     def applicable_actions(self, state: frozenset[Atom]) -> list[GroundAction]:
-        return [a for a in self.all_actions() if a.is_applicable(state)]
+        """Every ground action applicable in ``state``, in canonical (schema, arguments) order.
+
+        A state made of atoms reachable from the initial state (every state a plan
+        or a walk can visit) is answered by a successor generator over the
+        relaxed-reachable grounding, which holds every action such a state can
+        enable; any other state by an exhaustive scan, so the answer is always exact.
+        """
+        try:
+            reachable = self.grounding()
+        except reach.GroundingError:  # beyond the grounding budget: the exhaustive scan is all there is
+            reachable = None
+        if reachable is None or not state <= reachable.atoms:
+            return [a for a in self.all_actions() if a.is_applicable(state)]
+        if self._successors is None:
+            self._successors = SuccessorGenerator(reachable.actions)
+        return self._successors.applicable(state)
 
     # -------------------------------------------------------------- atoms
 

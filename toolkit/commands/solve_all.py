@@ -12,7 +12,7 @@ import json
 
 from toolkit import loader
 from toolkit import model as m
-from toolkit.commands.plan import add_planner_options, make_planner
+from toolkit.commands.plan import add_planner_options, explained, make_planner
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
         except PgtError as exc:
             rows.append({"problem": path, "status": "error", "length": None, "cost": None, "time": 0.0, "message": str(exc)})
             continue
-        r = planner.solve(task, timeout=args.timeout)
+        r = explained(planner, planner.solve(task, timeout=args.timeout))
         rows.append({"problem": path, **r.to_json()})
     if args.json:
         print(json.dumps(rows, indent=2))

@@ -14,20 +14,23 @@ is the choice for grounding loops (optimal; see docs/planning.md for the figures
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from toolkit.errors import UnknownSymbolError
 from toolkit.planners.auto import AutoPlanner
 from toolkit.planners.base import Planner, PlanResult, PlanStatus, start_state
-from toolkit.planners.cache import CachedPlanner, PlanCache
 from toolkit.planners.fd import FastDownwardPlanner
 from toolkit.planners.search import AStarPlanner
+
+if TYPE_CHECKING:
+    from toolkit.planners.cache import CachedPlanner, PlanCache
 
 PLANNERS: dict[str, Callable[..., Planner]] = {
     "auto": AutoPlanner,
     "astar": AStarPlanner,
     "bfs": lambda **kw: AStarPlanner(heuristic="blind", **kw),
-    "fd-opt": lambda **kw: FastDownwardPlanner("fd-opt", "astar(hmax())", optimal=True, **kw),
+    "fd-opt": lambda **kw: FastDownwardPlanner("fd-opt", "optimal", optimal=True, **kw),
+    "fd-hmax": lambda **kw: FastDownwardPlanner("fd-hmax", "astar(hmax())", optimal=True, **kw),
     "fd-blind": lambda **kw: FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True, **kw),
     "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
 }
@@ -44,7 +47,20 @@ def get_planner(name: str = DEFAULT_PLANNER, *, cache: PlanCache | None = None, 
     if factory is None:
         raise UnknownSymbolError("planner", name, PLANNERS)
     planner = factory(unknown_as=unknown_as)
-    return CachedPlanner(planner, cache) if cache is not None else planner
+    if cache is None:
+        return planner
+    from toolkit.planners.cache import CachedPlanner
+
+    return CachedPlanner(planner, cache)
+
+
+def __getattr__(name: str):
+    # The cache (and sqlite3) is imported only by those who use it: one less import per `pgt plan`.
+    if name in ("CachedPlanner", "PlanCache"):
+        from toolkit.planners import cache
+
+        return getattr(cache, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["AStarPlanner", "AutoPlanner", "CachedPlanner", "DEFAULT_PLANNER", "FastDownwardPlanner", "PLANNERS",

@@ -8,9 +8,10 @@ however loaded the machine is (studies rely on this for seed determinism):
   start state is computed (it honours the time limit);
 * our A* runs when the task is small (at most ``max_actions`` ground actions and
   ``max_atoms`` fluent atoms: ViPlan's Blocksworld and household tasks, where
-  Fast Downward's ~150 ms of fixed cost per call dominates), or when actions have
+  Fast Downward's few hundred ms of fixed cost per call dominates), or when actions have
   conditional effects, which FD's optimal configurations do not all support;
-* Fast Downward's optimal configuration (A* with hmax) runs otherwise.
+* Fast Downward's optimal configuration runs otherwise (A* with LM-cut, or hmax
+  where actions have conditional effects: :func:`toolkit.planners.fd.optimal_search`).
 
 A small task whose state space still outgrows ``max_states`` generated states
 goes on to Fast Downward with the remaining time (a state count, not the clock).
@@ -26,16 +27,17 @@ from toolkit.task import Task
 
 
 class AutoPlanner:
-    """Optimal planning: A* of our own on small tasks, Fast Downward (A*/hmax) on the rest."""
+    """Optimal planning: A* of our own on small tasks, Fast Downward (``fd-opt``) on the rest."""
 
     def __init__(self, unknown_as: bool = False, max_states: int = 100_000, max_actions: int = 50,
                  max_atoms: int = 40) -> None:
         self.name = "auto"
+        self.optimal = True
         self.unknown_as = unknown_as
         self.max_actions = max_actions
         self.max_atoms = max_atoms
         self.own = AStarPlanner(unknown_as=unknown_as, max_states=max_states)
-        self.fd = FastDownwardPlanner("fd-opt", "astar(hmax())", optimal=True, unknown_as=unknown_as)
+        self.fd = FastDownwardPlanner("fd-opt", "optimal", optimal=True, unknown_as=unknown_as)
 
     def config(self) -> str:
         return (f"auto(max_states={self.own.max_states},max_actions={self.max_actions},"
@@ -61,10 +63,11 @@ class AutoPlanner:
             return PlanResult(PlanStatus.TIMEOUT, (), clock.elapsed(), self.name, str(exc))
         expanded = 0
         if self.prefers_own(task, state):
-            first = self.own.solve(task, init=state, goal=goal_cond, timeout=timeout)
+            first = self.own.solve(task, init=state, goal=goal_cond, timeout=max(timeout - clock.elapsed(), 0.1))
             if first.status is not PlanStatus.TIMEOUT or clock.expired():
                 return first
             expanded = first.expanded
         second = self.fd.solve(task, init=state, goal=goal_cond, timeout=max(timeout - clock.elapsed(), 0.1))
-        return PlanResult(second.status, second.plan, clock.elapsed(), f"auto>{second.planner}", second.message,
+        message = f"no plan within {timeout:.3g}s" if second.status is PlanStatus.TIMEOUT else second.message
+        return PlanResult(second.status, second.plan, clock.elapsed(), f"auto>{second.planner}", message,
                           second.stderr_tail, expanded=expanded, optimal=second.optimal)

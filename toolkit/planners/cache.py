@@ -116,6 +116,7 @@ class CachedPlanner:
         self.planner = planner
         self.cache = cache if cache is not None else PlanCache()
         self.name = planner.name
+        self.optimal = planner.optimal
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         t0 = time.perf_counter()
