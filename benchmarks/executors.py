@@ -53,7 +53,9 @@ def check_executor(config: RunConfig) -> None:
         raise PgtError(f"unknown executor {config.executor!r}; choose one of {', '.join(EXECUTORS)}")
     if config.address is not None and config.executor != "ray":
         raise PgtError("--address is the address of a Ray cluster: only with --executor ray")
-    if config.executor == "ray" and config.grounder == "vlm":  # see benchmarks.runner.endpoint_bound
+    from benchmarks.runner import endpoint_bound
+
+    if config.executor == "ray" and endpoint_bound(config):
         raise PgtError("--executor ray is for offline grounders: a VLM study's episodes wait on the endpoint and run "
                        "as threads of this process under one study-wide limit (--max-inflight, --rpm, --tpm)")
     if config.executor == "ray":

@@ -209,7 +209,7 @@ _OPENERS = frozenset({"the", "this", "that", "these", "those", "it", "its", "the
                       "which", "why", "reason", "explanation"})
 
 
-_END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"), ("end",), ("done",)})
+_END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"), ("end",)})  # "done": an opener
 
 
 def _statement(text: str) -> bool:

@@ -118,14 +118,12 @@ class Task:
 
     def _resolve_argument(self, name: str, types: tuple[str, ...]) -> str:
         """Like :meth:`resolve_object`, but an unknown name is matched against objects of the parameter's type first."""
-        hit = self._object_names.get(name.lower())
-        if hit is not None:
-            return hit
-        fitting = [o for o, t in self.objects.items() if any(self.domain.is_subtype(t, want) for want in types)]
-        error = UnknownSymbolError("object", name, fitting)
-        if not error.suggestions:
-            error = UnknownSymbolError("object", name, self.objects)
-        raise error
+        try:
+            return self.resolve_object(name)
+        except UnknownSymbolError as error:
+            fitting = [o for o, t in self.objects.items() if any(self.domain.is_subtype(t, want) for want in types)]
+            typed = UnknownSymbolError("object", name, fitting)
+            raise (typed if typed.suggestions else error) from None
 
     # ------------------------------------------------------------ actions
 
