@@ -415,10 +415,12 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         return _parse_json(found, task)
     reader = _Reader(task, action_text)
     kinds = [reader.classify(c) for c in found.candidates]
-    for i in range(1, len(kinds)):  # "This plan clears c, then stacks a on it.": a line that opens as prose is prose
+    prose_rest: set[int] = set()  # later pieces of a line that opens as prose: prose too, never a broken step
+    for i in range(1, len(kinds)):  # "This plan clears c, then stacks a on it."
         prev, cand = found.candidates[i - 1], found.candidates[i]
         if kinds[i - 1][0] == "other" and (prev.line, prev.source) == (cand.line, cand.source):
             kinds[i] = ("other", None)
+            prose_rest.add(i)
     nested = _nested_notes(found.candidates, kinds, reader.names)
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
     first = step_at[0] if step_at else 0
@@ -431,7 +433,7 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
             continue
-        if kind == "other" and i not in nested and (
+        if kind == "other" and i not in nested and i not in prose_rest and (
                 (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
                 or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())

@@ -64,7 +64,8 @@ SHAPES = {
         "- The red block is on the blue block.\n\n### Plan:\n\n"
         + "".join(f"{i}. **{e[0].upper()}{e[1:]}:**\n   - Why: the block is clear.\n   - Result: done, hand is busy.\n"
                   for i, e in enumerate(ENGLISH, 1))
-        + "\n**Plan End**\n\nThis plan unstacks the orange block, then stacks the red block on the blue block.\n"),
+        + "\n**Plan End**\n\nThis plan unstacks the orange block, then stacks the red block on the blue block.\n"
+        + "It works by using the Unstack, Stack, and Pick actions.\n"),
     "numbered steps with notes in parentheses on their own lines": "".join(
         f"{i}. **{e[0].upper()}{e[1:]}**\n   *(You can do this because the block is clear, and the hand is free.)*\n"
         for i, e in enumerate(ENGLISH, 1)),
