@@ -238,7 +238,8 @@ def extract(text: str) -> Extract:
         if not body or line.lstrip().startswith((";", "#", "//")) or _RULE.match(line):
             breaks.add(i + 1)
             continue
-        indent = len(raw.expandtabs(4)) - len(raw.expandtabs(4).lstrip())
+        expanded = raw.expandtabs(4)
+        indent = len(expanded) - len(expanded.lstrip())
         for part in _split_many(body):
             candidates.append(Candidate(i + 1, part.strip(), raw.strip(), listed, indent=indent))
     return Extract(tuple(candidates), tuple(skipped), breaks=frozenset(breaks))
