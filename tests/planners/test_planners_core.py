@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from toolkit.belief import BeliefState
@@ -109,7 +111,22 @@ def test_cache_hit_in_memory_and_on_disk(tmp_path):
     other = get_planner("astar", cache=PlanCache(path=tmp_path / "plans.sqlite"))  # another process, same file
     third = other.solve(task)
     assert third.cached and len(third.plan) == len(first.plan)
+    assert first.optimal and second.optimal and third.optimal  # a hit keeps the proof of optimality
     assert not get_planner("bfs", cache=cache).solve(task).cached  # the configuration is part of the key
+
+
+def test_cache_hit_claims_optimality_only_when_the_stored_result_did(tmp_path):
+    task = bw("simple_problem_1")
+    cache = PlanCache(path=tmp_path / "plans.sqlite")
+    planner = get_planner("astar", cache=cache)
+    planner.solve(task)
+    value = cache._db.execute("SELECT value FROM plans").fetchone()[0]
+    legacy = json.loads(value)
+    del legacy["optimal"]  # a file written before optimality was stored
+    cache._db.execute("UPDATE plans SET value = ?", (json.dumps(legacy),))
+    cache.clear_memory()
+    hit = planner.solve(task)
+    assert hit.cached and not hit.optimal
 
 
 def test_cache_ignores_a_corrupted_disk_entry(tmp_path):

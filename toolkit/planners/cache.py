@@ -32,6 +32,9 @@ from toolkit.task import Task
 
 _CACHEABLE = (PlanStatus.SOLVED, PlanStatus.UNSOLVABLE)
 
+Entry = tuple[str, tuple[str, ...], str, bool]
+"""A cached result: status, plan steps, the planner that found it, whether the plan is proven optimal."""
+
 
 class PlanCache:
     """In-memory LRU plus optional on-disk SQLite store of plan results.
@@ -43,7 +46,7 @@ class PlanCache:
 
     def __init__(self, max_entries: int = 10_000, path: str | Path | None = None) -> None:
         self.max_entries = max_entries
-        self._mem: OrderedDict[str, tuple[str, tuple[str, ...], str]] = OrderedDict()
+        self._mem: OrderedDict[str, Entry] = OrderedDict()
         self._domain_keys: dict[int, tuple[m.Domain, str]] = {}
         self.hits = self.misses = 0
         self.path = Path(path) if path else None
@@ -71,7 +74,7 @@ class PlanCache:
                  " ".join(sorted(map(str, state))), str(goal), config)
         return hashlib.blake2b("\n".join(parts).encode(), digest_size=16).hexdigest()
 
-    def get(self, key: str) -> tuple[str, tuple[str, ...], str] | None:
+    def get(self, key: str) -> Entry | None:
         hit = self._mem.get(key)
         if hit is not None:
             self._mem.move_to_end(key)
@@ -80,7 +83,8 @@ class PlanCache:
             row = self._db.execute("SELECT value FROM plans WHERE key = ?", (key,)).fetchone()
             if row is not None:
                 data = json.loads(row[0])
-                entry = (data["status"], tuple(data["plan"]), data["planner"])
+                # entries written before optimality was stored never claim it
+                entry = (data["status"], tuple(data["plan"]), data["planner"], bool(data.get("optimal", False)))
                 self._remember(key, entry)
                 return entry
         return None
@@ -88,13 +92,14 @@ class PlanCache:
     def put(self, key: str, result: PlanResult) -> None:
         if result.status not in _CACHEABLE:
             return
-        entry = (result.status.value, tuple(str(a) for a in result.plan), result.planner)
+        entry = (result.status.value, tuple(str(a) for a in result.plan), result.planner, result.optimal)
         self._remember(key, entry)
         if self._db is not None:
-            value = json.dumps({"status": entry[0], "plan": list(entry[1]), "planner": entry[2]})
+            value = json.dumps({"status": entry[0], "plan": list(entry[1]), "planner": entry[2],
+                                "optimal": entry[3]})
             self._db.execute("INSERT OR REPLACE INTO plans (key, value) VALUES (?, ?)", (key, value))
 
-    def _remember(self, key: str, entry: tuple[str, tuple[str, ...], str]) -> None:
+    def _remember(self, key: str, entry: Entry) -> None:
         self._mem[key] = entry
         self._mem.move_to_end(key)
         while len(self._mem) > self.max_entries:
@@ -137,8 +142,8 @@ class CachedPlanner:
 
     @staticmethod
     def _from_entry(task: Task, state: frozenset[Atom], goal: m.Condition,
-                    entry: tuple[str, tuple[str, ...], str], t0: float) -> PlanResult | None:
-        status, steps, planner = entry
+                    entry: Entry, t0: float) -> PlanResult | None:
+        status, steps, planner, optimal = entry
         plan = []
         for step in steps:
             atom = Atom.parse(step)
@@ -152,5 +157,5 @@ class CachedPlanner:
             if not holds(compiled_goal(task, goal), cur):
                 return None
         return PlanResult(PlanStatus(status), tuple(plan), time.perf_counter() - t0, planner,
-                          message="from cache", cached=True)
+                          message="from cache", cached=True, optimal=optimal)
 
