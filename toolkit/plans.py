@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-from toolkit.action_language import LEAD, TextMatch, tokens
+from toolkit.action_language import LEAD, LINKING, TextMatch, tokens
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
 from toolkit.plan_reader import REFUSAL, Candidate, Skipped, extract
 from toolkit.task import GroundAction, Task
@@ -212,6 +212,11 @@ _OPENERS = frozenset({"the", "this", "that", "these", "those", "it", "its", "the
 _END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"), ("end",)})  # "done": an opener
 
 
+# Words that are never an argument of a PDDL step unless the task names an object so: articles,
+# pronouns and the prepositions a sentence puts between objects.
+_ENGLISH_ARGS = LINKING | {"the", "a", "an", "your", "its", "his", "her", "their", "my", "it", "them"}
+
+
 def _statement(text: str) -> bool:
     words = tokens(text)
     return bool(words) and (words[0] in _OPENERS or tuple(words) in _END_LINES)
@@ -252,6 +257,19 @@ def _action_like(text: str, task: Task, lang: ActionLanguage) -> bool:
     return first in known or bool(difflib.get_close_matches(first, sorted(known), n=1, cutoff=0.8))
 
 
+def _subject_verb(text: str, objects: set[str], lang: ActionLanguage) -> str | None:
+    """The verb of "Robot1 picks up ball1 ..." (LLM+P's replies): a task object as the subject,
+    then an action's verb in the third person. None for any other line."""
+    words = _content_words(text)
+    if len(words) < 2 or words[0] not in objects:
+        return None
+    verb = words[1]
+    for stem in (verb, verb[:-1] if verb.endswith("s") else "", verb[:-2] if verb.endswith("es") else ""):
+        if stem and stem in lang.verbs:
+            return stem
+    return None
+
+
 class _Reader:
     """Classifies the candidates of one reply against a task."""
 
@@ -285,7 +303,9 @@ class _Reader:
                     hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
-                    if any(a.lower() in ("the", "a", "an") and a.lower() not in self._objects for a in args):
+                    # "Pickup b4 from b6", "Grasp shot1 with your left hand" (LLM+P replies): English
+                    # words among the arguments, so the step did not say which action it meant
+                    if any(a.lower() in _ENGLISH_ARGS and a.lower() not in self._objects for a in args):
                         return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
                 if form != "bare" and name.lower() not in self.names and REFUSAL.search(cand.text):
                     return "refusal", None
@@ -308,6 +328,14 @@ class _Reader:
         code = "(" in cand.text or ")" in cand.text
         if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
+        verb = _subject_verb(cand.text, self._objects, self.lang) if cand.listed else None
+        if verb is not None:  # a list item that says who does what: a step, even when pgt cannot read it
+            words = _content_words(cand.text)
+            hit = self.english(" ".join((verb, words[0], *words[2:])))  # "move robot1 from room1 to room2"
+            if (hit is not None and not hit.ambiguous and hit.args[:1] == (words[0],)
+                    and self._resolves(hit.name, hit.args)):
+                return self._english_result(hit, cand)
+            return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text, verb), "", ())
         return "other", None
 
     def _english_result(self, hit: TextMatch, cand: Candidate) -> tuple[str, object]:
@@ -323,12 +351,13 @@ class _Reader:
             return False
         return True
 
-    def _cannot(self, text: str) -> str:
+    def _cannot(self, text: str, verb: str | None = None) -> str:
         words = _content_words(text)
         hint = []
-        if words:
-            hint = list(self.lang.verb_actions.get(words[0], ()))
-            hint += [a for a in closest(words[0], self.task.domain.actions) if a not in hint]
+        verb = verb or (words[0] if words else None)
+        if verb:
+            hint = list(self.lang.verb_actions.get(verb, ()))
+            hint += [a for a in closest(verb, self.task.domain.actions) if a not in hint]
         tip = f"; closest known actions: {', '.join(hint)}" if hint else ""
         return f"cannot read {text!r} as an action{tip}"
 
