@@ -9,9 +9,11 @@ Two JSON shapes are read:
 * VirtualHome / RobotHow: ``{"nodes": [{"id", "class_name", "category", "states",
   "properties"}], "edges": [{"from_id", "to_id", "relation_type"}]}``. Rooms are
   nodes of category ``Rooms``; ``GRABBABLE`` nodes are movable; nodes with
-  ``CAN_OPEN``/``CONTAINERS`` or an OPEN/CLOSED state (or the target of an INSIDE
-  edge that is not a room) are containers; the rest is furniture. ``ON`` ->
-  ontop, ``INSIDE`` -> inside (or in_room when the target is a room), ``CLOSE`` ->
+  ``CAN_OPEN``/``CONTAINERS`` or an OPEN/CLOSED state are containers (never
+  invented from an INSIDE edge: VirtualHome's example homes put books INSIDE a
+  bookshelf that has neither); the rest is furniture. ``ON`` -> ontop, ``INSIDE`` ->
+  inside (in_room when the target is a room; dropped and counted when the target
+  is not a container), ``CLOSE`` ->
   nextto, ``HOLDS_RH``/``HOLDS_LH`` -> holds; other relations (``FACING``,
   ``BETWEEN``) have no PDDL counterpart and are dropped (counted in the report).
 * The ``{"init_graph": ..., "final_graph": ...}`` wrapper (VirtualHome / Embodied
