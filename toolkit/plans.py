@@ -257,16 +257,16 @@ def _action_like(text: str, task: Task, lang: ActionLanguage) -> bool:
     return first in known or bool(difflib.get_close_matches(first, sorted(known), n=1, cutoff=0.8))
 
 
-def _subject_verb(text: str, objects: set[str], lang: ActionLanguage) -> str | None:
-    """The verb of "Robot1 picks up ball1 ..." (LLM+P's replies): a task object as the subject,
-    then an action's verb in the third person. None for any other line."""
+def _subject_verb(text: str, objects: set[str], lang: ActionLanguage) -> tuple[str, str, list[str]] | None:
+    """(subject, verb, rest) of "Robot1 picks up ball1 ..." or "Robot 1 moves ..." (LLM+P's replies):
+    a task object as the subject, then an action's verb in the third person. None for any other line."""
     words = _content_words(text)
-    if len(words) < 2 or words[0] not in objects:
-        return None
-    verb = words[1]
-    for stem in (verb, verb[:-1] if verb.endswith("s") else "", verb[:-2] if verb.endswith("es") else ""):
-        if stem and stem in lang.verbs:
-            return stem
+    for size in (1, 2):  # "robot 1" names robot1
+        if len(words) > size and "".join(words[:size]) in objects:
+            verb = words[size]
+            for stem in (verb, verb[:-1] if verb.endswith("s") else "", verb[:-2] if verb.endswith("es") else ""):
+                if stem and stem in lang.verbs:
+                    return "".join(words[:size]), stem, words[size + 1:]
     return None
 
 
@@ -328,11 +328,11 @@ class _Reader:
         code = "(" in cand.text or ")" in cand.text
         if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
-        verb = _subject_verb(cand.text, self._objects, self.lang) if cand.listed else None
-        if verb is not None:  # a list item that says who does what: a step, even when pgt cannot read it
-            words = _content_words(cand.text)
-            hit = self.english(" ".join((verb, words[0], *words[2:])))  # "move robot1 from room1 to room2"
-            if (hit is not None and not hit.ambiguous and hit.args[:1] == (words[0],)
+        said = _subject_verb(cand.text, self._objects, self.lang) if cand.listed else None
+        if said is not None:  # a list item that says who does what: a step, even when pgt cannot read it
+            subject, verb, rest = said
+            hit = self.english(" ".join((verb, subject, *rest)))  # "move robot1 from room1 to room2"
+            if (hit is not None and not hit.ambiguous and hit.args[:1] == (subject,)
                     and self._resolves(hit.name, hit.args)):
                 return self._english_result(hit, cand)
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text, verb), "", ())

@@ -32,7 +32,7 @@ def _task(problem: str):
 
 def test_subject_first_steps_read_when_the_subject_is_the_first_argument() -> None:
     reply = ("Sure, here is an optimal plan to solve the problem:\n\n1. Robot1 moves from hall to kitchen.\n"
-             "2. Robot1 moves from kitchen to hall.\n\nThis plan returns the robot to where it started.")
+             "2. Robot 1 moves from kitchen to hall.\n\nThis plan returns the robot to where it started.")
     parsed = parse_plan(reply, _task("grippers_p1.pddl"))
     assert [str(a) for a in parsed.actions] == ["(move robot1 hall kitchen)", "(move robot1 kitchen hall)"]
     assert [s.read_as for s in parsed.steps] == ["natural-language"] * 2
