@@ -110,6 +110,19 @@ class LocalExecutor:
 LOCAL_UNIT = 5
 
 
+def pick_unit(waiting: list[list[EpisodeSpec]], mine: set[tuple[str, str]], others: set[tuple[str, str]]) -> int:
+    """Which waiting unit a free worker runs: one of a task it warmed (``mine``), else of a task no other
+    worker warmed (``others``), else the first (late in a study, rather than sit idle).
+
+    A task's warm-up (parsing, plans, question counts) thus runs about once per study.
+    """
+    tasks = [(unit[0].domain, unit[0].problem) for unit in waiting]
+    pick = next((i for i, task in enumerate(tasks) if task in mine), None)
+    if pick is None:
+        pick = next((i for i, task in enumerate(tasks) if task not in others), 0)
+    return pick
+
+
 def _worker(inbox: Any, outbox: Any) -> None:
     """A worker process: run the units it is handed until ``None``, sending each episode as it finishes.
 
@@ -163,14 +176,9 @@ class _Pool:
             if not waiting:
                 return
             seen = warmed.setdefault(pid, set())
-            others = set().union(*(tasks for other, tasks in warmed.items()
-                                      if other != pid and other in self.procs))
-            tasks = [(u[0].domain, u[0].problem) for u in waiting]
-            pick = next((i for i, t in enumerate(tasks) if t in seen), None)
-            if pick is None:
-                pick = next((i for i, t in enumerate(tasks) if t not in others), 0)
-            unit = waiting.pop(pick)
-            seen.add(tasks[pick])
+            others = set().union(*(tasks for other, tasks in warmed.items() if other != pid and other in self.procs))
+            unit = waiting.pop(pick_unit(waiting, seen, others))
+            seen.add((unit[0].domain, unit[0].problem))
             held[pid] = {spec.id: spec for spec in unit}
             self.procs[pid][1].send(unit)
 
