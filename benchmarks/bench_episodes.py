@@ -7,8 +7,8 @@ is the local scaling figure (target >= 1.7x on 2 cores); Ray includes starting a
 local 2-CPU cluster, which is what a one-machine Ray run costs.
 
 The writer's CPU seconds (the ``pgt run`` process itself, not its workers) are the
-serial part of a parallel run; unlike wall time they hardly move when other work
-shares the machine, so they show a change in the writer's cost on a busy machine.
+serial part of a parallel run; they move far less than wall time when other work
+shares the machine, so a change in the writer's cost shows even on a busy machine.
 
 Python's bytecode is compiled by an untimed one-episode run first, as an installed
 package has it (``PYTHONDONTWRITEBYTECODE`` would otherwise recompile every module
