@@ -261,8 +261,8 @@ def _subject_verb(text: str, objects: set[str], lang: ActionLanguage) -> tuple[s
     """(subject, verb, rest) of "Robot1 picks up ball1 ..." or "Robot 1 moves ..." (LLM+P's replies):
     a task object as the subject, then an action's verb in the third person. None for any other line."""
     words = _content_words(text)
-    for size in (1, 2):  # "robot 1" names robot1
-        if len(words) > size and "".join(words[:size]) in objects:
+    for size in (1, 2):  # "robot 1" names robot1; "A stack of ..." is no subject though a is a block
+        if len(words) > size and "".join(words[:size]) in objects and words[0] not in _ENGLISH_ARGS:
             verb = words[size]
             for stem in (verb, verb[:-1] if verb.endswith("s") else "", verb[:-2] if verb.endswith("es") else ""):
                 if stem and stem in lang.verbs:

@@ -66,6 +66,12 @@ def test_subject_first_prose_is_not_a_step(reply: str) -> None:
     assert len(parsed.steps) == (1 if reply.startswith("1.") else 0)
 
 
+def test_an_article_that_names_an_object_is_no_subject() -> None:
+    # Blocksworld names a block "a": "A stack of ..." in a list is still prose.
+    parsed = parse_plan("Notes:\n- A stack of three blocks is the goal.\n", shipped_task("blocksworld-4ops", "bw4-3"))
+    assert (parsed.steps, parsed.verdict) == ((), Reason.EMPTY.value)
+
+
 def test_a_subject_first_step_with_objects_of_the_wrong_type_is_refused() -> None:
     report = check_plan(_task("grippers_p1.pddl"), "1. Robot1 moves ball1 to kitchen.\n")
     assert report.reason == Reason.UNPARSEABLE_STEP and "closest known actions: move" in report.message
