@@ -24,6 +24,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from pddl.action import Action
+from pddl.exceptions import PDDLError
 from pddl.logic import base as pb
 from pddl.logic import effects as pe
 from pddl.logic import functions as pf
@@ -48,7 +49,7 @@ def read_plain_domain(code: str, root: str) -> SimpleNamespace | None:
     """
     try:
         return _Reader(root).domain(_sexpr(code))
-    except (_NotPlain, RecursionError):
+    except (_NotPlain, RecursionError, ValueError, PDDLError):  # the package's own checks refused a piece
         return None
 
 
