@@ -5,9 +5,13 @@ parser complaint into a located :class:`~toolkit.errors.PgtError`. The ``pddl``
 package is strict where common practice is not (keyword case, undeclared
 requirements); we normalise those, keep a warning, and parse.
 
-The Lark grammar is built once and cached on disk (building it costs about 100 ms
-per process; loading the cache a few ms); each call uses a fresh
-transformer because ``pddl``'s transformers keep state that an error leaves dirty.
+Plain domain and problem files (nearly all published ones) are read by
+:mod:`toolkit.plain_domain` and :mod:`toolkit.plain_problem` into the same ``pddl``
+objects, without Lark; everything else, malformed input included, goes to the full
+parser, which owns the syntax error messages (and is imported only then). Its Lark
+grammar is built once and cached on disk (building it costs about 100 ms per
+process; loading the cache a few ms); each call uses a fresh transformer because
+``pddl``'s transformers keep state that an error leaves dirty.
 
 Errors are collected, not raised one by one (:func:`read_domain`, :func:`read_problem`):
 an undeclared name, a wrong arity, a type error, a bad requirement or a duplicate
