@@ -850,7 +850,7 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     """
     norm, warnings, declared = _normalise(text, path, errors)
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
-    pdom = read_plain_domain(_blank_comments(norm), _ROOT) or _parse(norm, path, "domain", errors, text)
+    pdom = read_plain_domain(_blank_comments(norm)) or _parse(norm, path, "domain", errors, text)
     warnings += errors.warnings
     _duplicates(text, path, errors)
     types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}

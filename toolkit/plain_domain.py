@@ -42,13 +42,14 @@ _REQUIREMENTS = frozenset({
 _SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 
 
-def read_plain_domain(code: str, root: str) -> SimpleNamespace | None:
+def read_plain_domain(code: str) -> SimpleNamespace | None:
     """The parsed domain (name, types, constants, predicates, functions, actions) of comment-free ``code``, or None.
 
-    ``root`` is the placeholder the loader writes for the type ``object``.
+    ``code`` is the loader's normalised text, where ``- object`` names its placeholder
+    root type, declared in ``:types`` like any other.
     """
     try:
-        return _Reader(root).domain(_sexpr(code))
+        return _Reader().domain(_sexpr(code))
     except (_NotPlain, RecursionError, ValueError, PDDLError):  # the package's own checks refused a piece
         return None
 
@@ -86,7 +87,11 @@ def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
             continue
         if not isinstance(tok, str):
             raise _NotPlain
-        n = _name(tok[1:] if variables and tok.startswith("?") else "" if variables else tok)
+        if variables:
+            if not tok.startswith("?"):
+                raise _NotPlain
+            tok = tok[1:]
+        n = _name(tok)
         if n.lower() in seen and not repeats:
             raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
         seen.add(n.lower())
@@ -98,8 +103,7 @@ def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
 class _Reader:
     """One domain's reading: the declared types, constants and the action parameters in scope."""
 
-    def __init__(self, root: str) -> None:
-        self.root = root
+    def __init__(self) -> None:
         self.all_types: set[str] = set()
         self.constants: dict[str, Constant] = {}
         self.params: dict[str, Variable] = {}
@@ -143,11 +147,11 @@ class _Reader:
     # ---------------------------------------------------------------- declarations
 
     def _types(self, items: list[SExpr]) -> dict[str, str | None]:
-        declared = _typed_list(items, False, either=False)
-        types = {n: (None if not tags or tags[0] == "object" else tags[0]) for n, tags in declared}
+        # ``object`` itself is a reserved word here (the loader renamed ``- object`` to its placeholder).
+        types = {n: tags[0] if tags else None for n, tags in _typed_list(items, False, either=False)}
         self.all_types = {t.lower() for t in types} | {p.lower() for p in types.values() if p is not None}
-        if "object" in self.all_types or self._cyclic(types):
-            raise _NotPlain  # the package's validation has its say on these
+        if self._cyclic(types):
+            raise _NotPlain  # the package's validation has its say
         return types
 
     @staticmethod

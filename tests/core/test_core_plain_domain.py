@@ -37,7 +37,7 @@ def _both(text: str, monkeypatch, path: str = "d.pddl") -> tuple[object, object]
 
 def _plain(text: str) -> bool:
     norm, _, _ = loader._normalise(text, "d.pddl")
-    return read_plain_domain(loader._blank_comments(norm), loader._ROOT) is not None
+    return read_plain_domain(loader._blank_comments(norm)) is not None
 
 
 def _domain_files() -> list[Path]:
