@@ -2,8 +2,9 @@
 
 Why: scripts and LLM loops call ``pgt validate`` once per plan, so its fixed cost
 (interpreter, imports, grammar) is paid on every call. The CLI imports only the
-module of the subcommand that runs and the Lark grammar is loaded from its disk
-cache, so a call should cost at most 10x ``python -c pass`` (target).
+module of the subcommand that runs and reads plain PDDL files without Lark (a
+file that needs the full parser loads its grammar from the disk cache), so a call
+should cost at most 10x ``python -c pass`` (target).
 
 Measured here, alternating so that machine load hits both alike: ``python -c
 pass``, ``pgt --version`` and ``pgt validate`` of the golden plan of ViPlan's

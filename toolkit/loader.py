@@ -5,9 +5,13 @@ parser complaint into a located :class:`~toolkit.errors.PgtError`. The ``pddl``
 package is strict where common practice is not (keyword case, undeclared
 requirements); we normalise those, keep a warning, and parse.
 
-The Lark grammar is built once and cached on disk (building it costs about 100 ms
-per process; loading the cache a few ms); each call uses a fresh
-transformer because ``pddl``'s transformers keep state that an error leaves dirty.
+Plain domain and problem files (nearly all published ones) are read by
+:mod:`toolkit.plain_domain` and :mod:`toolkit.plain_problem` into the same ``pddl``
+objects, without Lark; everything else, malformed input included, goes to the full
+parser, which owns the syntax error messages (and is imported only then). Its Lark
+grammar is built once and cached on disk (building it costs about 100 ms per
+process; loading the cache a few ms); each call uses a fresh transformer because
+``pddl``'s transformers keep state that an error leaves dirty.
 
 Errors are collected, not raised one by one (:func:`read_domain`, :func:`read_problem`):
 an undeclared name, a wrong arity, a type error, a bad requirement or a duplicate
@@ -30,9 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
 
-import lark
-from lark import Lark, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
+from typing import TYPE_CHECKING
+
 from pddl.action import Action as _PAction
 from pddl.exceptions import PDDLError
 from pddl.logic import base as pb
@@ -41,10 +44,9 @@ from pddl.logic import functions as pf
 from pddl.logic.predicates import EqualTo as _PEqualTo
 from pddl.logic.predicates import Predicate as _PPredicate
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
-from pddl.parser.domain import DomainTransformer
-from pddl.parser.problem import ProblemTransformer
 
 from toolkit import model as m
+from toolkit.plain_domain import read_plain_domain
 from toolkit.plain_problem import read_plain_problem
 from toolkit.errors import (
     ArityError,
@@ -55,6 +57,10 @@ from toolkit.errors import (
     UnknownSymbolError,
     UnsupportedFeatureError,
 )
+
+if TYPE_CHECKING:  # Lark and the pddl package's transformers load only when a file needs the full parser
+    from lark import Lark
+    from lark.exceptions import UnexpectedInput
 
 SUPPORTED_REQUIREMENTS = (
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
@@ -143,6 +149,8 @@ class _Errors:
 
 @functools.lru_cache(maxsize=None)
 def _lark(start: str) -> Lark:
+    from lark import Lark
+
     return Lark(GRAMMAR_FILE.read_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
                 start=start, propagate_positions=True, cache=_lark_cache_file(start))
 
@@ -163,6 +171,8 @@ def _lark_cache_file(start: str) -> str | bool:
         return False
     # Lark keys its check on the options, which hold this install's grammar folder: without
     # that folder in the name, two installs (virtual environments) would rebuild each other's file.
+    import lark
+
     tag = hashlib.sha256(f"{PARSERS_DIRECTORY}\0{GRAMMAR_FILE.read_bytes()!r}".encode()).hexdigest()[:12]
     return os.path.join(root, f"lark-pddl-{start}-{tag}-{lark.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}.cache")
 
@@ -173,14 +183,19 @@ def _empty_action_body() -> list:
     return next(tree.find_data("action_body_def")).children
 
 
-class _ProblemTransformer(ProblemTransformer):
-    """The pddl package's problem transformer lacks the rules for typed quantifier variables."""
+@functools.lru_cache(maxsize=None)
+def _problem_transformer_class() -> type:
+    """The pddl package's problem transformer, with the rules for typed quantifier variables it lacks."""
+    from pddl.parser.problem import ProblemTransformer
 
-    def typed_list_variable(self, args):
-        return self._domain_transformer.typed_list_variable(args)
+    class _ProblemTransformer(ProblemTransformer):
+        def typed_list_variable(self, args):
+            return self._domain_transformer.typed_list_variable(args)
 
-    def type_def(self, args):
-        return self._domain_transformer.type_def(args)
+        def type_def(self, args):
+            return self._domain_transformer.type_def(args)
+
+    return _ProblemTransformer
 
 
 # ------------------------------------------------------------ text helpers
@@ -316,6 +331,8 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
 
 
 def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError:
+    from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
+
     line, col = getattr(exc, "line", None), getattr(exc, "column", None)
     if isinstance(exc, UnexpectedEOF) or (isinstance(exc, UnexpectedToken) and exc.token.type == "$END"):
         opened = text.count("(") - text.count(")")
@@ -444,7 +461,9 @@ def _declare_type(text: str, name: str) -> str:
 
 
 def _parse_once(text: str, path: str, start: str, original: str):
-    lark_tree: Tree
+    from lark.exceptions import UnexpectedInput, VisitError
+    from pddl.parser.domain import DomainTransformer
+
     try:
         lark_tree = _lark(start).parse(text)
     except UnexpectedInput as exc:
@@ -460,7 +479,7 @@ def _parse_once(text: str, path: str, start: str, original: str):
     if start == "domain":
         transformer = DomainTransformer()
     else:
-        transformer = _ProblemTransformer()
+        transformer = _problem_transformer_class()()
         # Its inner domain transformer checks goal formulas against requirements it
         # never learns (a problem's goal may use = or forall); grant them all.
         transformer._domain_transformer.requirements(["(", ":requirements", *SUPPORTED_REQUIREMENTS,
@@ -830,7 +849,8 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     ['a']
     """
     norm, warnings, declared = _normalise(text, path, errors)
-    pdom = _parse(norm, path, "domain", errors, text)
+    # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
+    pdom = read_plain_domain(_blank_comments(norm)) or _parse(norm, path, "domain", errors, text)
     warnings += errors.warnings
     _duplicates(text, path, errors)
     types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}

@@ -38,6 +38,8 @@ def test_validate_imports_no_other_command_module(tmp_path: Path) -> None:
     others = set(COMMANDS.values()) - {COMMANDS["validate"]}
     assert not others & set(modules)
     assert not {m for m in modules if m.split(".")[0] in ("networkx", "scene_graphs", "grounders", "unified_planning")}
+    # Plain files are read without Lark, so it is not even imported.
+    assert not {m for m in modules if m.split(".")[0] == "lark"}
 
 
 def test_help_still_lists_every_command(tmp_path: Path) -> None:
@@ -47,23 +49,39 @@ def test_help_still_lists_every_command(tmp_path: Path) -> None:
         assert f"    {name}" in done.stdout
 
 
+def _not_plain_args(tmp_path: Path) -> list[str]:
+    """ARGS with a problem the plain reader hands to the full (Lark) parser: it declares requirements."""
+    problem = tmp_path / "problem.pddl"
+    text = Path(ARGS[1]).read_text()
+    problem.write_text(text.replace("(:objects", "(:requirements :strips) (:objects", 1))
+    return [ARGS[0], str(problem), ARGS[2]]
+
+
+def test_plain_files_build_no_grammar(tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    assert _run(["validate", *ARGS], cache)[0] == 0
+    # Plain domain and problem files are read without Lark (toolkit.plain_domain, toolkit.plain_problem).
+    assert not cache.exists() or not list(cache.iterdir())
+
+
 def test_the_grammar_is_cached_on_disk_and_reused(tmp_path: Path) -> None:
-    assert _run(["validate", *ARGS], tmp_path)[0] == 0
-    files = sorted(p.name for p in tmp_path.iterdir())
-    # A plain problem file is read without Lark (toolkit.plain_problem): only the domain grammar is built.
-    assert [f.split("-")[2] for f in files] == ["domain"]
-    stamps = {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()}
-    assert _run(["validate", *ARGS], tmp_path)[0] == 0
-    assert {p: p.stat().st_mtime_ns for p in tmp_path.iterdir()} == stamps  # read, not rewritten
+    args, cache = _not_plain_args(tmp_path), tmp_path / "cache"
+    assert _run(["validate", *args], cache)[0] == 0
+    files = sorted(p.name for p in cache.iterdir())
+    assert [f.split("-")[2] for f in files] == ["problem"]  # only the grammar this load needed
+    stamps = {p: p.stat().st_mtime_ns for p in cache.iterdir()}
+    assert _run(["validate", *args], cache)[0] == 0
+    assert {p: p.stat().st_mtime_ns for p in cache.iterdir()} == stamps  # read, not rewritten
 
 
 def test_a_corrupt_or_unusable_cache_is_ignored(tmp_path: Path) -> None:
-    assert _run(["validate", *ARGS], tmp_path)[0] == 0
-    for p in tmp_path.iterdir():
+    args, cache = _not_plain_args(tmp_path), tmp_path / "cache"
+    assert _run(["validate", *args], cache)[0] == 0
+    for p in cache.iterdir():
         p.write_bytes(b"not a pickle")
-    code, _, err = _run(["validate", *ARGS], tmp_path)
+    code, _, err = _run(["validate", *args], cache)
     assert code == 0 and "Traceback" not in err
     blocker = tmp_path / "file"
     blocker.write_text("")
-    code, _, err = _run(["validate", *ARGS], blocker / "cache")  # cannot be created: no cache, still works
+    code, _, err = _run(["validate", *args], blocker / "cache")  # cannot be created: no cache, still works
     assert code == 0 and "Traceback" not in err

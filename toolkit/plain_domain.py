@@ -1,0 +1,322 @@
+"""A fast reader for domain files of the plain shape almost every published domain has.
+
+Reading a domain through the ``pddl`` package costs a fixed ~0.1 s per process
+(loading the Lark grammar, a slow per-token parse, then the package's validation
+of the whole domain), which on small problems is most of ``pgt``'s load time where
+Fast Downward's translator reads the same file in a few milliseconds.
+
+:func:`read_plain_domain` reads the grammar's domain rule (requirements, types,
+constants, predicates, functions, actions with STRIPS, ADL and action-cost bodies)
+into the same ``pddl`` objects the package's transformer builds, calling the same
+constructors with the same arguments, so the loader's conversion (name, arity and
+type checks, error positions, warnings) runs unchanged on either. It is the
+domain twin of :mod:`toolkit.plain_problem`: anything it does not fully
+understand, and anything the full parser or the package's validation would
+complain about (an undeclared type or constant, a name declared twice, a
+numeric condition), returns None and the caller takes the full parser, which
+owns every error message. So this path only ever accepts what the full parser
+accepts, and builds what it builds; ``tests/toolkit/test_plain_domain.py``
+checks that on every IPC sample and shipped domain.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from pddl.action import Action
+from pddl.exceptions import PDDLError
+from pddl.logic import base as pb
+from pddl.logic import effects as pe
+from pddl.logic import functions as pf
+from pddl.logic.predicates import EqualTo, Predicate
+from pddl.logic.terms import Constant, Variable
+
+from toolkit.plain_problem import _NUMBER, SExpr, _name, _NotPlain, _sexpr
+
+# The requirement keys the grammar knows (the loader's normalisation leaves only these).
+_REQUIREMENTS = frozenset({
+    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
+    ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
+    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents",
+})
+_SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
+
+
+def read_plain_domain(code: str) -> SimpleNamespace | None:
+    """The parsed domain (name, types, constants, predicates, functions, actions) of comment-free ``code``, or None.
+
+    ``code`` is the loader's normalised text, where ``- object`` names its placeholder
+    root type, declared in ``:types`` like any other.
+    """
+    try:
+        return _Reader().domain(_sexpr(code))
+    except (_NotPlain, RecursionError, ValueError, PDDLError):  # the package's own checks refused a piece
+        return None
+
+
+def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
+                repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """``a b - t c`` as [(a, (t,)), (b, (t,)), (c, ())]; ``?x`` names when ``variables`` (without the ``?``).
+
+    A name listed twice (unless ``repeats`` and the list is untyped, as in logistics'
+    ``(in ?obj ?obj)``, which the package keeps), or anything beyond names, ``-`` and
+    (where allowed) ``(either ...)``, is not plain.
+    """
+    if repeats and "-" in items:
+        repeats = False
+    out: list[tuple[str, tuple[str, ...]]] = []
+    pending: list[str] = []
+    seen: set[str] = set()
+    i = 0
+    while i < len(items):
+        tok = items[i]
+        if tok == "-":
+            if i + 1 >= len(items) or not pending:
+                raise _NotPlain
+            kind = items[i + 1]
+            if isinstance(kind, list):
+                if not (either and len(kind) > 1 and kind[0] == "either"):
+                    raise _NotPlain
+                tags = tuple(_name(k) for k in kind[1:])
+                if len({t.lower() for t in tags}) != len(tags):
+                    raise _NotPlain
+            else:
+                tags = (_name(kind),)
+            out += [(n, tags) for n in pending]
+            pending, i = [], i + 2
+            continue
+        if not isinstance(tok, str):
+            raise _NotPlain
+        if variables:
+            if not tok.startswith("?"):
+                raise _NotPlain
+            tok = tok[1:]
+        n = _name(tok)
+        if n.lower() in seen and not repeats:
+            raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
+        seen.add(n.lower())
+        pending.append(n)
+        i += 1
+    return out + [(n, ()) for n in pending]
+
+
+class _Reader:
+    """One domain's reading: the declared types, constants and the action parameters in scope."""
+
+    def __init__(self) -> None:
+        self.all_types: set[str] = set()
+        self.constants: dict[str, Constant] = {}
+        self.params: dict[str, Variable] = {}
+
+    def domain(self, tree: list[SExpr]) -> SimpleNamespace:
+        if len(tree) < 2 or tree[0] != "define":
+            raise _NotPlain
+        head = tree[1]
+        if not (isinstance(head, list) and len(head) == 2 and head[0] == "domain"):
+            raise _NotPlain
+        sections: dict[str, list[SExpr]] = {}
+        last = -1
+        rest = tree[2:]
+        while rest and isinstance(rest[0], list) and rest[0] and rest[0][0] in _SECTIONS:
+            at = _SECTIONS.index(rest[0][0])
+            if at <= last:
+                raise _NotPlain  # repeated or out of the grammar's order
+            last = at
+            sections[rest[0][0]] = rest[0][1:]
+            rest = rest[1:]
+        if any(not isinstance(r, str) or r not in _REQUIREMENTS for r in sections.get(":requirements", [])):
+            raise _NotPlain
+        if ":requirements" in sections and not sections[":requirements"]:
+            raise _NotPlain
+        types = self._types(sections.get(":types", []))
+        for n, tags in _typed_list(sections.get(":constants", []), False, either=False):
+            self._check_tags(tags)
+            self.constants[n.lower()] = Constant(n, tags[0] if tags else None)
+        if ":predicates" in sections and not sections[":predicates"]:
+            raise _NotPlain
+        predicates = [self._skeleton(p, Predicate) for p in sections.get(":predicates", [])]
+        if len({str(p.name).lower() for p in predicates}) != len(predicates):
+            raise _NotPlain
+        functions = self._functions(sections[":functions"]) if ":functions" in sections else {}
+        actions = [self._action(a) for a in rest]
+        if len({str(a.name).lower() for a in actions}) != len(actions):
+            raise _NotPlain
+        return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
+                               predicates=predicates, functions=functions, actions=actions)
+
+    # ---------------------------------------------------------------- declarations
+
+    def _types(self, items: list[SExpr]) -> dict[str, str | None]:
+        # ``object`` itself is a reserved word here (the loader renamed ``- object`` to its placeholder).
+        types = {n: tags[0] if tags else None for n, tags in _typed_list(items, False, either=False)}
+        self.all_types = {t.lower() for t in types} | {p.lower() for p in types.values() if p is not None}
+        if self._cyclic(types):
+            raise _NotPlain  # the package's validation has its say
+        return types
+
+    @staticmethod
+    def _cyclic(types: dict[str, str | None]) -> bool:
+        parent = {c.lower(): p.lower() for c, p in types.items() if p is not None}
+        for start in parent:
+            seen, at = set(), start
+            while at in parent:
+                if at in seen:
+                    return True
+                seen.add(at)
+                at = parent[at]
+        return False
+
+    def _check_tags(self, tags: tuple[str, ...]) -> None:
+        """Every type used must be declared (else the full parser reports or repairs it)."""
+        if any(t.lower() not in self.all_types for t in tags):
+            raise _NotPlain
+
+    def _variables(self, items: list[SExpr], repeats: bool = False) -> list[Variable]:
+        out = []
+        for n, tags in _typed_list(items, True, repeats=repeats):
+            self._check_tags(tags)
+            out.append(Variable(n, tags))
+        return out
+
+    def _skeleton(self, el: SExpr, kind):
+        if not isinstance(el, list) or not el:
+            raise _NotPlain
+        return kind(_name(el[0]), *self._variables(el[1:], repeats=True))
+
+    def _functions(self, items: list[SExpr]) -> dict[pf.NumericFunction, str | None]:
+        """``(f ?x - t) ... - number`` as the package's {function: "number" or None}."""
+        if not items:
+            raise _NotPlain
+        out: dict[pf.NumericFunction, str | None] = {}
+        pending: list[pf.NumericFunction] = []
+        count = 0
+        for i, el in enumerate(items):
+            if el == "-" or (i and items[i - 1] == "-"):
+                if el == "-" and (i + 1 >= len(items) or items[i + 1] != "number" or not pending):
+                    raise _NotPlain
+                if el != "-":
+                    out.update((f, "number") for f in pending)
+                    pending = []
+                continue
+            pending.append(pf.NumericFunction("total-cost") if el == ["total-cost"]
+                           else self._skeleton(el, pf.NumericFunction))
+            count += 1
+        out.update((f, None) for f in pending)
+        if len({str(f.name).lower() for f in out}) != count:
+            raise _NotPlain  # declared twice
+        return out
+
+    # ---------------------------------------------------------------- actions
+
+    def _action(self, el: SExpr) -> Action:
+        if not (isinstance(el, list) and len(el) >= 4 and el[0] == ":action" and el[2] == ":parameters"
+                and isinstance(el[3], list)):
+            raise _NotPlain
+        self.params = {}
+        for v in self._variables(el[3]):
+            self.params[str(v.name).lower()] = v
+        params = list(self.params.values())
+        body = el[4:]
+        parts: dict[str, SExpr] = {}
+        for key in (":precondition", ":effect"):
+            if body and body[0] == key:
+                if len(body) < 2:
+                    raise _NotPlain
+                parts[key], body = body[1], body[2:]
+        if body:
+            raise _NotPlain
+        pre = parts.get(":precondition")
+        eff = parts.get(":effect")
+        # An omitted part is the loader's empty (and); an empty () is the package's (or).
+        precondition = pb.And() if pre is None else pb.Or() if pre == [] else self._gd(pre)
+        effect = pb.And() if eff is None else pb.Or() if eff == [] else self._effect(eff)
+        return Action(_name(el[1]), params, precondition=precondition, effect=effect)
+
+    def _term(self, tok: SExpr):
+        if not isinstance(tok, str):
+            raise _NotPlain
+        if tok.startswith("?"):
+            n = _name(tok[1:])
+            return self.params.get(n.lower()) or Variable(n, {})
+        hit = self.constants.get(_name(tok).lower())
+        if hit is None:
+            raise _NotPlain  # an undeclared constant: the full parser says where
+        return hit
+
+    def _atom(self, el: SExpr):
+        if not isinstance(el, list) or not el:
+            raise _NotPlain
+        if el[0] == "=":
+            if len(el) != 3:
+                raise _NotPlain
+            return EqualTo(self._term(el[1]), self._term(el[2]))
+        return Predicate(_name(el[0]), *[self._term(t) for t in el[1:]])
+
+    def _gd(self, el: SExpr):
+        if not isinstance(el, list) or not el:
+            raise _NotPlain
+        op = el[0]
+        if op == "and":
+            return pb.And(*[self._gd(x) for x in el[1:]])
+        if op == "or":
+            return pb.Or(*[self._gd(x) for x in el[1:]])
+        if op == "not":
+            if len(el) != 2:
+                raise _NotPlain
+            return pb.Not(self._gd(el[1]))
+        if op == "imply":
+            if len(el) != 3:
+                raise _NotPlain
+            return pb.Imply(self._gd(el[1]), self._gd(el[2]))
+        if op in ("forall", "exists"):
+            if len(el) != 3 or not isinstance(el[1], list):
+                raise _NotPlain
+            cls = pb.ForallCondition if op == "forall" else pb.ExistsCondition
+            return cls(cond=self._gd(el[2]), variables=self._variables(el[1]))
+        return self._atom(el)
+
+    def _effect(self, el: SExpr):
+        if isinstance(el, list) and el and el[0] == "and":
+            return pb.And(*[self._c_effect(x) for x in el[1:]])
+        return self._c_effect(el)
+
+    def _c_effect(self, el: SExpr):
+        if isinstance(el, list) and el and el[0] == "forall":
+            if len(el) != 3 or not isinstance(el[1], list):
+                raise _NotPlain
+            variables = self._variables(el[1])
+            return pe.Forall(effect=self._effect(el[2]), variables=variables)
+        if isinstance(el, list) and el and el[0] == "when":
+            if len(el) != 3:
+                raise _NotPlain
+            cond = self._gd(el[1])
+            if isinstance(el[2], list) and el[2] and el[2][0] == "and":
+                return pe.When(cond, pb.And(*[self._p_effect(x) for x in el[2][1:]]))
+            return pe.When(cond, self._p_effect(el[2]))
+        return self._p_effect(el)
+
+    def _p_effect(self, el: SExpr):
+        if not isinstance(el, list) or not el or el[0] in ("and", "forall", "when", "oneof"):
+            raise _NotPlain
+        if el[0] == "not":
+            if len(el) != 2:
+                raise _NotPlain
+            return pb.Not(self._atom(el[1]))
+        if el[0] == "increase":
+            if len(el) != 3:
+                raise _NotPlain
+            return pf.Increase(self._f_head(el[1]), self._f_exp(el[2]))
+        return self._atom(el)
+
+    def _f_head(self, el: SExpr) -> pf.NumericFunction:
+        if not isinstance(el, list) or not el:
+            raise _NotPlain  # a bare name: rare, the full parser reads it
+        fname = "total-cost" if el == ["total-cost"] else _name(el[0])
+        return pf.NumericFunction(fname, *[self._term(t) for t in el[1:]])
+
+    def _f_exp(self, el: SExpr):
+        if isinstance(el, str):
+            if not _NUMBER.match(el) or el.count(".") > 1:
+                raise _NotPlain
+            return pf.NumericValue(float(el) if "." in el else int(el))
+        return self._f_head(el)
