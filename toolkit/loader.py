@@ -786,7 +786,7 @@ def _duplicates(text: str, path: str, errors: _Errors) -> None:
     sec = _section(code, ":predicates")
     if sec:
         inner = code[sec[0]:sec[1]]
-        inner = inner[inner.index(":predicates") + len(":predicates"):]
+        inner = inner[re.search(r":predicates", inner, re.I).end():]  # PDDL keywords are case-insensitive
         base = sec[1] - len(inner)
         found += [("predicate", mt) for mt in re.finditer(r"\(\s*([^\s()]+)", inner)]
         found = [(k, re.compile(r"\(\s*([^\s()]+)").match(code, base + mt.start())) for k, mt in found]
@@ -1048,10 +1048,9 @@ def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, 
 
 
 def _read(path: str | Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PgtError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+    from toolkit.textfile import read_text  # one reader for every command's files (BOM, UTF-16, Latin-1 comments)
+
+    return read_text(path)
 
 
 def load_domain(path: str | Path) -> m.Domain:

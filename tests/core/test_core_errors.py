@@ -150,8 +150,8 @@ def test_unreadable_files(tmp_path) -> None:
     with pytest.raises(PgtError, match=r"^cannot read .*: Is a directory$"):
         load_domain(tmp_path)
     binary = tmp_path / "bin.pddl"
-    binary.write_bytes(b"\xff\xfe\x00")
-    with pytest.raises(PgtError, match=r"^cannot read .*bin.pddl: 'utf-8' codec can't decode byte 0xff"):
+    binary.write_bytes(b"\x7fELF\x02\x01\x00\x00\xff")
+    with pytest.raises(PgtError, match=r"^.*bin.pddl: is a binary file, not text$"):
         load_problem(binary, DOMAIN)
 
 
