@@ -48,3 +48,29 @@ def test_ctrl_c_exits_130_with_one_line(argv: list[str], tmp_path: Path) -> None
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[-1] == f"pgt {argv[0]}: interrupted" and "Traceback" not in err, err
     assert len(lines) == (2 if argv[0] == "compare" else 1), err  # compare first says what it will run
+
+
+def test_ctrl_c_while_the_command_line_imports_exits_130(monkeypatch, capsys) -> None:
+    """The console script's entry catches an interrupt that lands while :mod:`toolkit.cli` loads."""
+    import importlib.abc
+
+    from toolkit import entry
+
+    class Interrupting(importlib.abc.MetaPathFinder):
+        def find_spec(self, name, path=None, target=None):
+            if name == "toolkit.cli":
+                raise KeyboardInterrupt
+            return None
+
+    monkeypatch.delitem(sys.modules, "toolkit.cli", raising=False)
+    monkeypatch.setattr(sys, "meta_path", [Interrupting(), *sys.meta_path])
+    assert entry.main() == 130
+    out, err = capsys.readouterr()
+    assert (out, err) == ("", "pgt: interrupted\n")
+
+
+def test_the_console_script_runs_through_the_guarded_entry() -> None:
+    import tomllib
+
+    scripts = tomllib.loads((Path(__file__).resolve().parents[2] / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts["pgt"] == "toolkit.entry:main"
