@@ -148,8 +148,9 @@ def input_file(text: str) -> str:
     if not text:
         raise ArgumentTypeError("empty file name")
     p = Path(text)
-    problem = (None if p.is_file() and os.access(p, os.R_OK) else errno.EISDIR if p.is_dir()
-               else errno.ENOENT if not p.exists() else errno.EACCES)
+    # Pipes and devices are files too: ``<(cmd)`` process substitution, /dev/stdin.
+    problem = (errno.EISDIR if p.is_dir() else errno.ENOENT if not p.exists()
+               else None if os.access(p, os.R_OK) else errno.EACCES)
     if problem is not None:
         raise ArgumentTypeError(f"cannot read {text}: {os.strerror(problem)}")
     return text

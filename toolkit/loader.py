@@ -941,6 +941,12 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         if name.lower() in {c.lower() for c in domain.constants}:
             warnings.append(f"{path}: object '{name}' repeats a domain constant")
             continue
+        if name.lower() in {k.lower() for k in objects}:  # names are case-insensitive: y and Y are one object
+            sec = _section(code, ":objects") or (0, len(code))
+            hits = [h for h in _declared(name, code, sec[0]) if h < sec[1]]
+            errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
+                                          "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
+            continue
         objects[name] = _type_tuple(o.type_tags, type_scope)[0]
         if any(str(t).lower() not in (*type_scope.by_lower, _ROOT) for t in o.type_tags):
             untyped.add(name)

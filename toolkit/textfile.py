@@ -1,7 +1,7 @@
 """Read a user's text file (PDDL, plan, JSON lines) the one way every command reads it.
 
 Files come from many editors and tools: Windows editors start them with a UTF-8 byte-order
-mark, PowerShell's ``>`` writes UTF-16, old IPC domains carry Latin-1 accents in their
+mark, PowerShell's ``>`` writes UTF-16, old Mac tools end lines with a lone CR, old IPC domains carry Latin-1 accents in their
 comments, and users point commands at archives or binaries by mistake. ``Path.read_text``
 turns the last three into a ``UnicodeDecodeError`` whose message names a byte offset; this
 module accepts what can be read without guessing and refuses the rest with the file, line
@@ -29,7 +29,9 @@ def read_text(path: str | Path, comment: str | None = ";") -> str:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise PgtError(f"cannot read {path}: {exc.strerror or exc}") from None
-    return decode(raw, str(path), comment)
+    text = decode(raw, str(path), comment)
+    # Old Mac files end lines with a lone CR, which no PDDL reader takes as the end of a ``;`` comment.
+    return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
 
 
 def decode(raw: bytes, path: str, comment: str | None = ";") -> str:
