@@ -748,8 +748,10 @@ def _nesting_guard(parse):
             return parse(text, *args, **kwargs)
         except RecursionError:
             path = _path_argument(parse, text, args, kwargs)
-            depth = max(_depths(text), default=0)
-            raise PddlSyntaxError(path, None, None, f"formulas nested too deeply ({depth} levels of parentheses)") from None
+            depths = list(_depths(text))
+            depth = max(depths, default=0)
+            line, col = line_col(text, depths.index(depth)) if depths else (None, None)  # where it is deepest
+            raise PddlSyntaxError(path, line, col, f"formulas nested too deeply ({depth} levels of parentheses)") from None
 
     return guarded
 
