@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError

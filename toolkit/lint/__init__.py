@@ -22,7 +22,6 @@ from typing import Any
 
 from toolkit import loader
 from toolkit import model as m
-from toolkit.errors import PgtError
 from toolkit.lint.domain_checks import check_domain
 from toolkit.lint.findings import Finding, Severity, at, from_error
 from toolkit.lint.reachability import relaxed_reachability
