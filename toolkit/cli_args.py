@@ -34,13 +34,15 @@ def _int(text: str) -> int:
         raise ArgumentTypeError(f"expected a whole number, got {text!r}") from None
 
 
-def int_at_least(minimum: int) -> Callable[[str], int]:
-    """An integer type that refuses values below ``minimum``."""
+def int_at_least(minimum: int, maximum: int | None = None) -> Callable[[str], int]:
+    """An integer type that refuses values below ``minimum`` (and above ``maximum``, where one is given)."""
 
     def parse(text: str) -> int:
         value = _int(text)
         if value < minimum:
             raise ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise ArgumentTypeError(f"must be at most {maximum:,}, got {value:,}")
         return value
 
     parse.__name__ = f"int>={minimum}"  # argparse names the type in some messages
@@ -49,6 +51,10 @@ def int_at_least(minimum: int) -> Callable[[str], int]:
 
 count = int_at_least(1)
 """A positive integer: problems, seeds, workers, steps, blocks."""
+
+seeds = int_at_least(1, 10_000)
+"""Seeds per problem: a study holds every episode's spec in memory, so a typo such as 10**11 must not
+exhaust it (ViPlan's studies use 1 to 5)."""
 
 non_negative = int_at_least(0)
 """An integer >= 0: seeds of random generators, lengths that may be zero."""
@@ -148,8 +154,9 @@ def input_file(text: str) -> str:
     if not text:
         raise ArgumentTypeError("empty file name")
     p = Path(text)
-    problem = (None if p.is_file() and os.access(p, os.R_OK) else errno.EISDIR if p.is_dir()
-               else errno.ENOENT if not p.exists() else errno.EACCES)
+    # Pipes and devices are files too: ``<(cmd)`` process substitution, /dev/stdin.
+    problem = (errno.EISDIR if p.is_dir() else errno.ENOENT if not p.exists()
+               else None if os.access(p, os.R_OK) else errno.EACCES)
     if problem is not None:
         raise ArgumentTypeError(f"cannot read {text}: {os.strerror(problem)}")
     return text

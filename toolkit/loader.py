@@ -767,8 +767,10 @@ def _nesting_guard(parse):
             return parse(text, *args, **kwargs)
         except RecursionError:
             path = _path_argument(parse, text, args, kwargs)
-            depth = max(_depths(text), default=0)
-            raise PddlSyntaxError(path, None, None, f"formulas nested too deeply ({depth} levels of parentheses)") from None
+            depths = list(_depths(text))
+            depth = max(depths, default=0)
+            line, col = line_col(text, depths.index(depth)) if depths else (None, None)  # where it is deepest
+            raise PddlSyntaxError(path, line, col, f"formulas nested too deeply ({depth} levels of parentheses)") from None
 
     return guarded
 
@@ -805,7 +807,7 @@ def _duplicates(text: str, path: str, errors: _Errors) -> None:
     sec = _section(code, ":predicates")
     if sec:
         inner = code[sec[0]:sec[1]]
-        inner = inner[inner.index(":predicates") + len(":predicates"):]
+        inner = inner[re.search(r":predicates", inner, re.I).end():]  # PDDL keywords are case-insensitive
         base = sec[1] - len(inner)
         found += [("predicate", mt) for mt in re.finditer(r"\(\s*([^\s()]+)", inner)]
         found = [(k, re.compile(r"\(\s*([^\s()]+)").match(code, base + mt.start())) for k, mt in found]
@@ -961,6 +963,12 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         if name.lower() in {c.lower() for c in domain.constants}:
             warnings.append(f"{path}: object '{name}' repeats a domain constant")
             continue
+        if name.lower() in {k.lower() for k in objects}:  # names are case-insensitive: y and Y are one object
+            sec = _section(code, ":objects") or (0, len(code))
+            hits = [h for h in _declared(name, code, sec[0]) if h < sec[1]]
+            errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
+                                          "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
+            continue
         objects[name] = _type_tuple(o.type_tags, type_scope)[0]
         if any(str(t).lower() not in (*type_scope.by_lower, _ROOT) for t in o.type_tags):
             untyped.add(name)
@@ -1068,10 +1076,9 @@ def _check_types(domain: m.Domain, objects, pred: m.Pred, path: str, text: str, 
 
 
 def _read(path: str | Path) -> str:
-    try:
-        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PgtError(f"cannot read {path}: {exc.strerror if isinstance(exc, OSError) else exc}") from None
+    from toolkit.textfile import read_text  # one reader for every command's files (BOM, UTF-16, Latin-1 comments)
+
+    return read_text(path)
 
 
 def load_domain(path: str | Path) -> m.Domain:

@@ -199,6 +199,11 @@ BAD_FLAGS: list[list[str]] = [
     ["generate", "blocksworld", "--blocks", "3", "--columns", "3", "--seed", "x"],
     ["generate", "blocksworld", "--blocks", "3", "--columns", "3", "--prefix", ""],
     ["generate", "gripper", "--count", "1"],
+    ["generate", "blocksworld", "--blocks", "3", "--columns", "1000"],  # used to eat GBs for minutes
+    ["generate", "blocksworld", "--blocks", "3", "--columns", "3", "--count", "1000000000000"],  # used to spin forever
+    ["generate", "blocksworld", "--blocks", "2", "--columns", "2", "--count", "40"],  # more than the 36 pairs
+    ["run", *STUDY, "--accuracy", "0.9", "--seeds", "99999999999"],  # used to fill memory building specs
+    ["compare", "--seeds", "10001"],
     ["generate", "household", "--task", "nosuch"],
     ["render", "blocksworld", PROBLEM, "--failure-prob", "1.01"],
     ["render", "blocksworld", PROBLEM, "--failure-prob", "nan"],

@@ -26,7 +26,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--count", type=cli_args.count, default=10, help="number of problems")
     p.add_argument("--seed", type=cli_args.seed, default=0, help="random seed")
     p.add_argument("--blocks", type=cli_args.count, help="number of blocks (blocksworld)")
-    p.add_argument("--columns", type=cli_args.count, help="number of columns (blocksworld)")
+    p.add_argument("--columns", type=cli_args.count, help="number of columns (blocksworld, 2 to 100)")
     p.add_argument("--split", choices=["simple", "medium", "hard"], help="ViPlan split sizes (blocksworld)")
     p.add_argument("--task", help="task family (household); 'list' to list them")
     p.add_argument("--min-length", type=cli_args.non_negative, help="minimum optimal plan length")

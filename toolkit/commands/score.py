@@ -227,7 +227,7 @@ def run_batch(args: argparse.Namespace) -> int:
     if args.input == "-":
         text, base = sys.stdin.read(), Path.cwd()
     else:
-        text, base = read_text(args.input), Path(args.input).resolve().parent
+        text, base = read_text(args.input, comment=None), Path(args.input).resolve().parent
     kind = args.batch_kind
     ctx = BatchContext(base, getattr(args, "timeout", 10.0), not getattr(args, "no_optimal", False),
                        getattr(args, "planner", "auto"))

@@ -8,7 +8,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
@@ -18,7 +17,7 @@ from toolkit.plans import ActionTextParser
 from toolkit.question_file import load_object_descriptions
 from toolkit.questions import QuestionBook
 from toolkit.verify import PlanReport, check_plan, describe_unmet
-from toolkit import cli_args
+from toolkit import cli_args, textfile
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -40,13 +39,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=run)
 
 
-def read_text(path: str) -> str:
+def read_text(path: str, comment: str | None = ";") -> str:
+    """A plan or batch file's text (``-``: standard input); see :func:`toolkit.textfile.read_text`."""
     if path == "-":
         return sys.stdin.read()
-    try:
-        return Path(path).read_text(encoding="utf-8").removeprefix("\ufeff")  # Windows editors start with a BOM
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return textfile.read_text(path, comment)
 
 
 def load(domain_arg: str, problem_path: str, typing: str = "strict") -> Task:

@@ -160,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
     if args.input == "-":
         lines, base = iter(sys.stdin.read().splitlines()), Path.cwd()
     else:
-        lines, base = iter(read_text(args.input).splitlines()), Path(args.input).resolve().parent
+        lines, base = iter(read_text(args.input, comment=None).splitlines()), Path(args.input).resolve().parent
     results = []
     for out in validate_records(lines, base, args.keep_going, args.workers):
         results.append(out)

@@ -16,6 +16,7 @@ medium 5 / 5 / 5-10, hard 6 / 4 / 8-15.
 
 from __future__ import annotations
 
+import math
 import random
 
 from toolkit import model as m
@@ -27,6 +28,8 @@ from toolkit.planners.auto import AutoPlanner
 from toolkit.task import load_domain_cached
 
 COLOURS = ("r", "g", "b", "y", "p", "o", "w", "k", "n", "m")
+# The column facts grow with the square of the columns: 100 take ~4 s to generate, 1,000 minutes and GBs.
+MAX_COLUMNS = 100
 Placement = tuple[tuple[str, ...], ...]  # per column, blocks bottom to top
 
 SPLITS = {"simple": (3, 4, 3, 5), "medium": (5, 5, 5, 10), "hard": (6, 4, 8, 15)}
@@ -88,9 +91,14 @@ def generate_blocksworld(n_blocks: int, n_columns: int, min_len: int, max_len: i
     """
     if not 1 <= n_blocks <= len(COLOURS):
         raise PgtError(f"blocks must be between 1 and {len(COLOURS)}, got {n_blocks}")
-    if n_columns < 2:
-        raise PgtError(f"columns must be at least 2, got {n_columns}")
+    if not 2 <= n_columns <= MAX_COLUMNS:
+        raise PgtError(f"columns must be between 2 and {MAX_COLUMNS}, got {n_columns}")
     check_range(min_len, max_len, count)
+    # Every order of the blocks in every column is a placement: m (m+1) ... (m+n-1) of them.
+    pairs = math.prod(range(n_columns, n_columns + n_blocks)) ** 2
+    if count > pairs:
+        raise PgtError(f"{count:,} problems asked, but {n_blocks} block(s) in {n_columns} columns make only "
+                       f"{pairs:,} distinct (initial, goal) pairs")
     rng = random.Random(seed)
     domain = load_domain_cached(shipped_domain("blocksworld"))
     blocks = COLOURS[:n_blocks]
@@ -106,6 +114,8 @@ def generate_blocksworld(n_blocks: int, n_columns: int, min_len: int, max_len: i
         tries += 1
         init, goal = _place(rng, blocks, n_columns), _place(rng, blocks, n_columns)
         if (init, goal) in seen:
+            if len(seen) == pairs:  # every pair was tried: more samples cannot find another problem
+                raise not_enough(len(out), count, "column Blocksworld", min_len, max_len, tries)
             continue
         seen.add((init, goal))
         goal_cond = m.And(tuple(m.Pred(a.predicate, a.args) for a in _atoms(goal)))

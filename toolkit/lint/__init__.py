@@ -22,11 +22,11 @@ from typing import Any
 
 from toolkit import loader
 from toolkit import model as m
-from toolkit.errors import PgtError
 from toolkit.lint.domain_checks import check_domain
 from toolkit.lint.findings import Finding, Severity, at, from_error
 from toolkit.lint.reachability import relaxed_reachability
 from toolkit.task import Task
+from toolkit.textfile import read_text
 
 __all__ = ["Finding", "LintReport", "Severity", "lint", "lint_texts"]
 
@@ -60,10 +60,7 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 def _read(path: Path) -> str:
     """The file's text; an unreadable file is bad input (PgtError, exit 2)."""
-    try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PgtError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
+    return read_text(path)
 
 
 def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = (),

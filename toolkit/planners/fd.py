@@ -267,6 +267,10 @@ def _run(cmd: list[str], cwd: Path, timeout: float, env: dict[str, str] | None =
         os.killpg(proc.pid, signal.SIGKILL)
         out, _ = proc.communicate()
         return None, out or ""
+    except BaseException:  # Ctrl-C: FD has its own session, so the terminal's SIGINT never reaches it
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+        raise
 
 
 def _read_plan(task: Task, text: str) -> list[GroundAction]:

@@ -33,6 +33,7 @@ from toolkit.scoring.plan import score_plan
 from toolkit.scoring.predict import score_prediction
 from toolkit.task import Task, load_domain_cached
 from toolkit import jsontext
+from toolkit.textfile import read_text
 
 # Metric columns of the summary, per batch kind: (output key, label).
 SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
@@ -81,9 +82,9 @@ class BatchContext:
         if not isinstance(value, str) or not value:
             raise PgtError(f"'{field}' must be a file name")
         try:
-            return self.path(value).read_text(encoding="utf-8").removeprefix("\ufeff")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise PgtError(f"cannot read {field} {value}: {getattr(exc, 'strerror', None) or exc}") from None
+            return read_text(self.path(value))
+        except PgtError as exc:
+            raise PgtError(f"{field}: {exc}") from None
 
     def task(self, rec: dict[str, Any]) -> Task:
         dom, prob = rec.get("domain"), rec.get("problem")

@@ -1,0 +1,105 @@
+"""Hypothesis drives the command line with mutated PDDL and plan files.
+
+The loader's own fuzz tests (tests/core/test_core_fuzz.py) check that loading ends in a
+model or a classified error; this checks what the user sees for the same kind of input
+through each command: exit 0, 1 or 2, never an escaped exception, and a refusal is one
+line ``pgt CMD: error: FILE:LINE:COLUMN: ...`` located in the broken file. Bounded and
+derandomised: 40 fixed examples per test, no deadline (the machine may be loaded).
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from toolkit.cli import main
+from toolkit.domains import DOMAINS_ROOT
+
+BW = DOMAINS_ROOT / "blocksworld"
+DOMAIN, PROBLEM = BW / "domain.pddl", BW / "problems" / "simple_problem_0.pddl"
+PLAN = BW / "golden" / "valid" / "simple_problem_0.plan"
+TEXT = {"domain": DOMAIN.read_text(encoding="utf-8"), "problem": PROBLEM.read_text(encoding="utf-8"),
+        "plan": PLAN.read_text(encoding="utf-8")}
+TOKEN = re.compile(r"\(|\)|;[^\n]*|[^\s()]+|\s+")
+PIECES = ["(", ")", "?b1", "- block", ":action", "(not", "(and", "forall", "when", "=", ";", "\n", "\r\n", "\ufeff",
+          "\u00e9", "\x00", "(:types", "(:objects", "(:init", "(:goal", "define", "DEFINE", "block", "y", "c1"]
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None,
+                    derandomize=True)  # the same examples every run: a failure is a regression, never luck
+ERROR = re.compile(r"^pgt [a-z-]+: error: .+$")
+COMMANDS = {
+    "validate": ["validate", "D", "P", "L"],
+    "plan": ["plan", "D", "P", "--planner", "astar", "--timeout", "5"],
+    "questions": ["questions", "D", "P"],
+    "invariants": ["invariants", "D", "P"],
+    "lint": ["lint", "D", "P"],
+}
+
+
+@st.composite
+def mutated(draw, text: str) -> str:
+    """``text`` after 1-5 token deletions, duplications, swaps, insertions or case flips."""
+    parts = TOKEN.findall(text)
+    for _ in range(draw(st.integers(1, 5))):
+        i = draw(st.integers(0, len(parts) - 1))
+        op = draw(st.sampled_from(["delete", "duplicate", "swap", "insert", "case"]))
+        if op == "delete":
+            del parts[i]
+        elif op == "duplicate":
+            parts.insert(i, parts[i])
+        elif op == "swap":
+            j = draw(st.integers(0, len(parts) - 1))
+            parts[i], parts[j] = parts[j], parts[i]
+        elif op == "insert":
+            parts.insert(i, draw(st.sampled_from(PIECES)))
+        else:
+            parts[i] = parts[i].swapcase()
+    return "".join(parts)
+
+
+def _check(argv: list[str], broken: Path) -> None:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(argv)  # an exception escaping here fails the example with its traceback
+    lines = err.getvalue().strip().splitlines()
+    assert code in (0, 1, 2), (argv, code, err.getvalue())
+    assert "Traceback" not in err.getvalue()
+    if code == 2:
+        assert lines and ERROR.match(lines[-1]), err.getvalue()
+        assert re.search(re.escape(str(broken)) + r":\d+:\d+: ", lines[-1]), f"not located in the file: {lines[-1]}"
+
+
+def _run(command: str, kind: str, text: str) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        broken = Path(tmp) / ("x.plan" if kind == "plan" else "x.pddl")
+        broken.write_text(text, encoding="utf-8")
+        files = {"D": DOMAIN, "P": PROBLEM, "L": PLAN, {"domain": "D", "problem": "P", "plan": "L"}[kind]: broken}
+        _check([str(files.get(a, a)) for a in COMMANDS[command]], broken)
+
+
+@SETTINGS
+@given(data=st.data(), command=st.sampled_from(list(COMMANDS)), kind=st.sampled_from(["domain", "problem"]))
+def test_mutated_pddl_through_every_command(data, command: str, kind: str) -> None:
+    _run(command, kind, data.draw(mutated(TEXT[kind])))
+
+
+@SETTINGS
+@given(data=st.data())
+def test_mutated_plans_are_a_verdict_never_a_refusal(data) -> None:
+    text = data.draw(st.one_of(mutated(TEXT["plan"]), st.text(max_size=300)))
+    with tempfile.TemporaryDirectory() as tmp:
+        plan = Path(tmp) / "x.plan"
+        plan.write_text(text, encoding="utf-8")
+        import contextlib
+        import io
+
+        err = io.StringIO()
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+            code = main(["validate", str(DOMAIN), str(PROBLEM), str(plan)])
+        assert code in (0, 1), (text, err.getvalue())
