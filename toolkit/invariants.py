@@ -181,14 +181,21 @@ def find_patterns(task: Task) -> tuple[Pattern, ...]:
     """
     actions = task.reachable_actions()
     effects = {a: _entries(a) for a in actions}
+    # Which actions add or delete each atom: a group is checked against the actions that
+    # touch it only, instead of scanning every ground action per group (IPC tasks such as
+    # agricola have thousands of groups and actions; the scan took minutes).
+    touching: dict[Atom, list[GroundAction]] = {}
+    for a, (adds, dels) in effects.items():
+        for atom in {e.atom for e in adds} | {e.atom for e in dels}:
+            touching.setdefault(atom, []).append(a)
     found: list[Pattern] = []
     for members in _candidates(task, fluent_predicates(task)):
         instances = _instances(task, members).values()
         if not instances:
             continue
+        relevant = [(g, {a for atom in g for a in touching.get(atom, ())}) for g in instances]
         for exactly in (True, False):
-            if all(_preserves(a, g, *effects[a], exactly) for g in instances for a in actions
-                   if _touches(effects[a], g)):
+            if all(_preserves(a, g, *effects[a], exactly) for g, acts in relevant for a in acts):
                 found.append(Pattern(members, exactly))
                 break
     return tuple(found)
@@ -209,11 +216,6 @@ def _implies(strong: Pattern, strong_inst: dict, weak: Pattern, weak_inst: dict)
     if weak.exactly_one:
         return strong.exactly_one and set(weak_inst.values()) <= set(strong_inst.values())
     return all(any(g <= h for h in strong_inst.values()) for g in weak_inst.values())
-
-
-def _touches(effect: tuple[list[_Entry], list[_Entry]], group: frozenset[Atom]) -> bool:
-    adds, dels = effect
-    return any(e.atom in group for e in adds) or any(e.atom in group for e in dels)
 
 
 def groups(task: Task, patterns: Iterable[Pattern] | None = None) -> list[Group]:

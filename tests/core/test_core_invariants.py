@@ -108,3 +108,11 @@ def test_cli_lists_invariants_and_flags_a_broken_init(tmp_path: Path, capsys):
     data = json.loads(capsys.readouterr().out)
     assert "exactly one of {(inColumn ?g0 *)}" not in data["invariants"]
     assert any(r["pattern"] == "exactly one of {(inColumn ?g0 *)}" and r["broken_in_init"] for r in data["preserved"])
+
+
+def test_an_add_inside_a_conditional_effect_still_breaks_the_group():
+    # Groups are checked only against the actions that add or delete one of their atoms
+    # (an index, for IPC-sized tasks): atoms of conditional effects must be in that index.
+    found = toy_patterns("drop :parameters (?b - ball ?r - room) :precondition () "
+                         ":effect (when (held ?b) (at ?b ?r))")
+    assert not any("(at ?g0 *)" in f for f in found)
