@@ -10,7 +10,9 @@ The default route (``translation="driver"``) prints the task as canonical PDDL
 (:mod:`toolkit.planners.pddl_text`) into a temporary folder and runs FD's two
 components on it exactly as its driver ``fast-downward.py`` does (the translator
 as ``python -m fast_downward.translate``, then the ``downward`` search binary),
-without the driver's own Python process in between. Going through
+without the driver's own Python process in between; the optimal
+configurations skip the translator where the task is plain STRIPS and read the
+task pgt already grounded (:mod:`toolkit.planners.sas`). Going through
 unified-planning instead costs seconds per process (``import
 unified_planning.shortcuts`` pulls in scipy) and a second model of the task;
 ``direct`` and ``text`` (UP's objects or UP's PDDL reader) remain for
