@@ -10,7 +10,9 @@ The default route (``translation="driver"``) prints the task as canonical PDDL
 (:mod:`toolkit.planners.pddl_text`) into a temporary folder and runs FD's two
 components on it exactly as its driver ``fast-downward.py`` does (the translator
 as ``python -m fast_downward.translate``, then the ``downward`` search binary),
-without the driver's own Python process in between. Going through
+without the driver's own Python process in between; the optimal
+configurations skip the translator where the task is plain STRIPS and read the
+task pgt already grounded (:mod:`toolkit.planners.sas`). Going through
 unified-planning instead costs seconds per process (``import
 unified_planning.shortcuts`` pulls in scipy) and a second model of the task;
 ``direct`` and ``text`` (UP's objects or UP's PDDL reader) remain for
@@ -38,6 +40,7 @@ from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, goal_condition, recheck, start_state,
 )
 from toolkit.planners.pddl_text import domain_to_pddl, problem_to_pddl
+from toolkit.planners.sas import task_to_sas
 from toolkit.planners.up_bridge import (
     GoalNeverHolds, Untranslatable, to_up_problem, to_up_problem_via_text, typed_view, without_inert_actions,
 )
@@ -124,13 +127,17 @@ class FastDownwardPlanner:
         unknown_as: truth value of unknown atoms when planning from a belief.
         translation: ``driver`` (FD's driver on written PDDL), ``direct`` (UP
             objects) or ``text`` (UP's PDDL reader).
+        own_sas: with ``driver`` and an optimal search, hand FD's search the task
+            pgt grounded (:mod:`toolkit.planners.sas`) where it is plain STRIPS,
+            instead of running FD's translator on written PDDL.
     """
 
     def __init__(self, name: str = "fd-lama", search: str | None = None, optimal: bool = False,
-                 unknown_as: bool = False, translation: str = "driver") -> None:
+                 unknown_as: bool = False, translation: str = "driver", own_sas: bool = True) -> None:
         if translation not in ("driver", "direct", "text"):
             raise ValueError(f"unknown translation {translation!r}")
         self.name, self.search, self.optimal = name, search, optimal
+        self.own_sas = own_sas
         self.unknown_as = unknown_as
         self.translation = translation
 
@@ -166,11 +173,18 @@ class FastDownwardPlanner:
         objects = dict(task.problem.objects)
         kept, goal = typed_view(task.domain, objects, state, goal_cond)
         costs = task.problem.function_values if task.uses_costs else None
+        # Optimal searches read the task pgt already grounded (no second parse and translation, ~0.3 s);
+        # lama-first keeps FD's translator, whose mutex groups its landmarks rely on.
+        sas = task_to_sas(task, state, goal_cond) if self.optimal and self.own_sas else None
         with tempfile.TemporaryDirectory(prefix="pgt-fd-") as tmp:
             folder = Path(tmp)
-            (folder / "domain.pddl").write_text(domain_to_pddl(task.domain))
-            (folder / "problem.pddl").write_text(problem_to_pddl(task.domain, objects, kept, goal, costs=costs))
-            rc, log = _translate(folder, timeout - (time.perf_counter() - t0))
+            if sas is not None:
+                (folder / "output.sas").write_text(sas)
+                rc, log = 0, ""
+            else:
+                (folder / "domain.pddl").write_text(domain_to_pddl(task.domain))
+                (folder / "problem.pddl").write_text(problem_to_pddl(task.domain, objects, kept, goal, costs=costs))
+                rc, log = _translate(folder, timeout - (time.perf_counter() - t0))
             if rc == 0:
                 rc, more = _search(folder, search, timeout - (time.perf_counter() - t0))
                 log += more

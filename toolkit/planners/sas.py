@@ -1,0 +1,98 @@
+"""The task pgt already grounded, written as Fast Downward's SAS input (no second translation).
+
+``pgt plan`` grounds every task anyway (the default planner decides from the
+grounded size), so running FD's translator afterwards parses and grounds the
+same task a second time: about 0.3 s per call, most of FD's own time on small
+IPC tasks. Where the grounded task is plain STRIPS (conjunctive preconditions
+and goal, no conditional effects, integer action costs) it maps one-to-one
+onto SAS with one binary variable per fluent atom, which FD's search reads
+directly. Anything else returns None and goes through FD's translator as
+before, so the fast path never changes what can be solved.
+
+Binary variables without the translator's mutex groups give the same
+optimal plan costs (LM-cut and hmax are computed on the same facts); the
+plan is re-checked against the task like any other.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+from toolkit import model as m
+from toolkit.model import Atom
+from toolkit.planners.base import compiled_goal
+from toolkit.task import GroundAction, Task
+
+
+def _atom_name(atom: Atom) -> str:
+    return f"{atom.predicate}({', '.join(atom.args)})"
+
+
+def _is_int(cost: m.Number | None) -> bool:
+    return cost is not None and cost >= 0 and float(cost).is_integer()
+
+
+def task_to_sas(task: Task, state: frozenset[Atom], goal: m.Condition) -> str | None:
+    """``output.sas`` text for the task from ``state`` to ``goal``, or None where it is not plain STRIPS."""
+    actions = task.grounding(state).actions
+    goal_c = compiled_goal(task, goal)
+    if not goal_c.is_conjunctive:
+        return None
+    for act in actions:
+        eff = act.effect
+        if eff.conditional or not act.precondition.is_conjunctive or (act.cost is not None and not _is_int(act.cost)):
+            return None
+    fluent = sorted({atom for act in actions for atom in act.effect.adds | act.effect.dels})
+    var = {atom: i for i, atom in enumerate(fluent)}
+    goal_pairs = []
+    for atoms, value in ((goal_c.pos, 0), (goal_c.neg, 1)):
+        for atom in atoms:
+            if atom in var:
+                goal_pairs.append((var[atom], value))
+            elif (atom in state) != (value == 0):
+                return None  # a static goal literal that is false: leave the verdict to FD's translator
+    ops = [op for op in (_operator(act, var, state) for act in actions if act.cost is not None) if op is not None]
+    out = ["begin_version", "3", "end_version", "begin_metric", "1" if task.uses_costs else "0", "end_metric",
+           str(len(fluent))]
+    for i, atom in enumerate(fluent):
+        name = _atom_name(atom)
+        out += ["begin_variable", f"var{i}", "-1", "2", f"Atom {name}", f"NegatedAtom {name}", "end_variable"]
+    out += ["0", "begin_state", *("0" if atom in state else "1" for atom in fluent), "end_state",
+            "begin_goal", str(len(goal_pairs)), *(f"{v} {val}" for v, val in sorted(goal_pairs)), "end_goal",
+            str(len(ops))]
+    for op in ops:
+        out += op
+    out.append("0")  # no axioms
+    return "\n".join(out) + "\n"
+
+
+def _operator(act: GroundAction, var: dict[Atom, int], state: frozenset[Atom]) -> list[str] | None:
+    """One ``begin_operator`` block, or None where it can never fire or changes nothing."""
+    pre: dict[int, int] = {}
+    for atoms, value in ((act.precondition.pos, 0), (act.precondition.neg, 1)):
+        for atom in atoms:
+            if atom in var:
+                if pre.get(var[atom], value) != value:
+                    return None  # p and not p
+                pre[var[atom]] = value
+            elif (atom in state) != (value == 0):
+                return None
+    post: dict[int, int] = {var[a]: 1 for a in act.effect.dels}
+    post.update((var[a], 0) for a in act.effect.adds)  # add after delete, as in PDDL
+    # An effect that restates its own precondition changes nothing: it stays a prevail condition.
+    post = {v: val for v, val in post.items() if pre.get(v) != val}
+    if not post:
+        return None  # changes nothing: no optimal plan uses it (and FD's search refuses it)
+    prevail = sorted((v, val) for v, val in pre.items() if v not in post)
+    cost = int(act.cost) if act.cost is not None else 1
+    return ["begin_operator", f"{act.name} {' '.join(act.args)}".rstrip(), str(len(prevail)),
+            *(f"{v} {val}" for v, val in prevail), str(len(post)),
+            *(f"0 {v} {pre.get(v, -1)} {val}" for v, val in sorted(post.items())), str(cost), "end_operator"]
+
+
+def sas_variables(text: str) -> Iterable[str]:
+    """The atom names of a SAS file's variables (for tests and debugging)."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line == "begin_variable":
+            yield lines[i + 4].removeprefix("Atom ")
