@@ -185,5 +185,7 @@ def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cl
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300, env=ENV)
     assert done.returncode == 0, done.stderr
     have = collect(read_records(out / "episodes.jsonl"))
-    assert sorted(r["id"] for r in have.judged) == sorted(reference) and not have.errors
-    assert have.duplicates == 0 and len(_by_id(out / "episodes.jsonl")) == len(reference)
+    assert have.duplicates == 0 and not have.errors
+    # record for record (timings aside): these once differed by load alone, a belief that the A* proves
+    # unsolvable in ~7 s of CPU ran past 30 s of wall clock on the busier side (runner.make_planner)
+    assert _by_id(out / "episodes.jsonl") == reference

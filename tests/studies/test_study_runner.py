@@ -51,6 +51,15 @@ def test_same_seed_same_records_regardless_of_workers(tmp_path: Path):
     assert [_strip_timing(r) for r in sorted(a, key=key)] == [_strip_timing(r) for r in sorted(b, key=key)]
 
 
+def test_a_study_planners_time_limit_counts_cpu_seconds_so_load_never_decides_an_outcome():
+    from benchmarks.runner import make_planner
+
+    assert make_planner("default").own.cpu_time and make_planner("astar").cpu_time and make_planner("bfs").cpu_time
+    from toolkit.planners import get_planner
+
+    assert not get_planner("auto").own.cpu_time  # pgt plan --timeout stays the wall clock a user waits on
+
+
 def test_other_configuration_in_same_folder_is_refused(tmp_path: Path):
     run_study(cfg(seeds=1), tmp_path / "r", progress=False)
     with pytest.raises(PgtError, match="another configuration"):
