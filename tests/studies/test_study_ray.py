@@ -233,3 +233,34 @@ def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cl
     # record for record (timings aside): these once differed by load alone, a belief that the A* proves
     # unsolvable in ~7 s of CPU ran past 30 s of wall clock on the busier side (runner.make_planner)
     assert _by_id(out / "episodes.jsonl") == reference
+
+
+def test_joining_a_cluster_turns_on_token_mode_when_a_token_is_at_hand(monkeypatch: pytest.MonkeyPatch,
+                                                                       tmp_path: Path):
+    # `ray start` saves a token and requires it; a driver joining the cluster did not send it
+    from benchmarks.executors import connect
+
+    seen: list[str | None] = []
+
+    class FakeRay:
+        @staticmethod
+        def is_initialized() -> bool:
+            return False
+
+        @staticmethod
+        def init(**options) -> None:
+            seen.append(os.environ.get("RAY_AUTH_MODE"))
+
+    monkeypatch.setitem(sys.modules, "ray", FakeRay)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    for name in ("RAY_AUTH_MODE", "RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_ADDRESS"):
+        monkeypatch.setenv(name, "")  # remembered as it was, so what connect sets is undone too
+        monkeypatch.delenv(name)
+    connect("127.0.0.1:6379", 2)  # no token anywhere: Ray's own default
+    (tmp_path / ".ray").mkdir()
+    (tmp_path / ".ray" / "auth_token").write_text("t" * 64)
+    connect(None, 2)  # a new local cluster of our own: Ray decides
+    connect("127.0.0.1:6379", 2)
+    monkeypatch.setenv("RAY_AUTH_MODE", "disabled")
+    connect("127.0.0.1:6379", 2)  # the user's explicit choice stands
+    assert seen == [None, None, "token", "disabled"]
