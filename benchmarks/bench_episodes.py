@@ -5,11 +5,24 @@ counts questions itself), timed from start to exit, over the 25 viplan-bw/simple
 problems x SEEDS seeds with the oracle grounder. The ratio of 2 to 1 local workers
 is the local scaling figure (target >= 1.7x on 2 cores); Ray includes starting a
 local 2-CPU cluster, which is what a one-machine Ray run costs.
-Usage: python -m benchmarks.bench_episodes [SEEDS] (default 20: 500 episodes)
+
+The writer's CPU seconds (the ``pgt run`` process itself, not its workers) are the
+serial part of a parallel run; they move far less than wall time when other work
+shares the machine, so a change in the writer's cost shows even on a busy machine.
+
+Python's bytecode is compiled by an untimed one-episode run first, as an installed
+package has it (``PYTHONDONTWRITEBYTECODE`` would otherwise recompile every module
+in every timed run); that run warms no study cache, since each run is a new process.
+
+Usage: python -m benchmarks.bench_episodes [SEEDS] [--repeat N] [--no-ray]
+(default 20 seeds: 500 episodes; with --repeat the runs alternate and medians are printed)
 """
 
 from __future__ import annotations
 
+import argparse
+import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -18,31 +31,72 @@ from pathlib import Path
 
 from benchmarks.store import read_records
 
+# runs the CLI, then prints this process's own CPU seconds (RUSAGE_SELF: without its workers) on stderr
+_TIMED = ("import resource, sys\n"
+          "from toolkit.cli import main\n"
+          "code = main(sys.argv[1:])\n"
+          "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
+          "print(f'writer-cpu {usage.ru_utime + usage.ru_stime:.4f}', file=sys.stderr)\n"
+          "sys.exit(code)\n")
+RUNS = (("1 local worker", ("--workers", "1")), ("2 local workers", ("--workers", "2")),
+        ("Ray, 2 CPUs", ("--executor", "ray", "--workers", "2")))
 
-def _run(seeds: int, out: Path, *extra: str) -> float:
-    """Episodes per second of one ``pgt run`` process."""
-    command = [sys.executable, "-m", "toolkit.cli", "run", "--suite", "viplan-bw/simple", "--grounder", "oracle",
-               "--seeds", str(seeds), "--quiet", "--out", str(out), *extra]
+
+def _env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
+def _command(seeds: int, out: Path, *extra: str) -> list[str]:
+    return [sys.executable, "-c", _TIMED, "run", "--suite", "viplan-bw/simple", "--grounder", "oracle",
+            "--seeds", str(seeds), "--quiet", "--out", str(out), *extra]
+
+
+def _run(seeds: int, out: Path, *extra: str) -> tuple[float, float]:
+    """(episodes per second, the writer's CPU seconds) of one ``pgt run`` process."""
     start = time.perf_counter()
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
-    return len(read_records(out / "episodes.jsonl")) / (time.perf_counter() - start)
+    done = subprocess.run(_command(seeds, out, *extra), check=True, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, env=_env())
+    rate = len(read_records(out / "episodes.jsonl")) / (time.perf_counter() - start)
+    cpu = [float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("writer-cpu ")]
+    return rate, cpu[-1] if cpu else float("nan")
 
 
-def main(seeds: int = 20) -> None:
-    rates: dict[str, float] = {}
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("seeds", nargs="?", type=int, default=20, help="seeds per problem (25 problems)")
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each kind, alternating; medians printed")
+    parser.add_argument("--no-ray", action="store_true", help="leave out the Ray run")
+    args = parser.parse_args(argv)
+    runs = RUNS[:2] if args.no_ray else RUNS
+    rates: dict[str, list[float]] = {name: [] for name, _ in runs}
+    cpus: dict[str, list[float]] = {name: [] for name, _ in runs}
+    failed: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
-        for name, extra in (("1 local worker", ("--workers", "1")), ("2 local workers", ("--workers", "2")),
-                            ("Ray, 2 CPUs", ("--executor", "ray", "--workers", "2"))):
-            try:
-                rates[name] = _run(seeds, Path(tmp) / name.replace(" ", "-").replace(",", ""), *extra)
-            except subprocess.CalledProcessError:
-                print(f"{name}: failed (is Ray installed? pip install -e \".[ray]\")")
-                continue
-            print(f"{name}: {rates[name]:.1f} episodes/s ({25 * seeds} episodes)")
-    if "1 local worker" in rates and "2 local workers" in rates:
-        ratio = rates["2 local workers"] / rates["1 local worker"]
+        subprocess.run(_command(1, Path(tmp) / "warm-up", "--problems", "1", "--workers", "1"), check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_env())
+        for i in range(args.repeat):
+            for name, extra in runs:
+                if name in failed:
+                    continue
+                out = Path(tmp) / f"{name.replace(' ', '-').replace(',', '')}-{i}"
+                try:
+                    rate, cpu = _run(args.seeds, out, *extra)
+                except subprocess.CalledProcessError as exc:
+                    tail = (exc.stderr or "").strip().splitlines()[-1:] or ["no message"]
+                    print(f"{name}: failed ({tail[0]})")
+                    failed.add(name)
+                    continue
+                rates[name].append(rate)
+                cpus[name].append(cpu)
+    episodes = 25 * args.seeds
+    for name, _ in runs:
+        if rates[name]:
+            print(f"{name}: {statistics.median(rates[name]):.1f} episodes/s ({episodes} episodes, "
+                  f"writer CPU {statistics.median(cpus[name]):.2f} s, median of {len(rates[name])})")
+    if rates["1 local worker"] and rates["2 local workers"]:
+        ratio = statistics.median(rates["2 local workers"]) / statistics.median(rates["1 local worker"])
         print(f"2-worker speed-up {ratio:.2f}x (target >= 1.7x on 2 cores): {'PASS' if ratio >= 1.7 else 'MISS'}")
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 20)
+    main()

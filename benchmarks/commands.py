@@ -7,10 +7,14 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from scene_graphs.commands.render import add_render_arguments
 from toolkit import cli_args
 from toolkit.errors import PgtError
+
+if TYPE_CHECKING:
+    from benchmarks.store import Episodes
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -210,26 +214,30 @@ def _add_endpoint_limits(p: argparse.ArgumentParser) -> None:
 
 
 def run_cmd(args: argparse.Namespace) -> int:
-    from benchmarks.runner import StudyStopped, run_study
+    from benchmarks.runner import StudyStopped, run_and_collect
 
     config = _config(args)
     out = Path(args.out)
     if args.dry_run:
         return _dry_run([(config, out)], args)
     try:
-        episodes = run_study(config, out, max(1, args.workers), progress=not args.quiet)
+        episodes, have = run_and_collect(config, out, max(1, args.workers), progress=not args.quiet)
     except StudyStopped as exc:
         print(f"pgt run: error: {exc}", file=sys.stderr)
         return 1
-    return _summarize(episodes)
+    return _summarize(episodes, have)
 
 
-def _summarize(episodes: Path) -> int:
-    """Print a study's table and outcome counts; 1 when no episode could be judged, else 0."""
+def _summarize(episodes: Path, have: Episodes | None = None) -> int:
+    """Print a study's table and outcome counts; 1 when no episode could be judged, else 0.
+
+    ``have``: the study's episodes as the run collected them (else read from ``episodes``).
+    """
     from benchmarks.metrics import split_table
     from benchmarks.store import collect, read_records
 
-    have = collect(read_records(episodes))
+    if have is None:
+        have = collect(read_records(episodes))
     table = split_table(have.judged)
     for split, s in table.items():
         print(f"{split:>9}: success {s['success']:.2f} (SEM {s['success_sem']:.2f}) over {s['episodes']} episodes, "

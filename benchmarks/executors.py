@@ -24,6 +24,7 @@ import signal
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
+from benchmarks.store import Finished
 from toolkit.errors import PgtError
 
 if TYPE_CHECKING:
@@ -36,8 +37,8 @@ UNIT_RETRIES = 3  # a unit whose worker died runs again this many times, then it
 
 
 class Executor(Protocol):
-    def run(self, specs: list[EpisodeSpec]) -> Iterator[Record]:
-        """Records of ``specs`` in finishing order; closing the iterator stops the work at once."""
+    def run(self, specs: list[EpisodeSpec]) -> Iterator[Finished]:
+        """Finished episodes of ``specs`` in finishing order; closing the iterator stops the work at once."""
         ...
 
 
@@ -98,25 +99,48 @@ class LocalExecutor:
     def __init__(self, workers: int) -> None:
         self.workers = workers
 
-    def run(self, specs: list[EpisodeSpec]) -> Iterator[Record]:
+    def run(self, specs: list[EpisodeSpec]) -> Iterator[Finished]:
         from benchmarks.runner import run_episode
 
         if self.workers <= 1 or len(specs) <= 1:
             for spec in specs:
-                yield run_episode(spec)
+                yield Finished.of(run_episode(spec))
             return
-        yield from _Pool(min(self.workers, len(specs))).run(units(specs, self.workers))
+        yield from _Pool(min(self.workers, len(specs))).run(units(specs, self.workers, most=LOCAL_UNIT))
+
+
+# Episodes per local unit: small enough that the last units even out the workers' finishing times, large
+# enough that handing them out costs the writer little. A worker is handed units of tasks it has warmed
+# first, so a task's warm-up (parsing, plans, question counts) still runs about once.
+LOCAL_UNIT = 5
+
+
+def pick_unit(waiting: list[list[EpisodeSpec]], mine: set[tuple[str, str]], others: set[tuple[str, str]]) -> int:
+    """Which waiting unit a free worker runs: one of a task it warmed (``mine``), else of a task no other
+    worker warmed (``others``), else the first (late in a study, rather than sit idle).
+
+    A task's warm-up (parsing, plans, question counts) thus runs about once per study.
+    """
+    tasks = [(unit[0].domain, unit[0].problem) for unit in waiting]
+    pick = next((i for i, task in enumerate(tasks) if task in mine), None)
+    if pick is None:
+        pick = next((i for i, task in enumerate(tasks) if task not in others), 0)
+    return pick
 
 
 def _worker(inbox: Any, outbox: Any) -> None:
-    """A worker process: run the units it is handed until ``None``, sending each record as it finishes."""
+    """A worker process: run the units it is handed until ``None``, sending each episode as it finishes.
+
+    The record is encoded here (:meth:`Finished.of`), so the writer only appends
+    the line: its per-episode work is the serial part of a parallel study.
+    """
     from benchmarks.runner import run_episode
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
     pid = os.getpid()
     while (unit := inbox.recv()) is not None:
         for spec in unit:
-            outbox.put(("record", pid, run_episode(spec)))
+            outbox.put(("record", pid, Finished.of(run_episode(spec))))
         outbox.put(("end", pid, None))
 
 
@@ -124,7 +148,9 @@ class _Pool:
     """Worker processes, each handed one unit at a time; a worker that dies has its unfinished episodes run again.
 
     The parent hands out the units, so it always knows which episodes a dead worker
-    held, and it hands a worker a unit of a task it has already warmed when one waits.
+    held. A worker is handed a unit of a task it has already warmed when one waits,
+    else one of a task no worker has warmed, and only then one another worker warmed
+    (at the end of a study, where it would otherwise sit idle).
     """
 
     def __init__(self, size: int) -> None:
@@ -145,20 +171,20 @@ class _Pool:
         self.procs[proc.pid] = (proc, mine)
         return proc.pid
 
-    def run(self, work: list[list[EpisodeSpec]]) -> Iterator[Record]:
+    def run(self, work: list[list[EpisodeSpec]]) -> Iterator[Finished]:
         waiting = [list(unit) for unit in work]
-        held: dict[int, list[EpisodeSpec]] = {}  # pid -> the episodes of its unit not yet recorded
+        held: dict[int, dict[str, EpisodeSpec]] = {}  # pid -> id -> the episodes of its unit not yet recorded
         warmed: dict[int, set[tuple[str, str]]] = {}  # pid -> tasks it has run
-        tries: dict[int, int] = {}  # id of a unit's first episode -> deaths while running it
+        tries: dict[str, int] = {}  # id of a unit's first episode -> deaths while running it
 
         def hand(pid: int) -> None:
             if not waiting:
                 return
             seen = warmed.setdefault(pid, set())
-            pick = next((i for i, u in enumerate(waiting) if (u[0].domain, u[0].problem) in seen), 0)
-            unit = waiting.pop(pick)
+            others = set().union(*(tasks for other, tasks in warmed.items() if other != pid and other in self.procs))
+            unit = waiting.pop(pick_unit(waiting, seen, others))
             seen.add((unit[0].domain, unit[0].problem))
-            held[pid] = unit
+            held[pid] = {spec.id: spec for spec in unit}
             self.procs[pid][1].send(unit)
 
         try:
@@ -166,7 +192,7 @@ class _Pool:
                 hand(self._start())
             while held or waiting:
                 try:
-                    kind, pid, record = self.outbox.get(timeout=0.5)
+                    kind, pid, done = self.outbox.get(timeout=0.5)
                 except queue.Empty:
                     yield from self._reap(waiting, held, tries, hand)
                     continue
@@ -175,26 +201,26 @@ class _Pool:
                     hand(pid)
                 else:
                     if pid in held:
-                        held[pid] = [s for s in held[pid] if s.id != record["id"]]
-                    yield record
+                        held[pid].pop(done.record["id"], None)
+                    yield done
         finally:
             self._stop()
 
-    def _reap(self, waiting: list, held: dict[int, list], tries: dict[int, int],
-              hand: Callable[[int], None]) -> Iterator[Record]:
+    def _reap(self, waiting: list, held: dict[int, dict[str, EpisodeSpec]], tries: dict[str, int],
+              hand: Callable[[int], None]) -> Iterator[Finished]:
         """Replace dead workers; a dead worker's unfinished episodes wait again, up to :data:`UNIT_RETRIES` times."""
         for pid, (proc, conn) in list(self.procs.items()):
             if proc.is_alive():
                 continue
             del self.procs[pid]
             conn.close()
-            left = held.pop(pid, [])
+            left = list(held.pop(pid, {}).values())
             if left:
                 key = left[0].id
                 tries[key] = tries.get(key, 0) + 1
                 if tries[key] > UNIT_RETRIES:
                     why = f"its worker process died {tries[key]} times (exit code {proc.exitcode})"
-                    yield from (lost_record(spec, why) for spec in left)
+                    yield from (Finished.of(lost_record(spec, why)) for spec in left)
                 else:
                     waiting.insert(0, left)
             if waiting:
@@ -231,7 +257,7 @@ class RayExecutor:
     def __init__(self, address: str | None, workers: int) -> None:
         self.address, self.workers = address, workers
 
-    def run(self, specs: list[EpisodeSpec]) -> Iterator[Record]:
+    def run(self, specs: list[EpisodeSpec]) -> Iterator[Finished]:
         if not specs:
             return
         ray = connect(self.address, self.workers)
@@ -248,7 +274,7 @@ class RayExecutor:
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     unit = pending.pop(ref)
-                    yield from _unit_records(ray, ref, unit)
+                    yield from map(Finished.of, _unit_records(ray, ref, unit))
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)

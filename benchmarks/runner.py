@@ -21,7 +21,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
 
-from benchmarks.store import SCHEMA, Appender, Episodes, StudyLock, collect, read_records, repair, write_config
+from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, read_records, repair,
+                              write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
@@ -151,8 +152,8 @@ class EpisodeSpec:
     seed: int
     max_steps: int
 
-    @property
-    def id(self) -> str:
+    @functools.cached_property
+    def id(self) -> str:  # cached: the writer looks an episode up by id several times (a Path per call)
         return f"{self.split}/{Path(self.problem).stem}/seed{self.seed}"
 
 
@@ -253,9 +254,15 @@ def predictions_needed(domain: str, problem: str, max_steps: int) -> int:
 
 def episode_header(spec: EpisodeSpec) -> dict[str, Any]:
     """The fields every record of ``spec`` starts with, whatever became of the episode."""
+    label, config = _config_fields(spec.config)
     return {"schema": SCHEMA, "id": spec.id, "suite": spec.config.suite, "split": spec.split,
-            "problem": Path(spec.problem).stem, "seed": spec.seed, "label": spec.config.label(),
-            "config": spec.config.to_dict()}
+            "problem": Path(spec.problem).stem, "seed": spec.seed, "label": label, "config": dict(config)}
+
+
+@functools.lru_cache(maxsize=64)
+def _config_fields(config: RunConfig) -> tuple[str, dict[str, Any]]:
+    """A config's label and dict, once per process (``dataclasses.asdict`` per episode cost a study's writer)."""
+    return config.label(), config.to_dict()
 
 
 def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
@@ -362,8 +369,8 @@ PROTOCOL_RUNNERS: dict[str, Callable[..., Any]] = {
 # -------------------------------------------------------------------- files
 
 
-def _prepare_out(out: Path, config: RunConfig) -> Episodes:
-    """Check ``config`` against the folder's, record it, repair a torn tail; the episodes so far.
+def _prepare_out(out: Path, config: RunConfig) -> list[Record]:
+    """Check ``config`` against the folder's, record it, repair a torn tail; the records so far, in file order.
 
     Call with the folder's :class:`StudyLock` held.
     """
@@ -385,7 +392,7 @@ def _prepare_out(out: Path, config: RunConfig) -> Episodes:
     if dropped:
         print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
               file=sys.stderr)
-    return collect(read_records(episodes))
+    return read_records(episodes)
 
 
 class StudyStopped(PgtError):
@@ -493,6 +500,16 @@ def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = T
     record with ``fatal`` set stops the study at once (finished episodes stay)
     with :class:`StudyStopped`. A second writer to ``out`` is refused.
     """
+    return run_and_collect(config, out, workers, progress)[0]
+
+
+def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
+                    progress: bool = True) -> tuple[Path, Episodes]:
+    """:func:`run_study`, also returning the study's episodes as :func:`collect` gives them from the file.
+
+    Episodes this invocation wrote are there as briefs (:func:`benchmarks.store.brief`),
+    so a summary need not read the file back.
+    """
     specs = preflight(config)
     if config.grounder == "vlm" and config.answer_log is None:  # the answers, for --grounder replay later
         config = dataclasses.replace(config, answer_log=str(out / "answers.jsonl"))
@@ -501,16 +518,18 @@ def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = T
     out.mkdir(parents=True, exist_ok=True)
     episodes = out / "episodes.jsonl"
     with StudyLock(out):
-        have = _prepare_out(out, config)
-        judged = {r["id"] for r in have.judged}
+        records = _prepare_out(out, config)
+        judged = {r["id"] for r in collect(records).judged}
         todo = [dataclasses.replace(s, config=config) for s in specs if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
         results = _run_episodes(config, todo, workers)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:
-                for record in results:
-                    sink.write(record)
+                for done in results:
+                    sink.write_line(done.line)
+                    record = done.record
+                    records.append(record)
                     bar.update(record)
                     if len(opening) < ENDPOINT_STOP:
                         opening.append(record)
@@ -521,7 +540,7 @@ def run_study(config: RunConfig, out: Path, workers: int = 1, progress: bool = T
         finally:
             results.close()  # stops the workers at once when the loop ended early
             bar.close()
-    return episodes
+    return episodes, collect(records)
 
 
 ENDPOINT_STOP = 3  # a run whose first this many episodes all failed at the endpoint stops
@@ -543,8 +562,8 @@ def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str |
     return None
 
 
-def _execute(specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]:
-    """Records of ``specs`` as they finish, from the executor their config names (benchmarks/executors.py)."""
+def _execute(specs: list[EpisodeSpec], workers: int) -> Iterator[Finished]:
+    """Episodes of ``specs`` as they finish, from the executor their config names (benchmarks/executors.py)."""
     from benchmarks.executors import LocalExecutor, make_executor
 
     return (make_executor(specs[0].config, workers) if specs else LocalExecutor(workers)).run(specs)
@@ -560,7 +579,7 @@ def endpoint_bound(config: RunConfig) -> bool:
     return config.grounder == "vlm"
 
 
-def _run_episodes(config: RunConfig, specs: list[EpisodeSpec], workers: int) -> Iterator[dict[str, Any]]:
+def _run_episodes(config: RunConfig, specs: list[EpisodeSpec], workers: int) -> Iterator[Finished]:
     """Finished records of ``specs``: endpoint-bound studies in threads sharing one limiter, others by workers.
 
     A VLM episode spends its time waiting for replies, so its episodes run as
@@ -583,7 +602,7 @@ def _run_episodes(config: RunConfig, specs: list[EpisodeSpec], workers: int) -> 
 _DONE = object()
 
 
-def _execute_threads(specs: list[EpisodeSpec], threads: int, limiter: Any) -> Iterator[dict[str, Any]]:
+def _execute_threads(specs: list[EpisodeSpec], threads: int, limiter: Any) -> Iterator[Finished]:
     """Run episodes on ``threads`` daemon threads; yields records as they finish (the caller writes them).
 
     When the caller stops early (a fatal record, Ctrl-C), no further episode starts
@@ -603,7 +622,7 @@ def _execute_threads(specs: list[EpisodeSpec], threads: int, limiter: Any) -> It
                     spec = next(todo, None)
                 if spec is None:
                     break
-                results.put(run_episode(spec))
+                results.put(Finished.of(run_episode(spec)))
         finally:
             results.put(_DONE)
 

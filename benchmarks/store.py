@@ -38,6 +38,36 @@ SCHEMA = 1
 Record = dict[str, Any]
 
 
+def encode(record: Record) -> bytes:
+    """A record's line in ``episodes.jsonl``: its JSON and a newline, UTF-8."""
+    return (json.dumps(record) + "\n").encode("utf-8")
+
+
+def brief(record: Record) -> Record:
+    """A record's scalar fields: all that progress, stop rules, :func:`collect` and the summary table read.
+
+    Events, per-predicate tallies and the config stay in the file: a writer that
+    keeps only briefs of the episodes it wrote keeps a few hundred bytes each.
+    """
+    return {k: v for k, v in record.items() if not isinstance(v, (list, dict))}
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished episode as its writer takes it: the file line, encoded where the episode ran, and its brief.
+
+    Encoding in the worker that ran the episode spares the one writer process (the
+    serial part of a parallel study) both the encoding and unpickling the whole record.
+    """
+
+    line: bytes
+    record: Record  # the record's brief
+
+    @classmethod
+    def of(cls, record: Record) -> Finished:
+        return cls(encode(record), brief(record))
+
+
 def read_records(path: Path) -> list[Record]:
     """Complete records of an episodes file in file order; a torn or foreign line is skipped."""
     if not path.is_file():
@@ -140,7 +170,10 @@ class Appender:
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 
     def write(self, record: Record) -> None:
-        data = (json.dumps(record) + "\n").encode("utf-8")
+        self.write_line(encode(record))
+
+    def write_line(self, data: bytes) -> None:
+        """Append one encoded line (:func:`encode`) with one ``write``."""
         view = memoryview(data)
         while view:  # a regular file takes it whole; loop only for the rare partial write
             view = view[os.write(self._fd, view):]

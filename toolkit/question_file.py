@@ -223,6 +223,30 @@ def load_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
                         type_names, object_names, questions, actions, synonyms, phrasings)
 
 
+_SPECS: dict[tuple[str, int, int, int], tuple[m.Domain, QuestionSpec]] = {}
+_SPECS_KEPT = 32
+
+
+def cached_question_spec(path: str | Path, domain: m.Domain) -> QuestionSpec:
+    """:func:`load_question_spec`, parsed once per file version and domain object in this process.
+
+    A study builds a question book per episode; parsing and validating the TOML each
+    time was a tenth of an oracle episode. The file's size and mtime are part of the
+    key, so an edited file is read again; the domain is kept with the entry, so its
+    ``id`` cannot be reused by another domain while the entry lives.
+    """
+    stat = Path(path).stat()
+    key = (str(path), stat.st_mtime_ns, stat.st_size, id(domain))
+    hit = _SPECS.get(key)
+    if hit is not None and hit[0] is domain:
+        return hit[1]
+    spec = load_question_spec(path, domain)
+    if len(_SPECS) >= _SPECS_KEPT:
+        del _SPECS[next(iter(_SPECS))]  # the oldest
+    _SPECS[key] = (domain, spec)
+    return spec
+
+
 def _phrases(value: Any, path: str, key: str) -> tuple[str, ...]:
     """A string or a non-empty list of strings, as a tuple."""
     items = [value] if isinstance(value, str) else value

@@ -26,7 +26,7 @@ from toolkit import phrasing as ph
 from toolkit.action_language import ActionLanguage
 from toolkit.errors import UnknownSymbolError
 from toolkit.model import Atom
-from toolkit.question_file import QuestionSpec, find_question_file, load_question_spec
+from toolkit.question_file import QuestionSpec, cached_question_spec, find_question_file
 from toolkit.task import GroundAction, Task
 
 _NORMALIZE = re.compile(r"[\"'`“”‘’]")
@@ -52,7 +52,7 @@ class QuestionBook:
         self._extra = {o: tuple(d) for o, d in (objects or {}).items()}  # per-problem descriptions (--objects)
         if spec is None:
             found = find_question_file(task.domain)
-            spec = load_question_spec(found, task.domain) if found else QuestionSpec()
+            spec = cached_question_spec(found, task.domain) if found else QuestionSpec()
         self.spec = spec
         bases = Counter(ph.instance_base(o) for o in task.objects)
         self._unique_base = {b for b, n in bases.items() if b and n == 1}

@@ -155,3 +155,19 @@ def test_the_viplan_domains_ship_at_least_three_phrasings_per_decision_predicate
     for atom in task.reachable_atoms():
         if atom.predicate in ("on", "inColumn", "clear", "holding", "open", "ontop", "inside", "nextto"):
             assert len(book.phrasings(atom)) >= 3, atom
+
+
+def test_a_question_file_is_parsed_once_per_version_and_domain(tmp_path: Path) -> None:
+    import os
+
+    from toolkit.question_file import cached_question_spec
+
+    domain = _task("blocksworld", "simple_problem_0").domain
+    path = _bw_file(tmp_path, 'clear = "Is {b} clear?"')
+    first = cached_question_spec(path, domain)
+    assert cached_question_spec(path, domain) is first  # a study builds a book per episode: parsed once
+    path.write_text('[questions]\nclear = "Is nothing on {b}?"\n')
+    later = path.stat().st_mtime_ns + 10**9
+    os.utime(path, ns=(later, later))  # an edit with a new mtime
+    edited = cached_question_spec(path, domain)
+    assert edited is not first and edited.questions["clear"] != first.questions["clear"]
