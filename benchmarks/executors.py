@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import queue
 import signal
+import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from benchmarks.store import Finished
@@ -60,10 +61,14 @@ def check_executor(config: RunConfig) -> None:
         raise PgtError("--executor ray is for offline grounders: a VLM study's episodes wait on the endpoint and run "
                        "as threads of this process under one study-wide limit (--max-inflight, --rpm, --tpm)")
     if config.executor == "ray":
-        try:
-            import ray  # noqa: F401
-        except ImportError:
-            raise PgtError(f"--executor ray needs Ray, which is not installed: {RAY_EXTRA}") from None
+        import importlib.util
+
+        try:  # found, not imported: Ray reads its authentication settings when imported (connect)
+            found = importlib.util.find_spec("ray") is not None
+        except ValueError:  # a module named ray without a spec (a test's stand-in)
+            found = "ray" in sys.modules and sys.modules["ray"] is not None
+        if not found:
+            raise PgtError(f"--executor ray needs Ray, which is not installed: {RAY_EXTRA}")
 
 
 def units(specs: list[EpisodeSpec], workers: int, most: int | None = None) -> list[list[EpisodeSpec]]:
@@ -293,20 +298,35 @@ def _unit_records(ray: Any, ref: Any, unit: list[EpisodeSpec]) -> list[Record]:
 
 def connect(address: str | None, cpus: int) -> Any:
     """Ray, connected to ``address`` or to this process's cluster (started with ``cpus`` CPUs if none runs)."""
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    if address is not None and "RAY_AUTH_MODE" not in os.environ and _ray_token_available():
+        # `ray start` turns on token authentication and saves the token where Ray looks; a driver
+        # joining that cluster does not turn it on by itself and was refused after 15 s of retries.
+        # Ray reads the mode when imported, so this comes first.
+        os.environ["RAY_AUTH_MODE"] = "token"
     ray = _import_ray()
     if ray.is_initialized():
         return ray
     options: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "configure_logging": True,
                                "logging_level": "ERROR"}
-    address = address or os.environ.get("RAY_ADDRESS") or None
     if address is None:  # "local": a new cluster of our own, never one a `ray start` left on this machine
         address, options["num_cpus"] = "local", max(1, cpus)
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise PgtError(f"cannot connect to the Ray cluster at {address or 'a new local cluster'}: {first}") from None
+        hint = ("" if address == "local" else " (a cluster with token authentication needs its token in "
+                "RAY_AUTH_TOKEN or ~/.ray/auth_token; one without needs RAY_AUTH_MODE=disabled)")
+        raise PgtError(f"cannot connect to the Ray cluster at {address}: {first}{hint}") from None
     return ray
+
+
+def _ray_token_available() -> bool:
+    """Whether a Ray cluster token is at hand where Ray looks for one (variable, file named, default file)."""
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return True
+    path = os.environ.get("RAY_AUTH_TOKEN_PATH") or os.path.join(os.path.expanduser("~"), ".ray", "auth_token")
+    return os.path.isfile(path)
 
 
 def _import_ray() -> Any:

@@ -223,10 +223,20 @@ class _EndOnError:
 
 @functools.lru_cache(maxsize=8)
 def make_planner(name: str):
-    """One planner (with its plan cache) per process and name."""
-    from toolkit.planners import DEFAULT_PLANNER, get_planner
+    """One planner (with its plan cache) per process and name.
 
-    return get_planner(DEFAULT_PLANNER if name == "default" else name)
+    Its own A* counts its time limit in CPU seconds: by the wall clock, a search
+    that proves a noisy belief unsolvable in 7 s of CPU ran past the agents' 30 s
+    on a loaded machine, so the same episode recorded ``no_plan:timeout`` in one
+    worker and ``no_plan:unsolvable`` in another.
+    """
+    from toolkit.planners import DEFAULT_PLANNER, AStarPlanner, get_planner
+
+    planner = get_planner(DEFAULT_PLANNER if name == "default" else name)
+    for search in (planner, getattr(planner, "own", None)):  # astar/bfs, or auto's own search
+        if isinstance(search, AStarPlanner):
+            search.cpu_time = True
+    return planner
 
 
 @functools.lru_cache(maxsize=256)

@@ -42,6 +42,32 @@ def test_astar_stops_on_time_even_when_expansions_are_slow(monkeypatch):
     assert result.time < 1.5
 
 
+def test_a_cpu_time_limit_is_not_spent_by_waiting_for_a_busy_machine(monkeypatch):
+    # a loaded machine, played by expansions that wait (sleep) rather than compute: by the wall clock the
+    # limit runs out; counted in CPU seconds (what studies use) the same search ends as it would on a quiet one
+    slow = SuccessorGenerator.applicable
+
+    def applicable(self, state):
+        time.sleep(0.05)
+        return slow(self, state)
+
+    monkeypatch.setattr(SuccessorGenerator, "applicable", applicable)
+    task = bw("simple_problem_1")
+    quiet = AStarPlanner().solve(task)
+    assert quiet.status is PlanStatus.SOLVED and quiet.expanded * 0.05 > 0.1  # waiting alone outlasts the limit
+    assert AStarPlanner().solve(task, timeout=0.1).status is PlanStatus.TIMEOUT
+    busy = AStarPlanner(cpu_time=True).solve(task, timeout=0.1)
+    assert busy.status is PlanStatus.SOLVED and busy.plan == quiet.plan
+    auto = PLANNERS["auto"]()
+    auto.own.cpu_time = True
+    assert auto.solve(task, timeout=0.1).plan == quiet.plan
+
+
+def test_a_cpu_time_limit_still_stops_a_search_that_computes():
+    result = AStarPlanner(heuristic="blind", cpu_time=True).solve(bw("hard_problem_0"), timeout=0.2)
+    assert result.status is PlanStatus.TIMEOUT and "no plan within 0.2s" in result.message
+
+
 def test_fast_downward_honours_its_limit_and_reports_a_timeout():
     t0 = time.perf_counter()
     result = FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True).solve(bw("hard_problem_0"), timeout=0.05)

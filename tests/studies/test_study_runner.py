@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from benchmarks.runner import RunConfig, read_records, run_episode, episode_specs, run_study
 from toolkit.errors import PgtError
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BW = Path(__file__).resolve().parents[2] / "pddl_domains" / "blocksworld" / "problems"
 HH = Path(__file__).resolve().parents[2] / "pddl_domains" / "household" / "problems"
@@ -49,6 +54,27 @@ def test_same_seed_same_records_regardless_of_workers(tmp_path: Path):
     b = read_records(run_study(cfg(), tmp_path / "b", workers=2, progress=False))
     key = lambda r: r["id"]  # noqa: E731
     assert [_strip_timing(r) for r in sorted(a, key=key)] == [_strip_timing(r) for r in sorted(b, key=key)]
+
+
+def test_a_study_planners_time_limit_counts_cpu_seconds_so_load_never_decides_an_outcome():
+    from benchmarks.runner import make_planner
+
+    assert make_planner("default").own.cpu_time and make_planner("astar").cpu_time and make_planner("bfs").cpu_time
+    from toolkit.planners import get_planner
+
+    assert not get_planner("auto").own.cpu_time  # pgt plan --timeout stays the wall clock a user waits on
+
+
+def test_records_do_not_depend_on_the_processes_hash_seed():
+    # a Ray worker is a fresh interpreter with its own hash seed (forked local workers share the parent's):
+    # pgt-grounder's choice between equally informative questions once followed the order of a set
+    script = ("import json; from benchmarks.runner import RunConfig, episode_specs, run_episode; "
+              "c = RunConfig(suite='viplan-bw/medium', grounder='noisy', accuracy=0.9, protocol='pgt-grounder', "
+              "problems=2); print(json.dumps([{k: v for k, v in run_episode(s).items() if k != 'seconds'} "
+              "for s in episode_specs(c)], sort_keys=True))")
+    outs = [subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")]
+    assert outs[0] == outs[1] and json.loads(outs[0])
 
 
 def test_other_configuration_in_same_folder_is_refused(tmp_path: Path):

@@ -136,7 +136,10 @@ class EvidenceBelief:
         if not group.pattern.exactly_one:
             values.append(0.0)  # "none of them"
         top = max(values)
-        total = sum(math.exp(v - top) for v in values)
+        # fsum: exactly rounded whatever the order, and a group's atoms are a set whose order changes with
+        # each process's hash seed; a plain sum's last bit broke ties between questions differently in a
+        # Ray worker than in a forked local one, so the same episode asked other questions
+        total = math.fsum(math.exp(v - top) for v in values)
         return math.exp(self.logodds[atom] - top) / total
 
     def confidence(self, atom: Atom) -> float:

@@ -159,16 +159,27 @@ def recheck(task: Task, state: frozenset[Atom], goal: m.Condition, plan: Sequenc
 
 @dataclass
 class Stopwatch:
-    """Wall-clock deadline helper."""
+    """A time limit, by the wall clock or (``cpu``) by the calling thread's CPU seconds.
+
+    A CPU limit counts the work done, not the waiting for a busy machine's cores:
+    a study's outcome (solved, or out of time) then never depends on the load.
+    :meth:`elapsed` and :attr:`deadline` stay on the wall clock either way.
+    """
 
     timeout: float
+    cpu: bool = False
     start: float = field(default_factory=time.perf_counter)
+    cpu_start: float = field(default_factory=time.thread_time)
 
     def elapsed(self) -> float:
         return time.perf_counter() - self.start
 
+    def used(self) -> float:
+        """The seconds the limit counts: CPU seconds of this thread with ``cpu``, else wall seconds."""
+        return time.thread_time() - self.cpu_start if self.cpu else self.elapsed()
+
     def expired(self) -> bool:
-        return self.elapsed() > self.timeout
+        return self.used() > self.timeout
 
     @property
     def deadline(self) -> float:
