@@ -58,3 +58,17 @@ def test_cli_plan_and_solve_all(capsys):
     assert main(["solve-all", "blocksworld", problem, other, "--json"]) == 0
     rows = json.loads(capsys.readouterr().out)
     assert [r["length"] for r in rows] == [3, 4]
+
+
+def test_cli_plan_cache_file_is_shared_across_calls(capsys, tmp_path):
+    """``--cache`` (imported only when given) stores the plan; the next call, with the fallback too, replays it."""
+    problem = str(shipped_problem("blocksworld", "simple_problem_1"))
+    cache = str(tmp_path / "plans.sqlite")
+    assert main(["plan", "blocksworld", problem, "--cache", cache]) == 0
+    first = capsys.readouterr().out
+    assert "[cached]" not in first and (tmp_path / "plans.sqlite").exists()
+    assert main(["plan", "blocksworld", problem, "--cache", cache, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["cached"] is True
+    assert main(["plan", "blocksworld", problem, "--cache", cache, "--fallback", "satisficing"]) == 0
+    again = capsys.readouterr().out
+    assert again.splitlines()[:-1] == first.splitlines()[:-1] and "(optimal)" in again
