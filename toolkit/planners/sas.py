@@ -20,6 +20,7 @@ from typing import Iterable
 
 from toolkit import model as m
 from toolkit.model import Atom
+from toolkit.grounding import CompiledEffect
 from toolkit.planners.base import compiled_goal
 from toolkit.task import GroundAction, Task
 
@@ -38,11 +39,13 @@ def task_to_sas(task: Task, state: frozenset[Atom], goal: m.Condition) -> str | 
     goal_c = compiled_goal(task, goal)
     if not goal_c.is_conjunctive:
         return None
+    effects = []
     for act in actions:
-        eff = act.effect
+        eff = act.effect  # built on first use: fetched once per action
         if eff.conditional or not act.precondition.is_conjunctive or (act.cost is not None and not _is_int(act.cost)):
             return None
-    fluent = sorted({atom for act in actions for atom in act.effect.adds | act.effect.dels})
+        effects.append(eff)
+    fluent = sorted({atom for eff in effects for atom in (*eff.adds, *eff.dels)})
     var = {atom: i for i, atom in enumerate(fluent)}
     goal_pairs = []
     for atoms, value in ((goal_c.pos, 0), (goal_c.neg, 1)):
@@ -51,43 +54,46 @@ def task_to_sas(task: Task, state: frozenset[Atom], goal: m.Condition) -> str | 
                 goal_pairs.append((var[atom], value))
             elif (atom in state) != (value == 0):
                 return None  # a static goal literal that is false: leave the verdict to FD's translator
-    ops = [op for op in (_operator(act, var, state) for act in actions if act.cost is not None) if op is not None]
+    ops = [op for op in (_operator(act, eff, var, state) for act, eff in zip(actions, effects) if act.cost is not None)
+           if op is not None]
     out = ["begin_version", "3", "end_version", "begin_metric", "1" if task.uses_costs else "0", "end_metric",
            str(len(fluent))]
     for i, atom in enumerate(fluent):
         name = _atom_name(atom)
-        out += ["begin_variable", f"var{i}", "-1", "2", f"Atom {name}", f"NegatedAtom {name}", "end_variable"]
+        out.append(f"begin_variable\nvar{i}\n-1\n2\nAtom {name}\nNegatedAtom {name}\nend_variable")
     out += ["0", "begin_state", *("0" if atom in state else "1" for atom in fluent), "end_state",
             "begin_goal", str(len(goal_pairs)), *(f"{v} {val}" for v, val in sorted(goal_pairs)), "end_goal",
-            str(len(ops))]
-    for op in ops:
-        out += op
-    out.append("0")  # no axioms
+            str(len(ops)), *ops, "0"]  # no axioms
     return "\n".join(out) + "\n"
 
 
-def _operator(act: GroundAction, var: dict[Atom, int], state: frozenset[Atom]) -> list[str] | None:
+def _operator(act: GroundAction, eff: CompiledEffect, var: dict[Atom, int], state: frozenset[Atom]) -> str | None:
     """One ``begin_operator`` block, or None where it can never fire or changes nothing."""
     pre: dict[int, int] = {}
     for atoms, value in ((act.precondition.pos, 0), (act.precondition.neg, 1)):
         for atom in atoms:
-            if atom in var:
-                if pre.get(var[atom], value) != value:
+            v = var.get(atom)
+            if v is not None:
+                if pre.get(v, value) != value:
                     return None  # p and not p
-                pre[var[atom]] = value
+                pre[v] = value
             elif (atom in state) != (value == 0):
                 return None
-    post: dict[int, int] = {var[a]: 1 for a in act.effect.dels}
-    post.update((var[a], 0) for a in act.effect.adds)  # add after delete, as in PDDL
+    post: dict[int, int] = {var[a]: 1 for a in eff.dels}
+    for a in eff.adds:  # add after delete, as in PDDL
+        post[var[a]] = 0
     # An effect that restates its own precondition changes nothing: it stays a prevail condition.
     post = {v: val for v, val in post.items() if pre.get(v) != val}
     if not post:
         return None  # changes nothing: no optimal plan uses it (and FD's search refuses it)
     prevail = sorted((v, val) for v, val in pre.items() if v not in post)
     cost = int(act.cost) if act.cost is not None else 1
-    return ["begin_operator", f"{act.name} {' '.join(act.args)}".rstrip(), str(len(prevail)),
-            *(f"{v} {val}" for v, val in prevail), str(len(post)),
-            *(f"0 {v} {pre.get(v, -1)} {val}" for v, val in sorted(post.items())), str(cost), "end_operator"]
+    lines = ["begin_operator", f"{act.name} {' '.join(act.args)}".rstrip(), str(len(prevail))]
+    lines += [f"{v} {val}" for v, val in prevail]
+    lines.append(str(len(post)))
+    lines += [f"0 {v} {pre.get(v, -1)} {val}" for v, val in sorted(post.items())]
+    lines += [str(cost), "end_operator"]
+    return "\n".join(lines)
 
 
 def sas_variables(text: str) -> Iterable[str]:
