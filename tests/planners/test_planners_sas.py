@@ -71,3 +71,22 @@ def test_static_and_unreachable_parts_and_fallbacks():
     assert _solve(task, True, goal=goal).status is PlanStatus.UNSOLVABLE
     # A false static goal literal is left to FD's translator.
     assert task_to_sas(task, task.init, goal_condition(task, [Atom("room", ("ball1",))])) is None
+
+
+def test_own_sas_route_skips_the_translators_pddl(monkeypatch):
+    """The typed PDDL view is built for FD's translator only: the SAS route neither builds nor needs it."""
+    from toolkit.planners import fd
+
+    calls = []
+    real = fd.typed_view
+    monkeypatch.setattr(fd, "typed_view", lambda *a, **k: calls.append(1) or real(*a, **k))
+    roads = load_task(COSTS / "roads" / "domain.pddl", COSTS / "roads" / "problem.pddl")
+    ours = _solve(roads, True)
+    assert ours.solved and ours.cost == 8 and not calls
+    theirs = _solve(roads, False)
+    assert theirs.solved and theirs.cost == 8 and calls
+    # A goal atom no action adds and the initial state lacks: left to the translator, which proves it unsolvable.
+    task = load_task(IPC / "gripper/domain.pddl", IPC / "gripper/prob01.pddl")
+    goal = [Atom("at-robby", ("ball1",))]
+    assert task_to_sas(task, task.init, goal_condition(task, goal)) is None
+    assert _solve(task, True, goal=goal).status is PlanStatus.UNSOLVABLE
