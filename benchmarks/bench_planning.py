@@ -36,9 +36,11 @@ All ratios compare peers measured in the same run on the same machine.
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -75,11 +77,16 @@ def _timed(cmd: list[str], timeout: float) -> tuple[float, float, str, int]:
     """Wall seconds, CPU seconds (the process and every process it waited for: FD's translator and
     search), stdout and exit code (-1 on timeout)."""
     c0, t0 = _children_cpu(), time.perf_counter()
+    # Its own process group, killed whole on timeout: FD's driver does not stop its search child.
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=child_env(),
+                            start_new_session=True)
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=child_env())
+        out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return timeout, _children_cpu() - c0, "", -1
-    return time.perf_counter() - t0, _children_cpu() - c0, out.stdout, out.returncode
+    return time.perf_counter() - t0, _children_cpu() - c0, out, proc.returncode
 
 
 def _fd_cost(plan_file: Path) -> str:
@@ -165,13 +172,15 @@ def ipc_main(ipc_dir: Path, timeout: float, repeat: int) -> None:
             med_pgt, med_fd = statistics.median(t_pgt), statistics.median(t_fd)
             med_solve = statistics.median(x or 0.0 for x in solve)
             ratio = med_pgt / med_fd
-            cpu_ratio = statistics.median(c_pgt) / max(statistics.median(c_fd), 1e-9)
-            if fd_rc == 0 and med_fd < 10:
+            # CPU of a killed run misses its orphaned children: no CPU ratio for timeouts.
+            cpu_ratio = statistics.median(c_pgt) / max(statistics.median(c_fd), 1e-9) if fd_rc == 0 else None
+            if cpu_ratio is not None and med_fd < 10:
                 ratios[rel] = ratio
                 cpu_ratios[rel] = cpu_ratio
             split = (f"{med_solve:>6.2f} {med_pgt - med_solve:>5.2f}" if rc == 0 and solve[-1] is not None
                      else f"{'-':>6} {'-':>5}")
-            print(f"{rel:<42} {med_pgt:>6.2f} {med_fd:>6.2f} {ratio:>5.2f} {split} {cpu_ratio:>9.2f} "
+            cpu_text = "-" if cpu_ratio is None else f"{cpu_ratio:.2f}"
+            print(f"{rel:<42} {med_pgt:>6.2f} {med_fd:>6.2f} {ratio:>5.2f} {split} {cpu_text:>9} "
                   f"{_pgt_cost(out) if rc == 0 else 'none':>8} {fd_cost:>7}  {planner} / {search}", flush=True)
     finally:
         shutil.rmtree(plan_dir, ignore_errors=True)
