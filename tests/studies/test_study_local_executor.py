@@ -111,3 +111,17 @@ def test_a_unit_whose_worker_keeps_dying_gives_worker_errors_that_a_resume_runs_
     monkeypatch.undo()  # the crash is fixed: the same command finishes the study
     have = collect(read_records(run_study(config, out, workers=2, progress=False)))
     assert len(have.judged) == 4 and not have.errors and have.retried == 2
+
+
+def test_the_writer_of_an_offline_study_never_imports_networkx():
+    """The worlds' graph library (~0.1 s to import) is the workers' to load: the writer's start is serial time."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom toolkit.cli import build_parser\nfrom benchmarks.commands import _config\n"
+            "from benchmarks.runner import preflight\n"
+            "args = build_parser('run').parse_args(['run', '--suite', 'viplan-bw/simple', '--grounder', 'oracle', "
+            "'--problems', '2', '--out', 'unused'])\n"
+            "preflight(_config(args))\nprint(sorted(m for m in ('networkx', 'grounders.vlm') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
