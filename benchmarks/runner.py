@@ -520,7 +520,9 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
     with StudyLock(out):
         records = _prepare_out(out, config)
         judged = {r["id"] for r in collect(records).judged}
-        todo = [dataclasses.replace(s, config=config) for s in specs if s.id not in judged]
+        # the specs carry the config the episodes run with (a VLM study's gained its answer log above)
+        todo = [s if s.config is config else dataclasses.replace(s, config=config) for s in specs
+                if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
         results = _run_episodes(config, todo, workers)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
