@@ -194,7 +194,9 @@ class _Pool:
 
         def hand(pid: int) -> None:
             mine = held.setdefault(pid, [])
-            while waiting and len(mine) < LOCAL_HELD:
+            # near the end, one unit at a time: a unit queued behind another in one worker's pipe cannot go
+            # to a worker that has run out
+            while waiting and len(mine) < (LOCAL_HELD if len(waiting) > self.size else 1):
                 seen = warmed.setdefault(pid, set())
                 others = set().union(*(tasks for other, tasks in warmed.items() if other != pid))
                 unit = waiting.pop(pick_unit(waiting, seen, others))
