@@ -128,6 +128,23 @@ def condition_atoms(action: GroundAction) -> list[tuple[Atom, bool]]:
     return condition_literals(action.precondition)
 
 
+def required_literals(action: GroundAction) -> list[tuple[Atom, bool]]:
+    """The literals the precondition needs whatever else holds: its conjunction's, not its disjunctions'.
+
+    ``(or (not (inside o c)) (open c))`` needs neither ``(open c)`` nor
+    ``(not (inside o c))`` on its own, so an action that ran is no evidence for either.
+    """
+    return [(lit.atom, lit.positive) for lit in dict.fromkeys(action.precondition.literals)]
+
+
+def disjunctive_atoms(action: GroundAction) -> list[Atom]:
+    """Atoms of the precondition's disjunctive part (empty for a plain conjunction)."""
+    tree = action.precondition.tree
+    if tree in (None, True, False):
+        return []
+    return list(dict.fromkeys(atom for atom, _ in _tree_literals(tree)))
+
+
 def condition_literals(cond: CompiledCondition) -> list[tuple[Atom, bool]]:
     """A compiled condition's literals, then those inside its disjunctive part, as (atom, expected truth)."""
     out: dict[Atom, bool] = {}

@@ -37,7 +37,8 @@ import math
 from dataclasses import dataclass
 from typing import Hashable, Sequence
 
-from toolkit.agents.base import Clock, EpisodeResult, Ledger, accepts_wording, condition_atoms, condition_literals
+from toolkit.agents.base import (Clock, EpisodeResult, Ledger, accepts_wording, condition_atoms, condition_literals,
+                                 disjunctive_atoms, required_literals)
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
 from toolkit.invariants import Group, groups, invariants_of
 from toolkit.model import Atom
@@ -226,7 +227,8 @@ class _Episode:
         seen = self._picture_evidence(action, view_before, bool(changed))
         if seen is False:  # nothing moved: the world is as it was, a precondition was (likely) false
             self.ledger.note("effect_check", self.step, action=str(action), p_success=0.0, picture="unchanged")
-            self.belief.observe_no_effect(condition_atoms(action), self.config.silent_failure)
+            self.belief.observe_no_effect(required_literals(action), self.config.silent_failure)
+            self.doubt_disjunctions(action)
             return False
         if seen is True:
             logp[1] = -math.inf
@@ -279,10 +281,22 @@ class _Episode:
             return False
         effect = action.effect
         touched = effect.adds | effect.dels | {a for c in effect.conditional for a in c.adds | c.dels}
-        for atom, value in condition_atoms(action):
+        for atom, value in required_literals(action):
             if atom in self.belief and atom not in touched:  # unchanged by the action: held before and after
                 self.belief.observe(atom, value, self.config.change_trust)
         return True
+
+    def doubt_disjunctions(self, action: GroundAction) -> None:
+        """An action that did nothing: its disjunctive precondition may be what was false.
+
+        Which disjunct failed cannot be read off the picture, so the evidence about
+        every atom of the disjunctive part is weakened: the next attempt makes them
+        certain again (hidden ones are read afresh), instead of repeating the action
+        on the same belief until the step limit.
+        """
+        atoms = [a for a in disjunctive_atoms(action) if a in self.belief]
+        self.belief.weaken(atoms, self.config.stale_weight)
+        self.ask([a for a in atoms if not self.obs.can_see(a)], "recheck")
 
     @staticmethod
     def _diagnostic_rank(action: GroundAction, atom: Atom, predicted: frozenset[Atom]) -> tuple:
