@@ -21,7 +21,6 @@ import multiprocessing
 import os
 import signal
 import sys
-import time
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from benchmarks.store import Finished
@@ -106,6 +105,9 @@ class LocalExecutor:
             for spec in specs:
                 yield Finished.of(run_episode(spec))
             return
+        from benchmarks.runner import load_episode_code
+
+        load_episode_code()  # once, before the fork, so the workers share it rather than each import it again
         yield from _Pool(min(self.workers, len(specs))).run(units(specs, self.workers, most=LOCAL_UNIT))
 
 
@@ -116,9 +118,6 @@ LOCAL_UNIT = 5
 # Units a local worker holds at once: the one it runs and the next, already in its pipe, so it starts the
 # next unit without waiting for the writer to wake up and answer (a round trip per unit, longer on a busy machine).
 LOCAL_HELD = 2
-# While every worker holds its next unit, the writer takes records every few milliseconds, not at each one:
-# on 2 cores, waking the writer 2 x 300 times a second took CPU from the workers it was waiting for.
-WRITER_NAP = 0.005
 
 
 def pick_unit(waiting: list[list[EpisodeSpec]], mine: set[tuple[str, str]], others: set[tuple[str, str]]) -> int:
@@ -219,9 +218,6 @@ class _Pool:
                         yield from self._drain(conn, held[conns[conn]], lambda pid=conns[conn]: hand(pid))
                 if any(sentinel in ready for sentinel in sentinels):  # a worker ended
                     yield from self._reap(waiting, held, warmed, tries, hand)
-                if not waiting or any(len(units) < LOCAL_HELD for units in held.values()):
-                    continue
-                time.sleep(WRITER_NAP)  # every worker has a unit in hand and the next queued: let records gather
         finally:
             self._stop()
 

@@ -113,8 +113,9 @@ def test_a_unit_whose_worker_keeps_dying_gives_worker_errors_that_a_resume_runs_
     assert len(have.judged) == 4 and not have.errors and have.retried == 2
 
 
-def test_the_writer_of_an_offline_study_never_imports_networkx():
-    """The worlds' graph library (~0.1 s to import) is the workers' to load: the writer's start is serial time."""
+def test_checking_an_offline_study_imports_neither_networkx_nor_the_vlm_client():
+    """The worlds' graph library (~0.1 s to import) is for the processes that run episodes: a Ray driver or a
+    dry run never loads it (local workers get it from the writer just before their fork)."""
     import subprocess
     import sys
 
