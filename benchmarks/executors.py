@@ -19,6 +19,7 @@ import gc
 import math
 import multiprocessing
 import os
+import queue
 import signal
 import sys
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
@@ -115,9 +116,6 @@ class LocalExecutor:
 # enough that handing them out costs the writer little. A worker is handed units of tasks it has warmed
 # first, so a task's warm-up (parsing, plans, question counts) still runs about once.
 LOCAL_UNIT = 5
-# Units a local worker holds at once: the one it runs and the next, already in its pipe, so it starts the
-# next unit without waiting for the writer to wake up and answer (a round trip per unit, longer on a busy machine).
-LOCAL_HELD = 2
 
 
 def pick_unit(waiting: list[list[EpisodeSpec]], mine: set[tuple[str, str]], others: set[tuple[str, str]]) -> int:
@@ -133,46 +131,40 @@ def pick_unit(waiting: list[list[EpisodeSpec]], mine: set[tuple[str, str]], othe
     return pick
 
 
-def _worker(conn: Any, inherited: list[Any]) -> None:
+def _worker(inbox: Any, outbox: Any) -> None:
     """A worker process: run the units it is handed until ``None``, sending each episode as it finishes.
 
     The record is encoded here (:meth:`Finished.of`), so the writer only appends
-    the line: its per-episode work is the serial part of a parallel study. Records
-    go straight down the worker's own pipe from this thread (no queue, no feeder
-    thread taking turns with the episodes for the interpreter).
+    the line: its per-episode work is the serial part of a parallel study.
     """
     from benchmarks.runner import run_episode
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
-    for other in inherited:  # the writer's ends of earlier workers' pipes, forked along: only the writer reads them
-        other.close()
-    while (unit := conn.recv()) is not None:
+    pid = os.getpid()
+    while (unit := inbox.recv()) is not None:
         for spec in unit:
-            conn.send(Finished.of(run_episode(spec)))
-        conn.send(None)  # the unit is done: the writer hands another
+            outbox.put(("record", pid, Finished.of(run_episode(spec))))
+        outbox.put(("end", pid, None))
 
 
 class _Pool:
-    """Worker processes, each with a pipe of its own; a worker that dies has its unfinished episodes run again.
+    """Worker processes, each handed one unit at a time; a worker that dies has its unfinished episodes run again.
 
-    The parent hands out the units (:data:`LOCAL_HELD` per worker at once), so it
-    always knows which episodes a dead worker held. A worker is handed a unit of a
-    task it has already warmed when one waits, else one of a task no worker has
-    warmed, and only then one another worker warmed (at the end of a study, where
-    it would otherwise sit idle). The parent sleeps on the pipes and the processes'
-    sentinels together, so a record is written, and a dead worker replaced, at once.
+    The parent hands out the units, so it always knows which episodes a dead worker
+    held. A worker is handed a unit of a task it has already warmed when one waits,
+    else one of a task no worker has warmed, and only then one another worker warmed
+    (at the end of a study, where it would otherwise sit idle).
     """
 
     def __init__(self, size: int) -> None:
         self.size = size
         self.ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
+        self.outbox = self.ctx.Queue()
         self.procs: dict[int, tuple[Any, Any]] = {}  # pid -> (process, the parent's end of its pipe)
-        self.closed: set[Any] = set()  # pipes found closed by a worker that is exiting (its sentinel will say)
 
     def _start(self) -> int:
         mine, theirs = self.ctx.Pipe()
-        inherited = [conn for _, conn in self.procs.values()] if self.ctx.get_start_method() == "fork" else []
-        proc = self.ctx.Process(target=_worker, args=(theirs, inherited), daemon=True)
+        proc = self.ctx.Process(target=_worker, args=(theirs, self.outbox), daemon=True)
         gc.freeze()  # the parent's objects (parsed tasks) stay out of the child's collections: no copy-on-write storm
         try:
             proc.start()
@@ -183,87 +175,57 @@ class _Pool:
         return proc.pid
 
     def run(self, work: list[list[EpisodeSpec]]) -> Iterator[Finished]:
-        from multiprocessing.connection import wait
-
         waiting = [list(unit) for unit in work]
-        # pid -> its units in the order handed, each as id -> the episodes not yet recorded (the first one runs)
-        held: dict[int, list[dict[str, EpisodeSpec]]] = {}
-        warmed: dict[int, set[tuple[str, str]]] = {}  # pid -> tasks it has been handed
+        held: dict[int, dict[str, EpisodeSpec]] = {}  # pid -> id -> the episodes of its unit not yet recorded
+        warmed: dict[int, set[tuple[str, str]]] = {}  # pid -> tasks it has run
         tries: dict[str, int] = {}  # id of a unit's first episode -> deaths while running it
 
         def hand(pid: int) -> None:
-            mine = held.setdefault(pid, [])
-            # near the end, one unit at a time: a unit queued behind another in one worker's pipe cannot go
-            # to a worker that has run out
-            while waiting and len(mine) < (LOCAL_HELD if len(waiting) > self.size else 1):
-                seen = warmed.setdefault(pid, set())
-                others = set().union(*(tasks for other, tasks in warmed.items() if other != pid))
-                unit = waiting.pop(pick_unit(waiting, seen, others))
-                seen.add((unit[0].domain, unit[0].problem))
-                mine.append({spec.id: spec for spec in unit})
-                try:
-                    self.procs[pid][1].send(unit)  # a few hundred bytes: never fills the pipe the worker drains
-                except OSError:  # it has just died: _reap puts the unit back in line
-                    return
+            if not waiting:
+                return
+            seen = warmed.setdefault(pid, set())
+            others = set().union(*(tasks for other, tasks in warmed.items() if other != pid and other in self.procs))
+            unit = waiting.pop(pick_unit(waiting, seen, others))
+            seen.add((unit[0].domain, unit[0].problem))
+            held[pid] = {spec.id: spec for spec in unit}
+            self.procs[pid][1].send(unit)
 
         try:
             for _ in range(min(self.size, len(waiting))):
                 hand(self._start())
-            while any(held.values()) or waiting:
-                conns = {conn: pid for pid, (_, conn) in self.procs.items() if conn not in self.closed}
-                sentinels = [proc.sentinel for proc, _ in self.procs.values()]
-                ready = wait([*conns, *sentinels])
-                for conn in ready:
-                    if conn in conns:
-                        yield from self._drain(conn, held[conns[conn]], lambda pid=conns[conn]: hand(pid))
-                if any(sentinel in ready for sentinel in sentinels):  # a worker ended
-                    yield from self._reap(waiting, held, warmed, tries, hand)
+            while held or waiting:
+                try:
+                    kind, pid, done = self.outbox.get(timeout=0.5)
+                except queue.Empty:
+                    yield from self._reap(waiting, held, tries, hand)
+                    continue
+                if kind == "end":
+                    held.pop(pid, None)
+                    hand(pid)
+                else:
+                    if pid in held:
+                        held[pid].pop(done.record["id"], None)
+                    yield done
         finally:
             self._stop()
 
-    def _drain(self, conn: Any, mine: list[dict[str, EpisodeSpec]], refill: Callable[[], None]) -> Iterator[Finished]:
-        """The records waiting in a worker's pipe; each unit it reports done is replaced by a new one."""
-        try:
-            while conn.poll():
-                done = conn.recv()
-                if done is None:  # its running unit is done
-                    if mine:
-                        mine.pop(0)
-                    refill()
-                    continue
-                if mine:
-                    mine[0].pop(done.record["id"], None)
-                yield done
-        except (EOFError, OSError):  # the worker died: its sentinel says so, and _reap acts on it
-            self.closed.add(conn)
-
-    def _reap(self, waiting: list, held: dict[int, list[dict[str, EpisodeSpec]]], warmed: dict[int, set],
-              tries: dict[str, int], hand: Callable[[int], None]) -> Iterator[Finished]:
-        """Replace dead workers; a dead worker's unfinished episodes wait again, up to :data:`UNIT_RETRIES` times.
-
-        Only the unit it was running counts a try; a unit it held but had not started waits again as it was.
-        """
+    def _reap(self, waiting: list, held: dict[int, dict[str, EpisodeSpec]], tries: dict[str, int],
+              hand: Callable[[int], None]) -> Iterator[Finished]:
+        """Replace dead workers; a dead worker's unfinished episodes wait again, up to :data:`UNIT_RETRIES` times."""
         for pid, (proc, conn) in list(self.procs.items()):
             if proc.is_alive():
                 continue
-            yield from self._drain(conn, held.get(pid, []), lambda: None)  # what it sent before it died is kept
             del self.procs[pid]
-            warmed.pop(pid, None)
-            self.closed.discard(conn)
             conn.close()
-            mine = held.pop(pid, [])
-            for i in reversed(range(len(mine))):  # the running unit ends up first in line again
-                left = list(mine[i].values())
-                if not left:
-                    continue
-                if i == 0:
-                    key = left[0].id
-                    tries[key] = tries.get(key, 0) + 1
-                    if tries[key] > UNIT_RETRIES:
-                        why = f"its worker process died {tries[key]} times (exit code {proc.exitcode})"
-                        yield from (Finished.of(lost_record(spec, why)) for spec in left)
-                        continue
-                waiting.insert(0, left)
+            left = list(held.pop(pid, {}).values())
+            if left:
+                key = left[0].id
+                tries[key] = tries.get(key, 0) + 1
+                if tries[key] > UNIT_RETRIES:
+                    why = f"its worker process died {tries[key]} times (exit code {proc.exitcode})"
+                    yield from (Finished.of(lost_record(spec, why)) for spec in left)
+                else:
+                    waiting.insert(0, left)
             if waiting:
                 hand(self._start())
 
@@ -279,6 +241,8 @@ class _Pool:
                 proc.terminate()
                 proc.join(timeout=5)
             conn.close()
+        self.outbox.cancel_join_thread()  # never block exiting on records nobody will read
+        self.outbox.close()
 
 
 # -------------------------------------------------------------------- ray
