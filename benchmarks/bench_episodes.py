@@ -9,6 +9,11 @@ local 2-CPU cluster, which is what a one-machine Ray run costs.
 The writer's CPU seconds (the ``pgt run`` process itself, not its workers) are the
 serial part of a parallel run; they move far less than wall time when other work
 shares the machine, so a change in the writer's cost shows even on a busy machine.
+So do the local workers' CPU seconds (all of them together): more than the one
+worker's run spends on its episodes is work a second process adds. Other work on
+the machine during the runs is printed too (Linux: CPU time /proc/stat counts that
+this benchmark's processes did not use), as cores' worth: a wall-clock speed-up
+means little while other work holds a core.
 
 Python's bytecode is compiled by an untimed one-episode run first, as an installed
 package has it (``PYTHONDONTWRITEBYTECODE`` would otherwise recompile every module
@@ -21,6 +26,7 @@ Usage: python -m benchmarks.bench_episodes [SEEDS] [--repeat N] [--no-ray]
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import statistics
 import subprocess
@@ -31,12 +37,15 @@ from pathlib import Path
 
 from benchmarks.store import read_records
 
-# runs the CLI, then prints this process's own CPU seconds (RUSAGE_SELF: without its workers) on stderr
+# runs the CLI, then prints its own CPU seconds (RUSAGE_SELF: without its workers) and those of the worker
+# processes it waited for (RUSAGE_CHILDREN) on stderr
 _TIMED = ("import resource, sys\n"
           "from toolkit.cli import main\n"
           "code = main(sys.argv[1:])\n"
           "usage = resource.getrusage(resource.RUSAGE_SELF)\n"
-          "print(f'writer-cpu {usage.ru_utime + usage.ru_stime:.4f}', file=sys.stderr)\n"
+          "kids = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+          "print(f'writer-cpu {usage.ru_utime + usage.ru_stime:.4f} workers-cpu {kids.ru_utime + kids.ru_stime:.4f}',"
+          " file=sys.stderr)\n"
           "sys.exit(code)\n")
 RUNS = (("1 local worker", ("--workers", "1")), ("2 local workers", ("--workers", "2")),
         ("Ray, 2 CPUs", ("--executor", "ray", "--workers", "2")))
@@ -51,14 +60,30 @@ def _command(seeds: int, out: Path, *extra: str) -> list[str]:
             "--seeds", str(seeds), "--quiet", "--out", str(out), *extra]
 
 
-def _run(seeds: int, out: Path, *extra: str) -> tuple[float, float]:
-    """(episodes per second, the writer's CPU seconds) of one ``pgt run`` process."""
+def _run(seeds: int, out: Path, *extra: str) -> tuple[float, float, float, float]:
+    """(episodes per second, the writer's and its workers' CPU seconds, other work's cores) of one ``pgt run``."""
+    machine = _machine_cpu()
     start = time.perf_counter()
     done = subprocess.run(_command(seeds, out, *extra), check=True, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, env=_env())
-    rate = len(read_records(out / "episodes.jsonl")) / (time.perf_counter() - start)
-    cpu = [float(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("writer-cpu ")]
-    return rate, cpu[-1] if cpu else float("nan")
+    wall = time.perf_counter() - start
+    rate = len(read_records(out / "episodes.jsonl")) / wall
+    lines = [line.split() for line in done.stderr.splitlines() if line.startswith("writer-cpu ")]
+    writer, workers = (float(lines[-1][1]), float(lines[-1][3])) if lines else (float("nan"), float("nan"))
+    after = _machine_cpu()
+    others = float("nan") if math.isnan(machine) else (after - machine - writer - workers) / wall
+    return rate, writer, workers, max(others, 0.0)
+
+
+def _machine_cpu() -> float:
+    """CPU seconds every process on the machine has used since boot (NaN where /proc/stat is not there)."""
+    try:
+        with open("/proc/stat", encoding="ascii") as fh:
+            fields = [int(x) for x in fh.readline().split()[1:]]
+    except (OSError, ValueError):
+        return float("nan")
+    busy = sum(fields[:8]) - fields[3] - fields[4]  # all but idle and iowait (guest time is already in user)
+    return busy / os.sysconf("SC_CLK_TCK")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -69,7 +94,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     runs = RUNS[:2] if args.no_ray else RUNS
     rates: dict[str, list[float]] = {name: [] for name, _ in runs}
-    cpus: dict[str, list[float]] = {name: [] for name, _ in runs}
+    cpus: dict[str, list[tuple[float, float, float]]] = {name: [] for name, _ in runs}  # writer, workers, others
     failed: set[str] = set()
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run(_command(1, Path(tmp) / "warm-up", "--problems", "1", "--workers", "1"), check=True,
@@ -80,19 +105,21 @@ def main(argv: list[str] | None = None) -> None:
                     continue
                 out = Path(tmp) / f"{name.replace(' ', '-').replace(',', '')}-{i}"
                 try:
-                    rate, cpu = _run(args.seeds, out, *extra)
+                    rate, *cpu = _run(args.seeds, out, *extra)
                 except subprocess.CalledProcessError as exc:
                     tail = (exc.stderr or "").strip().splitlines()[-1:] or ["no message"]
                     print(f"{name}: failed ({tail[0]})")
                     failed.add(name)
                     continue
                 rates[name].append(rate)
-                cpus[name].append(cpu)
+                cpus[name].append((cpu[0], cpu[1], cpu[2]))
     episodes = 25 * args.seeds
     for name, _ in runs:
         if rates[name]:
+            writer, workers, others = (statistics.median(c[i] for c in cpus[name]) for i in range(3))
+            local = f", workers CPU {workers:.2f} s" if "local" in name and workers > 0 else ""
             print(f"{name}: {statistics.median(rates[name]):.1f} episodes/s ({episodes} episodes, "
-                  f"writer CPU {statistics.median(cpus[name]):.2f} s, median of {len(rates[name])})")
+                  f"writer CPU {writer:.2f} s{local}, other work {others:.1f} cores, median of {len(rates[name])})")
     if rates["1 local worker"] and rates["2 local workers"]:
         ratio = statistics.median(rates["2 local workers"]) / statistics.median(rates["1 local worker"])
         print(f"2-worker speed-up {ratio:.2f}x (target >= 1.7x on 2 cores): {'PASS' if ratio >= 1.7 else 'MISS'}")

@@ -157,7 +157,6 @@ def _render_fields(args: argparse.Namespace) -> dict:
 def _check_vlm_flags(args: argparse.Namespace) -> None:
     """The VLM client's flags, checked before any work (a missing model would fail every episode)."""
     from grounders.client import check_base_url, check_max_retries, check_timeout
-    from grounders.vlm import env_model
 
     check_timeout(args.timeout)
     check_max_retries(args.max_retries)
@@ -168,8 +167,11 @@ def _check_vlm_flags(args: argparse.Namespace) -> None:
         raise PgtError(f"{', '.join(limits)}: only for --grounder vlm (the limits of a model endpoint)")
     if args.base_url is not None:
         check_base_url(args.base_url)
-    if args.grounder == "vlm" and not (args.model or env_model()):
-        raise PgtError(f"--grounder vlm needs --model (or PGT_VLM_MODEL) for protocol {args.protocol}")
+    if args.grounder == "vlm":
+        from grounders.vlm import env_model  # only here: a study of another grounder never loads the VLM client
+
+        if not (args.model or env_model()):
+            raise PgtError(f"--grounder vlm needs --model (or PGT_VLM_MODEL) for protocol {args.protocol}")
 
 
 def _accuracy_text(s: dict[str, float]) -> str:

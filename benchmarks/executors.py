@@ -106,6 +106,9 @@ class LocalExecutor:
             for spec in specs:
                 yield Finished.of(run_episode(spec))
             return
+        from benchmarks.runner import load_episode_code
+
+        load_episode_code()  # once, before the fork, so the workers share it rather than each import it again
         yield from _Pool(min(self.workers, len(specs))).run(units(specs, self.workers, most=LOCAL_UNIT))
 
 

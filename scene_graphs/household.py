@@ -31,31 +31,13 @@ import networkx as nx
 
 from scene_graphs.layout import Layout, load_layout
 from scene_graphs.schema import SceneGraphError, add_rel, new_graph, remove_rel, sources, targets, validate_graph
+from scene_graphs.views import check_render_mode
 from scene_graphs.world import GraphWorld
 from toolkit.model import Atom
 from toolkit.task import GroundAction, Task
 
 AGENT = "agent:robot"
 RELATIONS = ("ontop", "nextto", "inside")
-
-
-RENDER_MODES = ("schematic", "pictorial")
-
-
-def check_render_mode(mode: str, labels: bool | None) -> tuple[str, bool]:
-    """The (mode, labels) pair a view is drawn with; labels default on for schematic, off for pictorial.
-
-    Raises:
-        SceneGraphError: an unknown mode, or a schematic view without labels (its boxes are only names).
-    """
-    if mode not in RENDER_MODES:
-        raise SceneGraphError(f"unknown render mode {mode!r}; choose {' or '.join(RENDER_MODES)}")
-    if labels is None:
-        labels = mode == "schematic"
-    if mode == "schematic" and not labels:
-        raise SceneGraphError("the schematic view is names in boxes and cannot drop its labels; "
-                              "use --render-mode pictorial --no-labels")
-    return mode, labels
 
 
 def room_node(room: str) -> str:

@@ -40,7 +40,7 @@ def make_world(task: Task, *, failure_prob: float = 0.0, seed: int | None = None
     """The world for ``task``'s domain (by the domain's PDDL name).
 
     ``render_mode``/``labels`` choose how the household view is drawn (see
-    :func:`scene_graphs.household.check_render_mode`); Blocksworld has one view.
+    :func:`scene_graphs.views.check_render_mode`); Blocksworld has one view.
 
     Raises:
         UnknownSymbolError: no world is registered for the domain.

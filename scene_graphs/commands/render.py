@@ -42,7 +42,7 @@ def add_render_arguments(p: argparse.ArgumentParser) -> None:
 
 def render_options(args: argparse.Namespace) -> tuple[str, bool]:
     """The checked (mode, labels) of :func:`add_render_arguments`' flags (a clear error for schematic --no-labels)."""
-    from scene_graphs.household import check_render_mode
+    from scene_graphs.views import check_render_mode
 
     # commands without the flags (pgt demo) draw the default view
     return check_render_mode(getattr(args, "render_mode", "schematic"), getattr(args, "labels", None))

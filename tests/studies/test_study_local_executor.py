@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
 import re
 from pathlib import Path
 
-from benchmarks.executors import LOCAL_UNIT, pick_unit, units
+from benchmarks.executors import LOCAL_UNIT, UNIT_RETRIES, pick_unit, units
 from benchmarks.metrics import split_table
 from benchmarks.runner import RunConfig, episode_specs, run_and_collect, run_study
 from benchmarks.store import Appender, Finished, brief, collect, read_records
@@ -62,3 +63,66 @@ def test_a_free_worker_takes_its_own_task_then_an_untouched_one_then_helps_at_th
     assert task(waiting[pick_unit(waiting, set(), {first, second})]) == third  # a task nobody warmed
     everyone = {task(u) for u in waiting}
     assert pick_unit(waiting, set(), everyone) == 0  # nothing untouched is left: help rather than idle
+
+
+def _dying(monkeypatch, marker: Path | None, doomed: str, seed: int | None = None) -> None:
+    """Make a worker process die (no clean-up, as a kill or a crash of the interpreter would) on episodes of
+    problem ``doomed`` (of ``seed`` only, if given): once (leaving ``marker``) or, without a marker, every time."""
+    import os
+
+    import benchmarks.runner as runner
+
+    real = runner.run_episode
+
+    def run_episode(spec):
+        if Path(spec.problem).stem == doomed and seed in (None, spec.seed) and multiprocessing.parent_process():
+            if marker is None:
+                os._exit(9)
+            try:
+                marker.touch(exist_ok=False)
+            except FileExistsError:
+                pass
+            else:
+                os._exit(9)
+        return real(spec)
+
+    monkeypatch.setattr(runner, "run_episode", run_episode)  # forked workers inherit it
+
+
+def test_a_worker_killed_mid_study_loses_and_duplicates_nothing(tmp_path: Path, monkeypatch):
+    config = RunConfig(**{**CONFIG.to_dict(), "seeds": 2 * LOCAL_UNIT, "problems": 2})
+    one = _lines_by_id(run_study(config, tmp_path / "one", workers=1, progress=False))
+    doomed = Path(episode_specs(config)[-1].problem).stem
+    _dying(monkeypatch, tmp_path / "died", doomed, seed=1)  # mid-unit: seed 0's record was sent before it died
+    two = _lines_by_id(run_study(config, tmp_path / "two", workers=2, progress=False))  # asserts no id twice
+    assert (tmp_path / "died").is_file()  # a worker did die
+    assert one == two
+
+
+def test_a_unit_whose_worker_keeps_dying_gives_worker_errors_that_a_resume_runs_again(tmp_path: Path, monkeypatch):
+    config = RunConfig(**{**CONFIG.to_dict(), "seeds": 2, "problems": 2})
+    doomed = Path(episode_specs(config)[0].problem).stem
+    _dying(monkeypatch, None, doomed)
+    out = tmp_path / "r"
+    have = collect(read_records(run_study(config, out, workers=2, progress=False)))
+    assert len(have.errors) == 2 and len(have.judged) == 2  # the other problem's episodes finished
+    assert {r["error_kind"] for r in have.errors} == {"worker"}
+    assert all(f"died {UNIT_RETRIES + 1} times" in r["error"] and doomed in r["id"] for r in have.errors)
+    monkeypatch.undo()  # the crash is fixed: the same command finishes the study
+    have = collect(read_records(run_study(config, out, workers=2, progress=False)))
+    assert len(have.judged) == 4 and not have.errors and have.retried == 2
+
+
+def test_checking_an_offline_study_imports_neither_networkx_nor_the_vlm_client():
+    """The worlds' graph library (~0.1 s to import) is for the processes that run episodes: a Ray driver or a
+    dry run never loads it (local workers get it from the writer just before their fork)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom toolkit.cli import build_parser\nfrom benchmarks.commands import _config\n"
+            "from benchmarks.runner import preflight\n"
+            "args = build_parser('run').parse_args(['run', '--suite', 'viplan-bw/simple', '--grounder', 'oracle', "
+            "'--problems', '2', '--out', 'unused'])\n"
+            "preflight(_config(args))\nprint(sorted(m for m in ('networkx', 'grounders.vlm') if m in sys.modules))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
