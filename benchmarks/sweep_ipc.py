@@ -36,7 +36,6 @@ import re
 import signal
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
@@ -48,7 +47,6 @@ SAMPLE = Path("/work/shared/ipc-sample")
 COMMANDS = ("lint", "validate", "questions", "invariants", "plan")
 OUTCOMES = ("ok", "traceback", "crash", "wrong", "unlocated", "refused", "timeout", "skipped")
 _LOCATED = re.compile(r":\d+:\d+")
-_ATOM = re.compile(r"\(([^()]+)\)")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,13 +96,18 @@ def domain_for(problem: Path, domains: set[Path]) -> Path | None:
     return None
 
 
-def discover(root: Path, per_domain: int | None = None, only: Iterable[str] = ()) -> list[Case]:
-    """Every (domain, problem) pair under ``root``; with ``per_domain`` the smallest problems of each folder."""
-    only = tuple(only)
+def discover(root: Path, per_domain: int | None = None, only: Iterable[str] = (),
+             exclude: Iterable[str] = ()) -> list[Case]:
+    """Every (domain, problem) pair under ``root``; with ``per_domain`` the smallest problems of each folder.
+
+    ``only`` keeps the folders whose path contains one of its words; ``exclude``
+    drops the folders so named (for example those another sweep already covered).
+    """
+    only, exclude = tuple(only), set(exclude)
     cases = []
     for folder in sorted({p.parent for p in root.rglob("*.pddl")}):
         rel = folder.relative_to(root).as_posix()
-        if only and not any(word in rel for word in only):
+        if (only and not any(word in rel for word in only)) or folder.name in exclude:
             continue
         files = sorted(folder.glob("*.pddl"))
         domains = {p for p in files if _is_domain(p)}
@@ -172,32 +175,25 @@ def _states(validate_json: dict) -> list[set[str]]:
     return [set(step["state_after"]) for step in validate_json.get("steps", []) if step.get("state_after")]
 
 
-def _pattern_atoms(pattern: str) -> list[tuple[str, tuple[str, ...]]]:
-    return [(parts[0], tuple(parts[1:])) for parts in (m.split() for m in _ATOM.findall(pattern))]
+def invariant_broken(case: Case, claimed: list[str], states: list[set[str]]) -> str | None:
+    """Why a state along a VAL-valid plan breaks an invariant ``pgt invariants`` claims, or None.
 
-
-def invariant_broken(pattern: str, groups: int, state: set[str]) -> str | None:
-    """Why ``state`` breaks an ``exactly/at most one of {...}`` invariant printed by ``pgt invariants``, or None.
-
-    ``*`` matches any object; ``?gN`` binds the group: at most one member per binding
-    may hold, and with "exactly one" every one of the ``groups`` bindings holds one.
+    The claims are read from the command's output; their groups (which atoms each
+    one constrains) come from the library, as the command computes them.
     """
-    members = _pattern_atoms(pattern)
-    per_group: dict[tuple[str, ...], list[str]] = collections.defaultdict(list)
-    for atom in state:
-        pred, *args = atom.strip("()").split()
-        for name, params in members:
-            if name != pred or len(params) != len(args):
-                continue
-            key = tuple(a for p, a in zip(params, args) if p.startswith("?"))
-            if all(p in ("*", a) or p.startswith("?") for p, a in zip(params, args)):
-                per_group[key].append(atom)
-                break
-    crowded = [atoms for atoms in per_group.values() if len(atoms) > 1]
-    if crowded:
-        return f"{pattern}: {sorted(crowded[0])} hold together"
-    if pattern.startswith("exactly") and len(per_group) != groups:
-        return f"{pattern}: {len(per_group)} of {groups} groups hold an atom"
+    from toolkit.invariants import groups, invariants_of
+    from toolkit.task import load_task
+
+    task = load_task(case.domain, case.problem)
+    for pattern in invariants_of(task):
+        if str(pattern) not in claimed:
+            continue
+        for group in groups(task, [pattern]):
+            atoms = {str(a) for a in group.atoms}
+            for step, state in enumerate(states, 1):
+                true = sorted(atoms & state)
+                if len(true) > 1 or (pattern.exactly_one and not true):
+                    return f"after step {step}: {pattern} has {true or 'no atom'} true"
     return None
 
 
@@ -255,10 +251,7 @@ def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list
         ran = run([*pgt, "invariants", "--json", dom, prob], limit)
         judged = failure(ran)
         if judged is None:
-            report = json.loads(ran.out)
-            holding = [r for r in report["preserved"] if r["holds_initially"]]
-            broken = next((why for r in holding for s in states or [] if (why := invariant_broken(
-                r["pattern"], r["groups"], s))), None)
+            broken = invariant_broken(case, json.loads(ran.out)["invariants"], states) if states else None
             judged = ("wrong", f"along the FD plan: {broken}") if broken else ("ok", "")
         record("invariants", ran, *judged)
 
@@ -286,16 +279,32 @@ def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list
     return results
 
 
-def extract(git_dir: Path, rev: str, into: Path) -> Path:
-    """A bare git mirror's tree at ``rev`` unpacked into a temporary folder (never into the project)."""
-    archive = into / "tree.tar"
-    with open(archive, "wb") as out:
-        subprocess.run(["git", "--git-dir", str(git_dir), "archive", rev], stdout=out, check=True)
+def extract(git_dir: Path, rev: str, into: Path) -> tuple[Path, int]:
+    """The ``.pddl`` files of a bare git mirror's tree at ``rev``, written under ``into`` (never the project).
+
+    A mirror may lack its largest blobs; those files are left out and counted.
+    """
+    listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", rev], capture_output=True,
+                             check=True).stdout.decode().split("\0")
+    blobs = [(entry.split()[2], entry.split("\t", 1)[1]) for entry in listing
+             if entry and entry.split()[1] == "blob" and entry.endswith(".pddl")]
     root = into / "tree"
-    with tarfile.open(archive) as tar:
-        tar.extractall(root, filter="data")
-    archive.unlink()
-    return root
+    missing = 0
+    with subprocess.Popen(["git", "--git-dir", str(git_dir), "cat-file", "--batch"], stdin=subprocess.PIPE,
+                          stdout=subprocess.PIPE) as cat:
+        assert cat.stdin is not None and cat.stdout is not None
+        for sha, path in blobs:
+            cat.stdin.write(f"{sha}\n".encode())
+            cat.stdin.flush()
+            header = cat.stdout.readline().split()
+            if header[-1] == b"missing":
+                missing += 1
+                continue
+            data = cat.stdout.read(int(header[2]) + 1)[:-1]  # the blob, then a newline
+            target = root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+    return root, missing
 
 
 def table(outcomes: list[Outcome]) -> Iterator[str]:
@@ -313,6 +322,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rev", default="HEAD", help="revision of --git (default HEAD)")
     ap.add_argument("--per-domain", type=int, help="only the N smallest problems of each domain folder")
     ap.add_argument("--only", action="append", default=[], help="only folders whose path contains this (repeatable)")
+    ap.add_argument("--exclude", action="append", default=[], metavar="NAME",
+                    help="skip domain folders of this name (repeatable)")
+    ap.add_argument("--exclude-like", type=Path, metavar="ROOT",
+                    help="skip domain folders named like a folder of ROOT (e.g. the sample already swept)")
     ap.add_argument("--timeout", type=float, default=20.0, help="pgt plan --timeout (default 20)")
     ap.add_argument("--limit", type=float, default=120.0, help="wall-clock limit of any other process (default 120)")
     ap.add_argument("--jobs", type=int, default=1, help="problems swept at once")
@@ -322,10 +335,14 @@ def main(argv: list[str] | None = None) -> int:
 
     val = val_binary()
     with tempfile.TemporaryDirectory(prefix="sweep-tree-") as tmp:
-        root = extract(args.git, args.rev, Path(tmp)) if args.git else args.root
+        root, missing = extract(args.git, args.rev, Path(tmp)) if args.git else (args.root, 0)
+        if missing:
+            print(f"# {missing} files absent from the mirror are left out")
         if not root.is_dir():
             ap.error(f"{root} is not a folder")
-        cases = discover(root, args.per_domain, args.only)
+        exclude = [*args.exclude, *(p.name for p in args.exclude_like.iterdir() if p.is_dir())] \
+            if args.exclude_like else args.exclude
+        cases = discover(root, args.per_domain, args.only, exclude)
         print(f"# {len(cases)} problems in {len({Path(c.name).parent for c in cases})} domain folders of "
               f"{args.git or root}; pgt plan --timeout {args.timeout:g}; VAL is the reference verdict", flush=True)
         outcomes: list[Outcome] = []
