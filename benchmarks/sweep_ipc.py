@@ -210,8 +210,16 @@ def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list
         ran = run([*pgt, "lint", "--json", dom, prob], limit)
         judged = failure(ran)
         if judged is None:
-            errors = [f for f in json.loads(ran.out)["findings"] if f["severity"] == "error"]
-            judged = ("wrong", f"{len(errors)} lint errors, e.g. {errors[0]['message']}") if errors else ("ok", "")
+            findings = json.loads(ran.out)["findings"]
+            errors = [f for f in findings if f["severity"] == "error"]
+            warned = sorted({f["code"] for f in findings if f["severity"] == "warning"})
+            if errors and all(f["code"] == "unsupported-feature" and f["line"] for f in errors):
+                judged = ("refused", f"{errors[0]['path']}:{errors[0]['line']}:{errors[0]['column']}: "
+                                     f"{errors[0]['message']}")
+            elif errors:
+                judged = ("wrong", f"{len(errors)} lint errors, e.g. {errors[0]['code']}: {errors[0]['message']}")
+            else:
+                judged = ("ok", f"warnings: {', '.join(warned)}" if warned else "")
         record("lint", ran, *judged)
 
         fd = fd_plan(case, folder, limit)
@@ -361,6 +369,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n# outcomes per command over {len(cases)} problems ({time.perf_counter() - t0:.0f} s)")
     for line in table(outcomes):
         print(line)
+    warned = collections.Counter(code for o in outcomes if o.command == "lint" and o.detail.startswith("warnings: ")
+                                 for code in o.detail.removeprefix("warnings: ").split(", "))
+    if warned:
+        print("# lint warnings (problems): " + ", ".join(f"{code} {n}" for code, n in sorted(warned.items())))
     return 0
 
 
