@@ -161,6 +161,8 @@ def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry],
         # known true atom (at most one: consistent) rules out the rest; else every atom not known
         # false may be true. Only deleted atoms can pass, so those are the only ones tried
         # (a scan of the whole group per add took minutes on parking's groups of hundreds).
+        if not pos & group and len(group) > len(neg) + len(deleted) + 1:
+            return False  # more atoms may be true than the action deletes (no set built)
         maybe = pos & group or group - neg
         if not maybe - {add.atom} <= deleted:
             return False
