@@ -54,7 +54,7 @@ class Case:
     """One problem with the domain file that belongs to it."""
 
     name: str  # folder relative to the root, then the problem's file name
-    domain: Path
+    domain: Path | None  # None: no domain file found for it (reported, not swept)
     problem: Path
 
 
@@ -98,7 +98,7 @@ def domain_for(problem: Path, domains: set[Path]) -> Path | None:
 
 def discover(root: Path, per_domain: int | None = None, only: Iterable[str] = (),
              exclude: Iterable[str] = ()) -> list[Case]:
-    """Every (domain, problem) pair under ``root``; with ``per_domain`` the smallest problems of each folder.
+    """Every problem under ``root`` with its domain file; with ``per_domain`` the smallest problems of each folder.
 
     ``only`` keeps the folders whose path contains one of its words; ``exclude``
     drops the folders so named (for example those another sweep already covered).
@@ -115,9 +115,7 @@ def discover(root: Path, per_domain: int | None = None, only: Iterable[str] = ()
         if per_domain is not None:
             problems = sorted(problems, key=lambda p: (p.stat().st_size, p.name))[:per_domain]
         for problem in sorted(problems):
-            domain = domain_for(problem, domains)
-            if domain is not None:
-                cases.append(Case(f"{rel}/{problem.name}", domain, problem))
+            cases.append(Case(f"{rel}/{problem.name}", domain_for(problem, domains), problem))
     return cases
 
 
@@ -199,6 +197,7 @@ def invariant_broken(case: Case, claimed: list[str], states: list[set[str]]) -> 
 
 def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list[Outcome]:
     """Every command on one problem, each judged against its reference."""
+    assert case.domain is not None
     pgt, dom, prob = pgt_command(), str(case.domain), str(case.problem)
     results: list[Outcome] = []
 
@@ -350,7 +349,10 @@ def main(argv: list[str] | None = None) -> int:
             ap.error(f"{root} is not a folder")
         exclude = [*args.exclude, *(p.name for p in args.exclude_like.iterdir() if p.is_dir())] \
             if args.exclude_like else args.exclude
-        cases = discover(root, args.per_domain, args.only, exclude)
+        found = discover(root, args.per_domain, args.only, exclude)
+        cases = [c for c in found if c.domain is not None]
+        if len(cases) < len(found):
+            print(f"# left out, no domain file beside them: {', '.join(c.name for c in found if c.domain is None)}")
         print(f"# {len(cases)} problems in {len({Path(c.name).parent for c in cases})} domain folders of "
               f"{args.git or root}; pgt plan --timeout {args.timeout:g}; VAL is the reference verdict", flush=True)
         outcomes: list[Outcome] = []

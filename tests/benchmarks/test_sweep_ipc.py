@@ -36,14 +36,15 @@ def test_discover_pairs_each_problem_with_its_domain(tmp_path: Path) -> None:
                                       "p01-airport.pddl": PROBLEM, "p02-airport.pddl": PROBLEM})
     write(tmp_path / "underscore", {"domain_p01.pddl": DOMAIN, "domain_p02.pddl": DOMAIN, "p01.pddl": PROBLEM,
                                     "p02.pddl": PROBLEM, "orphan.pddl": PROBLEM})
-    pairs = {c.name: c.domain.name for c in discover(tmp_path)}
-    assert pairs == {"shared/p01.pddl": "domain.pddl", "shared/p02.pddl": "domain.pddl",
+    pairs = {c.name: c.domain and c.domain.name for c in discover(tmp_path)}
+    assert pairs == {"underscore/orphan.pddl": None, "shared/p01.pddl": "domain.pddl", "shared/p02.pddl": "domain.pddl",
                      "per-problem/p01-airport.pddl": "p01-domain.pddl",
                      "per-problem/p02-airport.pddl": "p02-domain.pddl",
                      "underscore/p01.pddl": "domain_p01.pddl", "underscore/p02.pddl": "domain_p02.pddl"}
     smallest = [c.name for c in discover(tmp_path, per_domain=1, exclude=["per-problem", "underscore"])]
     assert smallest == ["shared/p01.pddl"]
-    assert [c.name for c in discover(tmp_path, only=["under"])] == ["underscore/p01.pddl", "underscore/p02.pddl"]
+    assert [c.name for c in discover(tmp_path, only=["under"])] == [
+        "underscore/orphan.pddl", "underscore/p01.pddl", "underscore/p02.pddl"]
 
 
 @pytest.mark.parametrize(("ran", "expected"), [
