@@ -45,3 +45,16 @@ def test_metric_direction_in_upper_case():
     lower = parse_problem(problem("a - part"), domain)
     upper = parse_problem(problem("a - part", "(:METRIC MINIMIZE (total-cost))"), domain)
     assert upper.metric is lower.metric is True
+
+
+def test_lint_takes_upper_case_problem_keywords_as_info_as_for_the_domain(tmp_path, capsys):
+    # IPC blocks writes "(:INIT ... (AND ...))": lint exited 1 with a warning whose hint
+    # ("make the problem's (:domain ...) and objects match the domain") did not fit.
+    from toolkit.cli import main
+
+    (tmp_path / "d.pddl").write_text(DOMAIN)
+    (tmp_path / "p.pddl").write_text(problem("a - part").replace("(:init", "(:INIT"))
+    main(["lint", "--json", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl")])
+    import json
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["severity"], f["code"]) for f in findings if "upper case" in f["message"]] == [("info", "keyword-case")]
