@@ -197,7 +197,8 @@ def invariant_broken(case: Case, claimed: list[str], states: list[set[str]]) -> 
 
 def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list[Outcome]:
     """Every command on one problem, each judged against its reference."""
-    assert case.domain is not None
+    if case.domain is None:
+        raise ValueError(f"{case.name}: no domain file to sweep it with")
     pgt, dom, prob = pgt_command(), str(case.domain), str(case.problem)
     results: list[Outcome] = []
 
