@@ -149,6 +149,7 @@ def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry],
     pre_pos, pre_neg = action.precondition.pos, action.precondition.neg
     g_adds = [e for e in adds if e.atom in group]
     g_dels = [e for e in dels if e.atom in group]
+    deleted = {d.atom for d in g_dels}
     for add in g_adds:
         pos, neg = pre_pos | add.pos, pre_neg | add.neg
         if not _consistent(pos, neg, group):
@@ -156,12 +157,18 @@ def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry],
         for other in g_adds:
             if other.atom != add.atom and _consistent(pos | other.pos, neg | other.neg, group):
                 return False  # two atoms of the group can be added at once
-        for beta in group - {add.atom}:
-            if beta in neg or any(g != beta for g in pos & group):
-                continue  # false before (known, or because another group atom is true) and not added
-            if any(d.atom == beta and _implied(d, pos | {beta}, neg) for d in g_dels):
-                continue  # deleted whenever it is true
+        # Every other group atom that may be true before must be deleted whenever it is. One
+        # known true atom (at most one: consistent) rules out the rest; else every atom not known
+        # false may be true. Only deleted atoms can pass, so those are the only ones tried
+        # (a scan of the whole group per add took minutes on parking's groups of hundreds).
+        if not pos & group and len(group) > len(neg) + len(deleted) + 1:
+            return False  # more atoms may be true than the action deletes (no set built)
+        maybe = pos & group or group - neg
+        if not maybe - {add.atom} <= deleted:
             return False
+        for beta in maybe - {add.atom}:
+            if not any(d.atom == beta and _implied(d, pos | {beta}, neg) for d in g_dels):
+                return False
     if exactly_one:
         for d in g_dels:
             pos, neg = pre_pos | d.pos | {d.atom}, pre_neg | d.neg

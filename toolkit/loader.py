@@ -93,7 +93,10 @@ _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
-_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*", re.I)
+# Keywords in any case: connectives after "(", ":sections", and a metric's direction
+# (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
+_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*"
+                         r"|(?<=:metric)\s+(minimize|maximize)\b", re.I)
 _COMMENT_RE = re.compile(r";[^\n]*")
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
 # known types); we rename it to this placeholder while parsing and map it back.
@@ -250,6 +253,28 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     return text, _blank_comments(text)
 
 
+def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]) -> tuple[str, str]:
+    """Blank a ``- type`` that follows no name in ``:objects``/``:constants`` (it declares nothing).
+
+    IPC's woodworking p11 lists ``- board`` with no boards; FD and VAL accept it and
+    the pddl package refuses it. Blanked with spaces, so every offset stays the same.
+    """
+    for block in re.finditer(r"\(\s*:(?:objects|constants)\b([^()]*)\)", code, re.I):
+        names = 0
+        tokens = list(re.finditer(r"\S+", block.group(1)))
+        for i, token in enumerate(tokens):
+            if token.group() != "-":
+                names += 1
+                continue
+            if names == 0 and i + 1 < len(tokens):
+                at, end = block.start(1) + token.start(), block.start(1) + tokens[i + 1].end()
+                line, col = line_col(text, at)
+                warnings.append(f"{path}:{line}:{col}: '- {tokens[i + 1].group()}' follows no object name; ignored")
+                text = text[:at] + " " * (end - at) + text[end:]
+            names = -1  # the type name that follows is not an object
+    return text, _blank_comments(text)
+
+
 def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str, list[str], set[str]]:
     """Lower-case keywords, refuse unsupported features, add missing requirements.
 
@@ -290,6 +315,7 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
     code = _blank_comments(text)
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
     text, code = _drop_listed_object(text, code, path, warnings)
+    text, code = _drop_empty_typed_group(text, code, path, warnings)
     if re.search(r"-\s+object\b", code):
         text = "".join(re.sub(r"(-\s+)object\b", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))

@@ -116,3 +116,26 @@ def test_an_add_inside_a_conditional_effect_still_breaks_the_group():
     found = toy_patterns("drop :parameters (?b - ball ?r - room) :precondition () "
                          ":effect (when (held ?b) (at ?b ?r))")
     assert not any("(at ?g0 *)" in f for f in found)
+
+
+def test_an_add_must_delete_the_group_atom_its_precondition_makes_true():
+    # Only the group atoms that may be true before an add are checked for a delete (a scan
+    # of every group atom per add took minutes on IPC parking): one known true atom, else
+    # every atom not known false.
+    assert "exactly one of {(at ?g0 *), (held ?g0)}" in toy_patterns(
+        "hop :parameters (?b - ball ?r1 ?r2 - room) :precondition (at ?b ?r1) "
+        ":effect (and (at ?b ?r2) (not (at ?b ?r1)))")
+    kept = toy_patterns("copy :parameters (?b - ball ?r1 ?r2 - room) :precondition (at ?b ?r1) :effect (at ?b ?r2)")
+    assert not any("(at ?g0 *)" in f for f in kept)
+    unsure = toy_patterns("maybe :parameters (?b - ball ?r1 ?r2 - room) :precondition (at ?b ?r1) "
+                          ":effect (and (at ?b ?r2) (when (held ?b) (not (at ?b ?r1))))")
+    assert not any("(at ?g0 *)" in f for f in unsure)
+
+
+def test_an_add_with_no_known_true_atom_must_delete_every_other_one():
+    assert "exactly one of {(at ?g0 *), (held ?g0)}" in toy_patterns(
+        "grab :parameters (?b - ball) :precondition (not (held ?b)) "
+        ":effect (and (held ?b) (forall (?r - room) (not (at ?b ?r))))")
+    found = toy_patterns("grab :parameters (?b - ball ?r - room) :precondition (not (held ?b)) "
+                         ":effect (and (held ?b) (not (at ?b ?r)))")
+    assert not any("{(at ?g0 *), (held ?g0)}" in f for f in found)
