@@ -93,7 +93,7 @@ _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
-_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*", re.I)
+_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*", re.I)
 _COMMENT_RE = re.compile(r";[^\n]*")
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
 # known types); we rename it to this placeholder while parsing and map it back.
@@ -259,7 +259,7 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
     warnings: list[str] = []
     code = _blank_comments(text)
     for kw, feature in UNSUPPORTED_KEYWORDS.items():
-        pat = re.escape(kw) + r"(?![\w-])" if kw.startswith(":") else r"\(\s*" + kw + r"\b"
+        pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
         if mt:
             raise UnsupportedFeatureError(path, feature, *line_col(text, mt.start()))
@@ -290,8 +290,8 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
     code = _blank_comments(text)
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
     text, code = _drop_listed_object(text, code, path, warnings)
-    if re.search(r"-\s+object\b", code):
-        text = "".join(re.sub(r"(-\s+)object\b", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
+    if re.search(r"-\s+object(?![\w-])", code):  # not a type of its own named object-kind
+        text = "".join(re.sub(r"(-\s+)object(?![\w-])", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
         if is_domain:
             types = re.search(r"\(\s*:types\b[^)]*", text)

@@ -119,7 +119,7 @@ def mutated(draw, text: str) -> str:
             typed = [i for i in words if i >= 2 and parts[i - 2] == "-"]
             if typed:
                 i = draw(st.sampled_from(typed))
-                others = [parts[j] for j in typed]
+                others = [parts[j] for j in typed] + ["object", "Object"]
                 kinds = draw(st.lists(st.sampled_from(others), min_size=1, max_size=3))
                 parts[i] = "(either " + " ".join(kinds) + ")"
         elif op == "constant":
@@ -152,7 +152,8 @@ def mutated(draw, text: str) -> str:
                 args = at.group()[1:-1].split()[1:] or ["x"]
                 a, b = draw(st.sampled_from(args)), draw(st.sampled_from(args))
                 eq = draw(st.sampled_from([f"(= {a} {b})", f"(not (= {a} {b}))", f"(= {a})", f"(= ({a}) 3)"]))
-                return joined[:at.start()] + f"(and {at.group()} {eq})" + joined[at.end():]
+                new = f"(and {at.group()} {eq})" if draw(st.booleans()) else eq  # beside the atom, or instead
+                return joined[:at.start()] + new + joined[at.end():]
         elif op == "number" and words:
             numbers = [i for i in words if parts[i][0].isdigit()]  # a value in (= (f o) 3) or (increase ... 3)
             parts[draw(st.sampled_from(numbers if numbers and draw(st.booleans()) else words))] = \
@@ -170,3 +171,28 @@ def mutated(draw, text: str) -> str:
             del parts[draw(st.sampled_from(words))]
         text = "".join(parts)
     return text
+
+
+# Words that are not names of the file's own (keywords of the grammar and of the loader).
+RESERVED = frozenset({"and", "assign", "at", "decrease", "define", "domain", "either", "exists", "forall", "imply",
+                      "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",
+                      "scale-down", "scale-up", "total-cost", "when"})
+PREFIXES = ["object-", "assign-", "oneof-", "decrease-", "scale-up-", "and-", "not-", "either-", "define-", "when-",
+            "forall-", "total-cost-", "number-", "domain-", "problem-", "Object-", "AND-", "x-"]
+_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*\Z")
+
+
+def names(*texts: str) -> list[str]:
+    """The names (lower case) the texts declare or use: predicates, types, objects, actions; no keywords or variables."""
+    found = {t.lower() for text in texts for t in TOKEN.findall(text)
+             if _NAME.match(t) and t.lower() not in RESERVED}
+    return sorted(found)
+
+
+def renamed(texts: tuple[str, ...], old: str, new: str) -> tuple[str, ...]:
+    """``texts`` with every occurrence of the name ``old`` (in any case, outside comments) spelled ``new``."""
+    out = []
+    for text in texts:
+        parts = TOKEN.findall(text)
+        out.append("".join(new if p.lower() == old else p for p in parts))
+    return tuple(out)
