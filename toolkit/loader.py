@@ -721,7 +721,11 @@ class _Converter:
                                    r"\(\s*(when|forall)\b(?:(?!\(\s*:action\b)[\s\S])*?\(\s*increase\b")
         if isinstance(f, pf.FunctionExpression):
             raise self.unsupported(f"numeric effect {f}", r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
-        raise UnsupportedFeatureError(self.path, f"effect {type(f).__name__} ({f})")
+        # An equality as an effect, (= ?x ?y) or (not (= ?x ?y)): point at it in this action's :effect.
+        mt = re.compile(r":effect\b(?:(?!\(\s*:action\b)[\s\S])*?(\(\s*(?:not\s*\(\s*)?=)", re.I).search(
+            _blank_comments(self.text), self.start)
+        line, col = line_col(self.text, mt.start(1)) if mt else (None, None)
+        raise UnsupportedFeatureError(self.path, f"effect {f}", line, col)
 
 
 def _predicate_comments(text: str) -> dict[str, str]:

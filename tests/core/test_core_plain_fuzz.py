@@ -241,3 +241,11 @@ def test_names_that_start_with_a_keyword_are_names() -> None:
     problem = "(define (problem p) (:domain d) (:objects k - object-kind) (:init (assign-task k)) (:goal (not (assign-task k))))"
     check_problem(problem, domain)
     assert parse_problem(problem, domain, PATH).objects == {"k": "object-kind"}
+
+
+def test_an_equality_as_an_effect_is_refused_where_it_is() -> None:
+    # The refusal named the file only ("fuzz.pddl: unsupported PDDL feature effect EqualTo (...)").
+    text = BW.replace("(not (clear ?x))", "(not (= ?x ?x))")
+    check_domain(text)
+    with pytest.raises(PgtError, match=r"^fuzz\.pddl:4:16: unsupported PDDL feature effect \(not \(= \?x \?x\)\)"):
+        parse_domain(text, PATH)
