@@ -93,10 +93,10 @@ _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
-# Keywords in any case: connectives after "(", ":sections", and a metric's direction
-# (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
-_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")\b|:[A-Za-z][\w-]*"
-                         r"|(?<=:metric)\s+(minimize|maximize)\b", re.I)
+# Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", and a
+# metric's direction (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
+_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*"
+                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])", re.I)
 _COMMENT_RE = re.compile(r";[^\n]*")
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
 # known types); we rename it to this placeholder while parsing and map it back.
@@ -284,7 +284,7 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
     warnings: list[str] = []
     code = _blank_comments(text)
     for kw, feature in UNSUPPORTED_KEYWORDS.items():
-        pat = re.escape(kw) + r"(?![\w-])" if kw.startswith(":") else r"\(\s*" + kw + r"\b"
+        pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
         if mt:
             raise UnsupportedFeatureError(path, feature, *line_col(text, mt.start()))
@@ -316,8 +316,8 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
-    if re.search(r"-\s+object\b", code):
-        text = "".join(re.sub(r"(-\s+)object\b", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
+    if re.search(r"-\s+object(?![\w-])", code):  # not a type of its own named object-kind
+        text = "".join(re.sub(r"(-\s+)object(?![\w-])", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
         if is_domain:
             types = re.search(r"\(\s*:types\b[^)]*", text)
@@ -747,7 +747,11 @@ class _Converter:
                                    r"\(\s*(when|forall)\b(?:(?!\(\s*:action\b)[\s\S])*?\(\s*increase\b")
         if isinstance(f, pf.FunctionExpression):
             raise self.unsupported(f"numeric effect {f}", r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
-        raise UnsupportedFeatureError(self.path, f"effect {type(f).__name__} ({f})")
+        # An equality as an effect, (= ?x ?y) or (not (= ?x ?y)): point at it in this action's :effect.
+        mt = re.compile(r":effect\b(?:(?!\(\s*:action\b)[\s\S])*?(\(\s*(?:not\s*\(\s*)?=)", re.I).search(
+            _blank_comments(self.text), self.start)
+        line, col = line_col(self.text, mt.start(1)) if mt else (None, None)
+        raise UnsupportedFeatureError(self.path, f"effect {f}", line, col)
 
 
 def _predicate_comments(text: str) -> dict[str, str]:

@@ -94,7 +94,7 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     if ":init" not in sections or ":goal" not in sections or len(sections[":goal"]) != 1:
         raise _NotPlain
     objects = _objects(sections.get(":objects", []), root)
-    by_name = {str(o.name): o for o in objects}
+    by_name = {str(o.name).lower(): o for o in objects}  # names ignore case, as the grammar's lookup does
     init = {_init_element(el, by_name) for el in sections[":init"]}
     return SimpleNamespace(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, init=init,
                            goal=_goal(sections[":goal"][0], by_name), metric=_metric(sections.get(":metric")))
@@ -103,6 +103,7 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
 def _objects(items: list[SExpr], root: str) -> list[Constant]:
     typed: dict[str, str | None] = {}
     pending: list[str] = []
+    seen: set[str] = set()
     i = 0
     while i < len(items):
         tok = items[i]
@@ -117,8 +118,9 @@ def _objects(items: list[SExpr], root: str) -> list[Constant]:
             pending, i = [], i + 2
             continue
         n = _name(tok)
-        if n in typed or n in pending:
-            raise _NotPlain  # a duplicate: the full parser reports it where it is
+        if n.lower() in seen:
+            raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
+        seen.add(n.lower())
         pending.append(n)
         i += 1
     for n in pending:
@@ -133,7 +135,7 @@ def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
 
 
 def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
-    hit = by_name.get(tok) if isinstance(tok, str) else None
+    hit = by_name.get(tok.lower()) if isinstance(tok, str) else None
     return hit if hit is not None else Constant(_name(tok))
 
 
@@ -141,8 +143,8 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
     if isinstance(el, list) and el and el[0] == "=":
         if len(el) != 3 or not isinstance(el[1], list) or not el[1] or not isinstance(el[2], str):
             raise _NotPlain
-        if not _NUMBER.match(el[2]):
-            raise _NotPlain
+        if not _NUMBER.match(el[2]) or el[2].count(".") > 1:
+            raise _NotPlain  # the grammar's NUMBER takes 1.2.3, which is no number: the full parser reports it
         value = float(el[2]) if "." in el[2] else int(el[2])
         head = el[1]
         fname = head[0] if isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1 else _name(head[0])
