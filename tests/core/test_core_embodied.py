@@ -105,6 +105,7 @@ def test_lint_locates_every_constant_only_the_problems_declare(tmp_path, capsys)
         f"{domain}:{position(KITCHEN, 'SinkBasinType')}: error: unknown constant 'SinkBasinType' [undeclared-name]",
         f"{domain}:{position(KITCHEN, 'MicrowaveType')}: error: unknown constant 'MicrowaveType' [undeclared-name]",
     ]
+    assert "hint: declare it in the domain's (:constants NAME - TYPE)" in out
 
 
 @pytest.mark.parametrize("command", ["plan", "questions", "invariants"])
@@ -208,3 +209,18 @@ def test_a_numeric_goal_is_refused_at_the_goal_not_at_an_initial_value(tmp_path,
     assert code == 2
     assert err.startswith(f"pgt plan: error: {problem}:{position(problem_text, '(< (distance')}: unsupported PDDL "
                           "feature numeric conditions")
+
+
+def test_a_wrongly_typed_initial_atom_names_the_lenient_option(tmp_path, capsys) -> None:
+    # The Embodied Agent Interface's VirtualHome problems write (facing floor computer)
+    # where facing wants a character.
+    problem_text = SHELF.replace("(hand-empty))", "(hand-empty) (robot-at cup))", 1)
+    domain, problem = write(tmp_path, "domain.pddl", NAVIGATION), write(tmp_path, "p.pddl", problem_text)
+    code, _, err = run(capsys, "plan", domain, problem)
+    assert code == 2
+    assert err.strip() == (f"pgt plan: error: {problem}:{position(problem_text, '(robot-at cup)')}: object 'cup' has "
+                           "type object, expected location; --typing lenient keeps such atoms with a warning, "
+                           "as Fast Downward does")
+    code, out, err = run(capsys, "plan", "--typing", "lenient", domain, problem)
+    assert code == 0 and "total cost 3 (optimal)" in out
+    assert "(kept: --typing lenient)" in err
