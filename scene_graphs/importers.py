@@ -77,11 +77,18 @@ def load_scene(source: str | Path | dict) -> ImportReport:
     if not isinstance(source, dict):
         try:
             source = jsontext.loads(Path(source).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
+            raise SceneGraphError(f"{source}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+        except (OSError, UnicodeDecodeError) as exc:
             detail = exc.strerror if isinstance(exc, OSError) else exc
             raise SceneGraphError(f"{source}: cannot read scene graph JSON: {detail}") from None
     if not isinstance(source, dict):
         raise SceneGraphError("scene graph JSON must be an object with 'nodes' (or 'init_graph')")
+    if "nodes" not in source and "init_graph" not in source and {"rooms", "objects"} <= set(source):
+        # ProcTHOR / AI2-THOR houses give positions and receptacle children, not relation edges.
+        raise SceneGraphError("this looks like a ProcTHOR/AI2-THOR house ('rooms', 'objects'): it has positions, not "
+                              "the relation edges (ON, INSIDE, CLOSE) pgt imports; convert it to a VirtualHome "
+                              "'nodes'/'edges' or GraSIF scene graph first")
     if "init_graph" in source:
         report = load_scene(_graph_of(source, "init_graph"))
         if source.get("final_graph") is not None:

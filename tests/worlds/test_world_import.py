@@ -100,3 +100,22 @@ def test_prune_needs_a_goal(tmp_path, capsys):
     assert "--prune goal needs a goal" in capsys.readouterr().err
     assert main(["import-scene", str(FRIDGE), "--out", str(tmp_path), "--prune", "goal"]) == 0
     assert "(pruned from 10)" in capsys.readouterr().out
+
+
+def test_refusals_name_the_file_and_json_errors_their_position(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"nodes": [\n  {"id": 1,}\n]}')
+    assert main(["import-scene", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip() == (f"pgt import-scene: error: {bad}:2:12: not valid JSON: "
+                                               "Expecting property name enclosed in double quotes")
+    # A ProcTHOR house (positions, receptacle children) is named, not called malformed.
+    house = tmp_path / "house.json"
+    house.write_text('{"rooms": [{"id": "room|2", "roomType": "Kitchen"}], "objects": '
+                     '[{"id": "Fridge|2|1", "children": [{"id": "Egg|2|3"}]}], "doors": [], "walls": []}')
+    assert main(["import-scene", str(house), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"pgt import-scene: error: {house}: this looks like a ProcTHOR/AI2-THOR house")
+    # A goal the household domain cannot express names the task file it came from.
+    tv = DATA / "vh_wrapper_tv_on.json"
+    assert main(["import-scene", str(tv), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith(f"pgt import-scene: error: {tv}: the goal changes states")
