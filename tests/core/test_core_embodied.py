@@ -224,3 +224,11 @@ def test_a_wrongly_typed_initial_atom_names_the_lenient_option(tmp_path, capsys)
     code, out, err = run(capsys, "plan", "--typing", "lenient", domain, problem)
     assert code == 0 and "total cost 3 (optimal)" in out
     assert "(kept: --typing lenient)" in err
+
+
+def test_a_predicate_naming_its_subject_reads_as_a_question_about_it(tmp_path, capsys) -> None:
+    # (robot-at ?l) once read "Is location desk robot at?"
+    domain, problem = write(tmp_path, "domain.pddl", NAVIGATION), write(tmp_path, "p.pddl", SHELF)
+    code, out, _ = run(capsys, "questions", "--predicate", "robot-at", domain, problem)
+    assert code == 0
+    assert "T  (robot-at desk)" in out and "Is the robot at location desk?" in out
