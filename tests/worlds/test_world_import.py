@@ -119,3 +119,36 @@ def test_refusals_name_the_file_and_json_errors_their_position(tmp_path, capsys)
     tv = DATA / "vh_wrapper_tv_on.json"
     assert main(["import-scene", str(tv), "--out", str(tmp_path / "o")]) == 2
     assert capsys.readouterr().err.startswith(f"pgt import-scene: error: {tv}: the goal changes states")
+
+
+def _vh(edges: list[tuple[int, str, int]]) -> dict:
+    """A VirtualHome graph: a character and a kitchen with a table, a sofa, a closed coffee maker and a cup."""
+    nodes = [{"id": 1, "class_name": "character", "category": "Characters", "properties": [], "states": []},
+             {"id": 10, "class_name": "kitchen", "category": "Rooms", "properties": [], "states": []},
+             {"id": 20, "class_name": "kitchentable", "category": "Furniture", "properties": ["SURFACES"], "states": []},
+             {"id": 21, "class_name": "sofa", "category": "Furniture", "properties": ["SITTABLE"], "states": []},
+             {"id": 30, "class_name": "coffeemaker", "category": "Appliances",
+              "properties": ["CAN_OPEN", "CONTAINERS"], "states": ["CLOSED"]},
+             {"id": 40, "class_name": "cup", "category": "Props", "properties": ["GRABBABLE"], "states": []}]
+    rooms = [(1, "INSIDE", 10), (20, "INSIDE", 10), (21, "INSIDE", 10), (30, "INSIDE", 10), (40, "INSIDE", 10)]
+    return {"nodes": nodes, "edges": [{"from_id": a, "relation_type": r, "to_id": b} for a, r, b in rooms + edges]}
+
+
+def test_virtualhome_proximity_echoes_are_not_goals_and_the_task_plans():
+    # EAI task files: putting the cup INSIDE the coffee maker also adds cup CLOSE maker
+    # and maker CLOSE cup; as goals those made the task unsolvable (a coffee maker
+    # cannot be placed, and grasp clears the cup's nextto).
+    start = load_scene({"init_graph": _vh([(40, "ON", 20), (40, "CLOSE", 20), (20, "CLOSE", 40)]),
+                        "final_graph": _vh([(40, "INSIDE", 30), (40, "CLOSE", 30), (30, "CLOSE", 40)])})
+    lines = goal_literals(start, start.final)
+    assert lines == ["(inside cup_40 coffeemaker_30)"]
+    text = to_problem(start.graph, "coffee", goal_lines=lines)
+    domain = load_domain(shipped_domain("household"))
+    result = get_planner("astar").solve(Task(domain, parse_problem(text, domain)))
+    assert result.solved and len(result.plan) == 6  # open the maker empty-handed, then fetch the cup
+
+
+def test_a_goal_that_moves_furniture_is_refused_by_name():
+    start = load_scene({"init_graph": _vh([(40, "ON", 20)]), "final_graph": _vh([(40, "ON", 20), (20, "ON", 21)])})
+    with pytest.raises(SceneGraphError, match=r"cannot move \(only movables are placed\): kitchentable_20 ontop sofa_21$"):
+        goal_literals(start, start.final)
