@@ -77,11 +77,18 @@ def load_scene(source: str | Path | dict) -> ImportReport:
     if not isinstance(source, dict):
         try:
             source = jsontext.loads(Path(source).read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except json.JSONDecodeError as exc:
+            raise SceneGraphError(f"{source}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+        except (OSError, UnicodeDecodeError) as exc:
             detail = exc.strerror if isinstance(exc, OSError) else exc
             raise SceneGraphError(f"{source}: cannot read scene graph JSON: {detail}") from None
     if not isinstance(source, dict):
         raise SceneGraphError("scene graph JSON must be an object with 'nodes' (or 'init_graph')")
+    if "nodes" not in source and "init_graph" not in source and {"rooms", "objects"} <= set(source):
+        # ProcTHOR / AI2-THOR houses give positions and receptacle children, not relation edges.
+        raise SceneGraphError("this looks like a ProcTHOR/AI2-THOR house ('rooms', 'objects'): it has positions, not "
+                              "the relation edges (ON, INSIDE, CLOSE) pgt imports; convert it to a VirtualHome "
+                              "'nodes'/'edges' or GraSIF scene graph first")
     if "init_graph" in source:
         report = load_scene(_graph_of(source, "init_graph"))
         if source.get("final_graph") is not None:
@@ -239,8 +246,37 @@ def goal_literals(start: ImportReport, goal: ImportReport) -> list[str]:
         raise SceneGraphError("the goal changes states the household domain cannot express (it has placement "
                               "ontop/inside/nextto, holding and open/closed): " + "; ".join(refused))
     have, want = household_atoms(start.graph), household_atoms(goal.graph)
-    lines = [str(a) for a in sorted(want - have) if a.predicate in GOAL_PREDICATES]
+    gained = [a for a in sorted(want - have) if a.predicate in GOAL_PREDICATES]
+    lines = [str(a) for a in _placements_the_domain_can_make(gained, goal.graph)]
     return lines + [f"(not {a})" for a in sorted(have - want) if a.predicate == "open"]
+
+
+def _placements_the_domain_can_make(gained: list, g: nx.MultiDiGraph) -> list:
+    """The gained atoms less VirtualHome's proximity echoes, which no household plan can make true.
+
+    VirtualHome's CLOSE is symmetric proximity: putting the coffee ON the coffee maker
+    also adds coffee CLOSE maker and maker CLOSE coffee. The household domain only
+    moves movables, and its ``nextto`` is a placement of its own (``grasp`` clears it,
+    ``place-on`` does not add it): kept as goals, the echoes made such tasks
+    unsolvable. A gained placement of something that cannot move and is no echo is
+    refused by name.
+    """
+    movable = {n for n, kind in g.nodes(data="kind") if kind == "movable"}
+    placed = {tuple(a.args) for a in gained if a.predicate in ("ontop", "inside")}
+    kept, refused = [], []
+    for a in gained:
+        if a.predicate in ("ontop", "inside", "nextto") and a.args[0] not in movable:
+            if a.predicate == "nextto" and a.args[1] in movable:
+                continue  # the mirror of (nextto movable this)
+            refused.append(f"{a.args[0]} {a.predicate} {a.args[1]}")
+        elif a.predicate == "nextto" and (tuple(a.args) in placed or tuple(a.args)[::-1] in placed):
+            continue  # proximity that the ontop/inside placement of the same pair (either way) already says
+        else:
+            kept.append(a)
+    if refused:
+        raise SceneGraphError("the goal places objects the household domain cannot move (only movables are "
+                              "placed): " + "; ".join(refused))
+    return kept
 
 
 def relevant_objects(g: nx.MultiDiGraph, goal_lines: list[str]) -> set[str]:

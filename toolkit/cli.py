@@ -18,7 +18,7 @@ import os
 import sys
 from typing import NoReturn
 
-from toolkit.errors import PgtError
+from toolkit.errors import PgtError, TypeMismatchError
 
 # CLI name -> module that registers it. Keys are the subcommands, in help order.
 COMMANDS: dict[str, str] = {
@@ -83,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     """Run one command and return its exit code: 0 done, 1 a negative result (invalid
     plan, no plan, findings, bad batch lines), 2 bad input or usage, 130 interrupted."""
     argv = sys.argv[1:] if argv is None else argv
-    name = "pgt"
+    name, args = "pgt", None
     try:
         parser = build_parser(argv[0] if argv else None)
         try:
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         name = f"pgt {args.command}"
         return int(args.func(args) or 0)
     except PgtError as exc:
-        print(f"{name}: error: {exc}", file=sys.stderr)
+        print(f"{name}: error: {exc}{_lenient_note(exc, args)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"{name}: interrupted", file=sys.stderr)
@@ -110,6 +110,19 @@ def main(argv: list[str] | None = None) -> int:
         target = f" {exc.filename}" if exc.filename else ""
         print(f"{name}: error: cannot access{target}: {exc.strerror or exc}", file=sys.stderr)
         return 2
+
+
+def _lenient_note(exc: PgtError, args: argparse.Namespace | None) -> str:
+    """For a wrongly typed atom in a problem's :init or :goal, the option that keeps it.
+
+    Benchmark problems written for Fast Downward (the Embodied Agent Interface's
+    VirtualHome problems) put objects where a predicate wants another type; FD keeps
+    such atoms, and so does ``--typing lenient``.
+    """
+    if (isinstance(exc, TypeMismatchError) and getattr(args, "typing", None) == "strict"
+            and str(exc).startswith(f"{getattr(args, 'problem', None)}:")):
+        return "; --typing lenient keeps such atoms with a warning, as Fast Downward does"
+    return ""
 
 
 def _silence_stdout() -> None:

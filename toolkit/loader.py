@@ -369,6 +369,8 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
         detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
     elif isinstance(exc, UnexpectedCharacters):
         detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"
+        if detail.endswith("','"):  # ALFWorld writes (?l - location, ?r - receptacle)
+            detail += "; PDDL separates names with spaces, not commas"
     else:
         detail = str(exc).splitlines()[0]
     return PddlSyntaxError(path, line, col, detail)
@@ -528,6 +530,15 @@ def _parse_once(text: str, path: str, start: str, original: str):
             if repaired != text:
                 raise _Recoverable(error, repaired) from None
             raise error from None
+        const = re.fullmatch(r"Constant '([^']+)' not defined\.?", detail)
+        if const:
+            # ALFRED/ALFWorld's domain names problem objects (SinkBasinType, ...) in its
+            # actions without declaring them as constants. Report each use, located, and
+            # declare it so the rest of the file is still checked.
+            name = const.group(1)
+            after = _offset(_blank_comments(original), r"\(\s*:action\b")
+            error = UnknownSymbolError("constant", name, (), _where(path, original, name_pattern(name), after))
+            raise _Recoverable(error, _declare_constant(text, name)) from None
         dup = re.search(r"duplicate name '([^']+)' in typed list", detail)
         if dup and line is not None:
             # Drop the repeated name (the second one in that list) and parse on.
@@ -681,7 +692,10 @@ class _Converter:
         raise UnsupportedFeatureError(self.path, f"formula {type(f).__name__} ({f})")
 
     def unsupported(self, feature: str, pattern: str) -> UnsupportedFeatureError:
-        line, col = locate(self.text, pattern)
+        # From the piece being converted on: a problem's goal comparison, not its :init values.
+        line, col = locate(self.text, pattern, self.start)
+        if line is None:
+            line, col = locate(self.text, pattern)
         return UnsupportedFeatureError(self.path, feature, line, col)
 
     def fterm(self, f: pf.NumericFunction, scope: dict[str, str], before: str = "") -> m.FTerm:
@@ -706,8 +720,12 @@ class _Converter:
         target = f.operands[0]
         if not (isinstance(target, pf.NumericFunction) and str(target.name).lower() == m.TOTAL_COST
                 and not target.terms):
-            raise self.unsupported(f"numeric effects other than action costs (increase {target})",
-                                   r"\(\s*increase\s*\(\s*" + re.escape(str(target.name)) + r"(?![\w-])")
+            spelled = str(target.name)
+            # ALFRED's domain counts its cost in (totalCost): action costs must be spelled (total-cost).
+            renamed = (f": action costs increase (total-cost), spelled so; rename {spelled} to total-cost"
+                       if re.sub(r"[-_]", "", spelled.lower()) == "totalcost" and not target.terms else "")
+            raise self.unsupported(f"numeric effects other than action costs (increase {target}){renamed}",
+                                   r"\(\s*increase\s*\(\s*" + re.escape(spelled) + r"(?![\w-])")
         value = f.operands[1]
         if isinstance(value, pf.NumericValue):
             return _number(value.value)
@@ -868,6 +886,16 @@ def _collect(build):
     return read
 
 
+def _declare_constant(text: str, name: str) -> str:
+    """``text`` with ``name`` appended to its :constants (untyped, so after any ``- type``), or a new section."""
+    code = _blank_comments(text)
+    sec = _section(code, ":constants")
+    if sec is not None:
+        return text[: sec[1] - 1] + " " + name + text[sec[1] - 1:]
+    at = re.search(r"\(\s*:(predicates|functions|action)\b", code, re.I)
+    return text[: at.start()] + f"(:constants {name}) " + text[at.start():] if at else text
+
+
 @_collect
 @_nesting_guard
 def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded[m.Domain]:
@@ -991,7 +1019,10 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     for o in sorted(pprob.objects, key=lambda o: str(o.name)):
         name = str(o.name)
         if name.lower() in {c.lower() for c in domain.constants}:
-            warnings.append(f"{path}: object '{name}' repeats a domain constant")
+            sec = _section(code, ":objects") or (0, len(code))
+            at = next((h for h in _declared(name, code, sec[0]) if h < sec[1]), None)
+            where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
+            warnings.append(f"{where}: object '{name}' repeats a domain constant")
             continue
         if name.lower() in {k.lower() for k in objects}:  # names are case-insensitive: y and Y are one object
             sec = _section(code, ":objects") or (0, len(code))

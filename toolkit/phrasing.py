@@ -109,6 +109,9 @@ def fill_comment(comment: str, variables: list[str], types: list[str], phrases: 
     return text
 
 
+_PREPOSITIONS = frozenset({"at", "in", "on", "near", "inside", "under", "above", "below", "beside", "by"})
+
+
 def name_question(words: str, args: list[str]) -> str:
     """A question from the predicate's words alone (no comment, no template).
 
@@ -116,11 +119,17 @@ def name_question(words: str, args: list[str]) -> str:
     'Is block a in column c1?'
     >>> name_question("clear", ["block a"])
     'Is block a clear?'
+    >>> name_question("robot at", ["location pantry"])  # LLM+P's (robot-at ?l)
+    'Is the robot at location pantry?'
     """
     if words.startswith(("is ", "are ")):  # is_red -> "Is block a red?"
         words = words.split(" ", 1)[1]
     if not args:
         return as_question(f"Is it the case that {words}")
+    head = words.split()
+    if len(args) == 1 and len(head) > 1 and head[-1] in _PREPOSITIONS:
+        # robot-at names its subject, and its one argument is where: not "Is pantry robot at?"
+        return as_question(f"Is the {' '.join(head[:-1])} {head[-1]} {args[0]}")
     if len(args) == 1:
         return as_question(f"Is {args[0]} {words}")
     if len(args) == 2:

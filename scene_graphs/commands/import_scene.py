@@ -35,9 +35,9 @@ def run(args: argparse.Namespace) -> int:
 
     from scene_graphs.importers import goal_literals, prune, relevant_objects
 
-    start = load_scene(args.scene)
-    goal = load_scene(args.goal) if args.goal else start.final
-    goal_lines = goal_literals(start, goal) if goal is not None else []
+    start = _naming(args.scene, load_scene, args.scene)
+    goal = _naming(args.goal, load_scene, args.goal) if args.goal else start.final
+    goal_lines = _naming(args.goal or args.scene, goal_literals, start, goal) if goal is not None else []
     graph = start.graph
     if args.prune == "goal":
         if goal is None:
@@ -61,3 +61,13 @@ def run(args: argparse.Namespace) -> int:
         print("dropped relations without a PDDL counterpart: "
               + ", ".join(f"{k} x{v}" for k, v in sorted(start.dropped.items())))
     return 0
+
+
+def _naming(path: str, read, *inputs):
+    """``read(*inputs)``, with a scene graph error prefixed by the file it is about (once)."""
+    try:
+        return read(*inputs)
+    except SceneGraphError as exc:
+        if str(exc).startswith(f"{path}:"):
+            raise
+        raise SceneGraphError(f"{path}: {exc}", exc.node) from None

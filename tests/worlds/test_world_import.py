@@ -100,3 +100,55 @@ def test_prune_needs_a_goal(tmp_path, capsys):
     assert "--prune goal needs a goal" in capsys.readouterr().err
     assert main(["import-scene", str(FRIDGE), "--out", str(tmp_path), "--prune", "goal"]) == 0
     assert "(pruned from 10)" in capsys.readouterr().out
+
+
+def test_refusals_name_the_file_and_json_errors_their_position(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"nodes": [\n  {"id": 1,}\n]}')
+    assert main(["import-scene", str(bad), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.strip() == (f"pgt import-scene: error: {bad}:2:12: not valid JSON: "
+                                               "Expecting property name enclosed in double quotes")
+    # A ProcTHOR house (positions, receptacle children) is named, not called malformed.
+    house = tmp_path / "house.json"
+    house.write_text('{"rooms": [{"id": "room|2", "roomType": "Kitchen"}], "objects": '
+                     '[{"id": "Fridge|2|1", "children": [{"id": "Egg|2|3"}]}], "doors": [], "walls": []}')
+    assert main(["import-scene", str(house), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"pgt import-scene: error: {house}: this looks like a ProcTHOR/AI2-THOR house")
+    # A goal the household domain cannot express names the task file it came from.
+    tv = DATA / "vh_wrapper_tv_on.json"
+    assert main(["import-scene", str(tv), "--out", str(tmp_path / "o")]) == 2
+    assert capsys.readouterr().err.startswith(f"pgt import-scene: error: {tv}: the goal changes states")
+
+
+def _vh(edges: list[tuple[int, str, int]]) -> dict:
+    """A VirtualHome graph: a character and a kitchen with a table, a sofa, a closed coffee maker and a cup."""
+    nodes = [{"id": 1, "class_name": "character", "category": "Characters", "properties": [], "states": []},
+             {"id": 10, "class_name": "kitchen", "category": "Rooms", "properties": [], "states": []},
+             {"id": 20, "class_name": "kitchentable", "category": "Furniture", "properties": ["SURFACES"], "states": []},
+             {"id": 21, "class_name": "sofa", "category": "Furniture", "properties": ["SITTABLE"], "states": []},
+             {"id": 30, "class_name": "coffeemaker", "category": "Appliances",
+              "properties": ["CAN_OPEN", "CONTAINERS"], "states": ["CLOSED"]},
+             {"id": 40, "class_name": "cup", "category": "Props", "properties": ["GRABBABLE"], "states": []}]
+    rooms = [(1, "INSIDE", 10), (20, "INSIDE", 10), (21, "INSIDE", 10), (30, "INSIDE", 10), (40, "INSIDE", 10)]
+    return {"nodes": nodes, "edges": [{"from_id": a, "relation_type": r, "to_id": b} for a, r, b in rooms + edges]}
+
+
+def test_virtualhome_proximity_echoes_are_not_goals_and_the_task_plans():
+    # EAI task files: putting the cup INSIDE the coffee maker also adds cup CLOSE maker
+    # and maker CLOSE cup; as goals those made the task unsolvable (a coffee maker
+    # cannot be placed, and grasp clears the cup's nextto).
+    start = load_scene({"init_graph": _vh([(40, "ON", 20), (40, "CLOSE", 20), (20, "CLOSE", 40)]),
+                        "final_graph": _vh([(40, "INSIDE", 30), (40, "CLOSE", 30), (30, "CLOSE", 40)])})
+    lines = goal_literals(start, start.final)
+    assert lines == ["(inside cup_40 coffeemaker_30)"]
+    text = to_problem(start.graph, "coffee", goal_lines=lines)
+    domain = load_domain(shipped_domain("household"))
+    result = get_planner("astar").solve(Task(domain, parse_problem(text, domain)))
+    assert result.solved and len(result.plan) == 6  # open the maker empty-handed, then fetch the cup
+
+
+def test_a_goal_that_moves_furniture_is_refused_by_name():
+    start = load_scene({"init_graph": _vh([(40, "ON", 20)]), "final_graph": _vh([(40, "ON", 20), (20, "ON", 21)])})
+    with pytest.raises(SceneGraphError, match=r"cannot move \(only movables are placed\): kitchentable_20 ontop sofa_21$"):
+        goal_literals(start, start.final)

@@ -114,8 +114,13 @@ def check_problem(domain: m.Domain, problem: m.Problem) -> list[Finding]:
             out.append(Finding(Severity.WARNING, "type-error", message, problem.path, line, col,
                                hint="give the object the declared type (or a subtype), or widen the parameter's type"))
             continue
-        out.append(Finding(Severity.WARNING, "problem-warning", w.split(": ", 1)[-1], problem.path,
-                           hint="make the problem's (:domain ...) and objects match the domain"))
+        place, message = w.split(": ", 1) if ": " in w else ("", w)
+        pos = re.search(r":(\d+):(\d+)$", place)
+        hint = ("delete the object: the domain's constant is that object in every problem"
+                if message.endswith("repeats a domain constant")
+                else "make the problem's (:domain ...) and objects match the domain")
+        out.append(Finding(Severity.WARNING, "problem-warning", message, problem.path,
+                           *((int(pos.group(1)), int(pos.group(2))) if pos else (None, None)), hint=hint))
     task = Task(domain, problem)
     reached, fired, never = relaxed_reachability(task)
     fired_schemas = {a.name for a in fired}

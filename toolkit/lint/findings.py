@@ -73,6 +73,9 @@ def from_error(exc: PgtError, path: str, text: str = "") -> Finding:
     """One load error (the loader collects every independent one) as an error finding."""
     kind = type(exc).__name__
     code, hint = _CODES.get(kind, "load-error"), _HINTS.get(kind, "")
+    if getattr(exc, "kind", None) == "constant":  # a name in the domain's actions that it never declared
+        hint = ("declare it in the domain's (:constants NAME - TYPE): a domain cannot rely on its problems' "
+                "objects (ALFRED's domain does; Fast Downward lets it pass), and delete it from the problems' :objects")
     if isinstance(exc, (PddlSyntaxError, UnsupportedFeatureError)):
         msg = exc.detail if isinstance(exc, PddlSyntaxError) else f"unsupported PDDL feature {exc.feature}"
         return Finding(Severity.ERROR, code, msg, exc.path, exc.line, exc.column, hint)

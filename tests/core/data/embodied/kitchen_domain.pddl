@@ -1,0 +1,35 @@
+;; Shaped like ALFRED's domain (hand-written): SinkBasinType and MicrowaveType are used, never declared.
+(define (domain kitchen)
+ (:requirements :adl :action-costs :typing)
+ (:types agent location receptacle object rtype otype)
+ (:predicates
+    (atLocation ?a - agent ?l - location)
+    (receptacleAtLocation ?r - receptacle ?l - location)
+    (objectAtLocation ?o - object ?l - location)
+    (inReceptacle ?o - object ?r - receptacle)
+    (receptacleType ?r - receptacle ?t - rtype)
+    (objectType ?o - object ?t - otype)
+    (holds ?a - agent ?o - object)
+    (holdsAny ?a - agent)
+    (isClean ?o - object))
+ (:functions (total-cost) - number)
+ (:action GotoLocation
+    :parameters (?a - agent ?from - location ?to - location)
+    :precondition (atLocation ?a ?from)
+    :effect (and (atLocation ?a ?to) (not (atLocation ?a ?from)) (increase (total-cost) 1)))
+ (:action PickupObject
+    :parameters (?a - agent ?l - location ?o - object ?r - receptacle)
+    :precondition (and (atLocation ?a ?l) (objectAtLocation ?o ?l) (inReceptacle ?o ?r) (not (holdsAny ?a)))
+    :effect (and (not (inReceptacle ?o ?r)) (not (objectAtLocation ?o ?l)) (holds ?a ?o) (holdsAny ?a)
+                 (increase (total-cost) 1)))
+ (:action CleanObject
+    :parameters (?a - agent ?l - location ?r - receptacle ?o - object)
+    :precondition (and (receptacleType ?r SinkBasinType) (atLocation ?a ?l) (receptacleAtLocation ?r ?l)
+                       (holds ?a ?o))
+    :effect (and (isClean ?o) (increase (total-cost) 5)))
+ (:action HeatObject
+    :parameters (?a - agent ?l - location ?r - receptacle ?o - object)
+    :precondition (and (receptacleType ?r MicrowaveType) (atLocation ?a ?l) (receptacleAtLocation ?r ?l)
+                       (holds ?a ?o))
+    :effect (increase (total-cost) 5))
+)
