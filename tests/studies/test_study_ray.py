@@ -1,8 +1,8 @@
 """The Ray executor: the same records as a local run, one writer, and nothing lost when a Ray worker dies.
 
-Ray takes seconds to start, so the default suite starts one local cluster (``ray.init``
-with 2 CPUs) for one test, which kills a Ray worker mid-unit and resumes across
-executors; the head-plus-worker cluster on 127.0.0.1, with a killed worker and then
+Ray takes seconds to start, so the default suite starts one local cluster of 2 CPUs
+(``pgt run --executor ray``, in its own process) for one test, which kills a Ray worker
+mid-unit and resumes across executors; the head-plus-worker cluster on 127.0.0.1, with a killed worker and then
 a killed driver, is a slow test (``--runslow``).
 """
 
@@ -26,6 +26,7 @@ from toolkit.errors import PgtError
 
 ROOT = Path(__file__).resolve().parents[2]
 RAY = Path(sys.executable).with_name("ray")
+ENV = {**os.environ, "RAY_AUTH_MODE": "disabled"}  # the nodes and the driver agree (no cluster token here)
 
 
 def _comparable(record: dict) -> dict:
@@ -40,33 +41,38 @@ def _by_id(episodes: Path) -> dict[str, dict]:
     return {r["id"]: _comparable(r) for r in records}
 
 
-def test_ray_cluster_records_equal_the_local_executor_and_resume_across_executors(tmp_path: Path):
-    import ray
+def _pgt_run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """``pgt run`` in its own process: Ray never starts inside a pytest worker, whose later forks
+    (the local executor's workers) could deadlock on the locks of Ray's threads."""
+    return subprocess.run([sys.executable, "-m", "toolkit.cli", "run", *args, "--quiet"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout, env=ENV)
 
+
+def test_ray_cluster_records_equal_the_local_executor_and_resume_across_executors(tmp_path: Path):
     config = RunConfig(suite="viplan-bw/simple", grounder="noisy", accuracy=0.9, action_failure=0.1, problems=3,
                        seeds=3)
     local = _by_id(run_study(config, tmp_path / "local", workers=1, progress=False))
-    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level="ERROR")
+    out = tmp_path / "ray"
+    args = ["--suite", "viplan-bw/simple", "--grounder", "noisy", "--accuracy", "0.9", "--action-failure", "0.1",
+            "--problems", "3", "--executor", "ray", "--workers", "2", "--out", str(out)]
+    killer = _Killer()  # a Ray worker dies mid-unit: Ray runs its unit again, nothing lost or written twice
+    killer.start()
     try:
-        out = tmp_path / "ray"
-        killer = _Killer()  # a Ray worker dies mid-unit: Ray runs its unit again, nothing lost or written twice
-        killer.start()
-        try:
-            first = run_study(RunConfig(**{**config.to_dict(), "executor": "ray", "seeds": 2}), out, workers=2,
-                              progress=False)
-        finally:
-            killer.done.set()
-            killer.join()
-        assert killer.killed, "no Ray worker was caught running a unit"
-        assert len(_by_id(first)) == 6 and not collect(read_records(first)).errors
-        # a resume may change the executor (an execution field) and widen the scope: only the rest runs
-        run_study(RunConfig(**{**config.to_dict(), "executor": "ray"}), out, workers=2, progress=False)
-        assert _by_id(first) == local
-        size = first.stat().st_size
-        run_study(config, out, workers=2, progress=False)  # back to local: nothing left to do
-        assert first.stat().st_size == size
+        first = _pgt_run(*args, "--seeds", "2")  # a local cluster of 2 CPUs, started by pgt itself
     finally:
-        ray.shutdown()
+        killer.done.set()
+        killer.join()
+    assert first.returncode == 0, first.stderr
+    assert killer.killed, "no Ray worker was caught running a unit"
+    episodes = out / "episodes.jsonl"
+    assert len(_by_id(episodes)) == 6 and not collect(read_records(episodes)).errors
+    # a resume may change the executor (an execution field) and widen the scope: only the rest runs
+    second = _pgt_run(*args, "--seeds", "3")
+    assert second.returncode == 0, second.stderr
+    assert _by_id(episodes) == local
+    size = episodes.stat().st_size
+    run_study(config, out, workers=2, progress=False)  # back to local: nothing left to do
+    assert episodes.stat().st_size == size
 
 
 def _descends_from_us(pid: int) -> bool:
@@ -145,7 +151,6 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-ENV = {**os.environ, "RAY_AUTH_MODE": "disabled"}  # the nodes and the driver agree (no cluster token here)
 
 
 def _node(*args: str) -> subprocess.Popen:
