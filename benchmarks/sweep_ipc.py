@@ -80,19 +80,43 @@ def _head(text: str) -> str:
 
 
 def _is_domain(path: Path) -> bool:
-    head = path.read_text(errors="replace")[:2000].lower()
+    # Long ';' headers (freecell's runs past 2,000 characters) must not hide the define.
+    head = re.sub(r";[^\n]*", "", path.read_text(errors="replace")[:50_000])[:2000].lower()
     return re.search(r"\(\s*domain\b", head) is not None and re.search(r"\(\s*problem\b", head) is None
 
 
+def _numbered(name: str) -> str:
+    """The problem number in a file name (``instance-07.pddl``: "7"), or "" where it has none."""
+    found = re.findall(r"\d+", name)
+    return str(int(found[-1])) if found else ""
+
+
 def domain_for(problem: Path, domains: set[Path]) -> Path | None:
-    """The domain file of a problem, by the names collections use (as FD's driver looks them up)."""
-    if len(domains) == 1:
-        return next(iter(domains))
+    """The domain file of a problem, by the layouts public collections use.
+
+    Beside the problem, by the names FD's driver looks up (``domain.pddl``,
+    ``p01-domain.pddl``, ``domain_p01.pddl``), or the only domain there; else one
+    folder up, as potassco/pddl-instances (``instances/instance-3.pddl`` with
+    ``domain.pddl`` or ``domains/domain-3.pddl``) and pddlgym (``blocks_test/p1.pddl``
+    with ``blocks.pddl``) keep them.
+    """
     folder, name = problem.parent, problem.name
+    here = {d for d in domains if d.parent == folder}
+    if len(here) == 1:
+        return next(iter(here))
     for candidate in ("domain.pddl", f"{name[:3]}-domain.pddl", f"domain_{name}", f"domain-{name}",
                       f"{problem.stem}-domain.pddl"):
-        if folder / candidate in domains:
+        if folder / candidate in here:
             return folder / candidate
+    if here:
+        return None
+    up = folder.parent
+    number = _numbered(name)
+    by_number = [d for d in domains if d.parent == up / "domains" and number and _numbered(d.name) == number]
+    stem = re.sub(r"_(test|train)$", "", folder.name)
+    for candidate in (up / "domain.pddl", *by_number, up / f"{stem}.pddl"):
+        if candidate in domains:
+            return candidate
     return None
 
 
@@ -104,14 +128,14 @@ def discover(root: Path, per_domain: int | None = None, only: Iterable[str] = ()
     drops the folders so named (for example those another sweep already covered).
     """
     only, exclude = tuple(only), set(exclude)
+    files = sorted(root.rglob("*.pddl"))
+    domains = {p for p in files if _is_domain(p)}
     cases = []
-    for folder in sorted({p.parent for p in root.rglob("*.pddl")}):
+    for folder in sorted({p.parent for p in files}):
         rel = folder.relative_to(root).as_posix()
-        if (only and not any(word in rel for word in only)) or folder.name in exclude:
+        if (only and not any(word in rel for word in only)) or exclude.intersection(Path(rel).parts):
             continue
-        files = sorted(folder.glob("*.pddl"))
-        domains = {p for p in files if _is_domain(p)}
-        problems = [p for p in files if p not in domains]
+        problems = [p for p in sorted(folder.glob("*.pddl")) if p not in domains]
         if per_domain is not None:
             problems = sorted(problems, key=lambda p: (p.stat().st_size, p.name))[:per_domain]
         for problem in sorted(problems):

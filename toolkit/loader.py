@@ -87,6 +87,8 @@ UNSUPPORTED_KEYWORDS = {
     "assign": "numeric effects other than action costs (assign)",
     "scale-up": "numeric effects other than action costs (scale-up)",
     "scale-down": "numeric effects other than action costs (scale-down)",
+    ":vars": "action variables (:vars, PDDL 1.2: list them in :parameters)",
+    r"probabilistic(?=\s+[0-9.])": "probabilistic effects (PPDDL's probabilistic)",  # not a predicate so named
 }
 _NUMERIC_COMPARISON_RE = r"\(\s*(<=|>=|<|>)(?=[\s(])|\(\s*=\s*\("
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
@@ -367,6 +369,7 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
     if isinstance(exc, UnexpectedToken):
         expected = sorted(exc.accepts or exc.expected)[:6]
         detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
+        detail += _section_order_hint(str(exc.token.value), expected)
     elif isinstance(exc, UnexpectedCharacters):
         detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"
         if detail.endswith("','"):  # ALFWorld writes (?l - location, ?r - receptacle)
@@ -374,6 +377,19 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
     else:
         detail = str(exc).splitlines()[0]
     return PddlSyntaxError(path, line, col, detail)
+
+
+# The order the PDDL grammar (and FD, and VAL) wants a file's sections in.
+_SECTION_ORDER = {"problem": (":domain", ":requirements", ":objects", ":init", ":goal", ":metric"),
+                  "domain": (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")}
+
+
+def _section_order_hint(token: str, expected: list[str]) -> str:
+    """For a section where another was due (pddlgym writes :goal before :init), the order to write them in."""
+    for kind, order in _SECTION_ORDER.items():
+        if token.lower() in order and any(f":{e.lower()}" in order for e in expected):
+            return f" (a {kind}'s sections go in this order: {', '.join(order)})"
+    return ""
 
 
 def _first_unknown_type(text: str, known: set[str]) -> str | None:
@@ -914,8 +930,17 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     warnings += errors.warnings
     _duplicates(text, path, errors)
     types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}
+    types_at = _offset(_blank_comments(text), r"\(\s*:types\b")
+    declared_types = {t.lower() for t in types} | {"object", _ROOT}
+    for parent in dict.fromkeys(p for p in types.values() if p and p.lower() not in declared_types):
+        # IPC 2014's tetris writes "one_square two_straight - pieces" and never lists pieces:
+        # FD and VAL read it as a type under object, and so do we (lint warns).
+        types[parent] = "object"
+        declared_types.add(parent.lower())
+        where = _where(path, text, name_pattern(parent), types_at)
+        warnings.append(f"{where}: type '{parent}' is a parent in :types but is not declared; read as a subtype of object")
     type_scope = _Scope(path, text, "type", [*types, "object"], errors)
-    type_scope.start = _offset(_blank_comments(text), r"\(\s*:types\b")
+    type_scope.start = types_at
     for child, parent in types.items():
         if parent != "object":
             types[child] = type_scope.resolve(parent, fallback="object")
