@@ -114,3 +114,41 @@ def test_sections_out_of_order_name_the_order(tmp_path: Path, capsys) -> None:
     assert err.startswith("pgt validate: error: d.pddl:3:4: unexpected ':requirements'")
     assert err.endswith("(a domain's sections go in this order: :requirements, :types, :constants, :predicates, "
                         ":functions, :action)")
+
+
+# LLM+P's tyreworld: actions name wrench, jack and pump, which only the problems declare.
+TYRES = """(define (domain tyres)
+  (:requirements :typing)
+  (:types tool hub)
+  (:predicates (have ?t - tool) (loose ?h - hub) (tight ?h - hub))
+  (:action loosen :parameters (?h - hub)
+    :precondition (and (have wrench) (tight ?h))
+    :effect (and (loose ?h) (not (tight ?h)))))
+"""
+TYRES_PROBLEM = """(define (problem one) (:domain tyres)
+  (:objects wrench - tool h1 - hub)
+  (:init (have wrench) (tight h1))
+  (:goal (loose h1)))
+"""
+
+
+def test_lint_reports_consequences_of_a_domain_error_as_no_errors_of_their_own(tmp_path: Path, capsys) -> None:
+    # The action that reads the undeclared constant is left out of the model, so reachability
+    # said the goal could never hold (an error), the problem's own wrench "repeated a domain
+    # constant" and "had type object": three findings that one missing declaration explains.
+    (tmp_path / "d.pddl").write_text(TYRES)
+    (tmp_path / "p.pddl").write_text(TYRES_PROBLEM)
+    assert main(["lint", "--json", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl")]) == 1
+    import json
+
+    findings = json.loads(capsys.readouterr().out)["findings"]
+    assert [(f["severity"], f["code"]) for f in findings if f["severity"] != "info"] == [
+        ("error", "undeclared-name"), ("warning", "action-never-applicable"), ("warning", "goal-unreachable")]
+    assert [f["message"] for f in findings if f["code"] == "reachability-partial"] == [
+        "reachability of problem one was checked without the pieces the errors above leave out: its findings may "
+        "follow from those errors"]
+    fixed = TYRES.replace("(:types tool hub)", "(:types tool hub) (:constants wrench - tool)")
+    (tmp_path / "d.pddl").write_text(fixed)
+    (tmp_path / "p.pddl").write_text(TYRES_PROBLEM.replace("wrench - tool ", ""))
+    assert main(["lint", "--json", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl")]) == 0
+    assert not [f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "reachability-partial"]

@@ -15,6 +15,7 @@ goal atoms that can never hold.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ from typing import Any
 
 from toolkit import loader
 from toolkit import model as m
+from toolkit.errors import TypeMismatchError, UnknownSymbolError
 from toolkit.lint.domain_checks import check_domain
 from toolkit.lint.findings import Finding, Severity, at, from_error
 from toolkit.lint.reachability import relaxed_reachability
@@ -87,17 +89,39 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
     domain = loaded.model
     if domain is None:  # a syntax error: nothing to check beyond it
         return LintReport(tuple(findings))
+    # Constants the domain uses undeclared are declared (as objects) for the rest of the load; what
+    # follows from that in a problem that declares them (its object "repeats" the constant, is "of
+    # type object") is a consequence of the domain's error, not a finding of its own.
+    invented = {e.name.lower() for e in loaded.errors if isinstance(e, UnknownSymbolError) and e.kind == "constant"}
     problems: list[m.Problem] = []
+    whole: list[bool] = []  # loaded without errors (with domain): no piece left out of the model
     for path, text in texts.items():
         lp = loader.read_problem(text, domain, path, typing)
-        findings.extend(from_error(exc, path, text) for exc in lp.errors)
+        findings.extend(from_error(exc, path, text) for exc in lp.errors
+                        if not (isinstance(exc, TypeMismatchError) and exc.obj.lower() in invented))
         if lp.model is not None:
             problems.append(lp.model)
+            whole.append(not lp.errors and not loaded.errors)
     findings.extend(check_domain(domain, tuple(problems)))
-    for problem in problems if reachability else ():
-        findings.extend(check_problem(domain, problem))
+    for problem, complete in zip(problems, whole) if reachability else ():
+        found = [f for f in check_problem(domain, problem) if not _repeats_invented(f, invented)]
+        if not complete:
+            # Reachability over a model missing the faulty pieces may report their consequences (a goal
+            # "never reachable" because the action that adds it was left out): warnings, not errors.
+            found = [dataclasses.replace(f, severity=Severity.WARNING) if f.severity is Severity.ERROR else f
+                     for f in found]
+            found.append(Finding(Severity.INFO, "reachability-partial",
+                                 f"reachability of problem {problem.name} was checked without the pieces the errors "
+                                 "above leave out: its findings may follow from those errors", problem.path,
+                                 hint="fix the errors, then lint again"))
+        findings.extend(found)
     findings.sort(key=lambda f: (_ORDER[f.severity], f.path, f.line or 0, f.code))
     return LintReport(tuple(findings))
+
+
+def _repeats_invented(finding: Finding, invented: set[str]) -> bool:
+    mt = re.fullmatch(r"object '(.+)' repeats a domain constant", finding.message)
+    return finding.code == "problem-warning" and mt is not None and mt.group(1).lower() in invented
 
 
 def check_problem(domain: m.Domain, problem: m.Problem) -> list[Finding]:
