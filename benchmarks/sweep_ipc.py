@@ -311,15 +311,16 @@ def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list
     return results
 
 
-def extract(git_dir: Path, rev: str, into: Path) -> tuple[Path, int]:
-    """The ``.pddl`` files of a bare git mirror's tree at ``rev``, written under ``into`` (never the project).
+def extract(git_dir: Path, rev: str, into: Path, suffixes: tuple[str, ...] | None = (".pddl",)) -> tuple[Path, int]:
+    """The files of a bare git mirror's tree at ``rev`` ending in one of ``suffixes`` (None: every file),
+    written under ``into`` (never the project).
 
     A mirror may lack its largest blobs; those files are left out and counted.
     """
     listing = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", "-z", rev], capture_output=True,
                              check=True).stdout.decode().split("\0")
     blobs = [(entry.split()[2], entry.split("\t", 1)[1]) for entry in listing
-             if entry and entry.split()[1] == "blob" and entry.endswith(".pddl")]
+             if entry and entry.split()[1] == "blob" and (suffixes is None or entry.endswith(suffixes))]
     root = into / "tree"
     missing = 0
     with subprocess.Popen(["git", "--git-dir", str(git_dir), "cat-file", "--batch"], stdin=subprocess.PIPE,

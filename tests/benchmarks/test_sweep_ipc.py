@@ -47,6 +47,27 @@ def test_discover_pairs_each_problem_with_its_domain(tmp_path: Path) -> None:
         "underscore/orphan.pddl", "underscore/p01.pddl", "underscore/p02.pddl"]
 
 
+def test_discover_finds_domains_one_folder_up_as_public_collections_keep_them(tmp_path: Path) -> None:
+    # potassco/pddl-instances: instances/instance-N.pddl beside domain.pddl or domains/domain-N.pddl;
+    # pddlgym: blocks.pddl beside the folders blocks/ and blocks_test/; a long ';' header before the define.
+    header = ";" * 80 + "\n" + ";;; a domain whose comment header runs past 2,000 characters\n" * 40
+    write(tmp_path / "ipc" / "shared", {"domain.pddl": header + DOMAIN})
+    write(tmp_path / "ipc" / "shared" / "instances", {"instance-1.pddl": PROBLEM})
+    write(tmp_path / "ipc" / "numbered" / "domains", {"domain-1.pddl": DOMAIN, "domain-2.pddl": DOMAIN})
+    write(tmp_path / "ipc" / "numbered" / "instances", {"instance-1.pddl": PROBLEM, "instance-2.pddl": PROBLEM,
+                                                        "instance-3.pddl": PROBLEM})
+    write(tmp_path / "gym", {"lamps.pddl": DOMAIN})
+    write(tmp_path / "gym" / "lamps", {"problem1.pddl": PROBLEM})
+    write(tmp_path / "gym" / "lamps_test", {"problem1.pddl": PROBLEM})
+    pairs = {c.name: c.domain and c.domain.relative_to(tmp_path).as_posix() for c in discover(tmp_path)}
+    assert pairs == {"gym/lamps/problem1.pddl": "gym/lamps.pddl", "gym/lamps_test/problem1.pddl": "gym/lamps.pddl",
+                     "ipc/numbered/instances/instance-1.pddl": "ipc/numbered/domains/domain-1.pddl",
+                     "ipc/numbered/instances/instance-2.pddl": "ipc/numbered/domains/domain-2.pddl",
+                     "ipc/numbered/instances/instance-3.pddl": None,  # its domain-3.pddl is missing
+                     "ipc/shared/instances/instance-1.pddl": "ipc/shared/domain.pddl"}
+    assert [c.name for c in discover(tmp_path, exclude=["numbered", "gym"])] == ["ipc/shared/instances/instance-1.pddl"]
+
+
 @pytest.mark.parametrize(("ran", "expected"), [
     (Ran(None, "", "", 90.0), "timeout"),
     (Ran(1, "", "Traceback (most recent call last):\n  ...\nKeyError: 'x'", 1.0), "traceback"),
