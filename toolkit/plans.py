@@ -200,6 +200,9 @@ def _as_match(hit: object) -> TextMatch | None:
 _REPEAT = re.compile(r"\b(?:again|repeat\w*|twice|second\s+time)\b", re.I)
 _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
+# Where an English step's own words end and the writer's account of its effect begins (LLM+P's
+# replies: "unstack b1 from b3 -> arm holding b1", "Unstack b1 from b3: this leaves b3 clear").
+_CONSEQUENCE = re.compile(r"\s*(?:->|=>|\u2192|:\s|\.\s)")
 
 
 # Words a statement about the plan opens with and an imperative step never does ("The goal is now
@@ -321,6 +324,9 @@ class _Reader:
         aside = _ASIDE.search(cand.text) if hit is None else None
         if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step
             hit = self.english(cand.text[:aside.start()])
+        said = _CONSEQUENCE.search(cand.text) if hit is None else None
+        if said is not None and said.start() > 0:  # "unstack a from b -> holding a": the account is not the step
+            hit = self.english(cand.text[:said.start()])
         if hit is not None:
             return self._english_result(hit, cand)
         if REFUSAL.search(cand.text):

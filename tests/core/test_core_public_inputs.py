@@ -152,3 +152,23 @@ def test_lint_reports_consequences_of_a_domain_error_as_no_errors_of_their_own(t
     (tmp_path / "p.pddl").write_text(TYRES_PROBLEM.replace("wrench - tool ", ""))
     assert main(["lint", "--json", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl")]) == 0
     assert not [f for f in json.loads(capsys.readouterr().out)["findings"] if f["code"] == "reachability-partial"]
+
+
+def test_an_english_step_followed_by_its_effects_is_read_as_the_step() -> None:
+    # LLM+P's replies annotate each step with what it does: "unstack b1 from b3 -> arm holding b1",
+    # "Unstack b1 from b3: This will leave b1 in the arm", "Unstack b4 from b7. Now, the arm is ...";
+    # each was an unreadable step, so a plan that was valid (or broke later) read as unparseable.
+    from core_support import shipped_task
+
+    task = shipped_task("blocksworld-4ops", "bw4-3")
+    reply = ("1. Unstack c from a -> the arm holds c, a is clear\n"
+             "2. Put down c. Now, the arm is empty and c is on the table.\n"
+             "3. Pick up b: the arm holds b\n"
+             "4. Stack b on c \u2192 b is on c\n"
+             "5. Pick up a => holding a\n"
+             "6. Stack a on b. The goal is reached.\n")
+    report = check_plan(task, reply)
+    assert report.valid, report.message
+    assert [s.action for s in report.steps][:2] == ["(unstack c a)", "(put-down c)"]
+    wrong = check_plan(task, "1. Stack c on b -> c is on b\n")  # read, then judged: not applicable
+    assert (wrong.failed_step, wrong.reason.value) == (1, "inapplicable")

@@ -8,6 +8,7 @@ the same domain gives the same text whatever its original formatting.
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Mapping
 
 from toolkit import model as m
@@ -40,21 +41,38 @@ def _typed(names_types: list[tuple[str, str]]) -> str:
     return " ".join(f"{' '.join(sorted(ns))} - {t}" for t, ns in sorted(by_type.items()))
 
 
+# Fast Downward refuses a type named "number" (its name for function values; IPC 2004's promela
+# domains declare one). Types never appear in a plan, so the planners get it under another name.
+_NUMBER = "number"
+_NUMBER_RENAMED = "pgt_number_type"
+
+
+def _reserved_renamed(domain: m.Domain, text: str) -> str:
+    """``text`` with the type ``number`` (where the domain declares one) renamed, in typed lists and ``either``."""
+    if _NUMBER not in domain.types:
+        return text
+    text = re.sub(r"\(either [^()]*\)", lambda mt: re.sub(r"(?<= )number(?![\w-])", _NUMBER_RENAMED, mt.group()), text)
+    return re.sub(r"(?<=- )number(?![\w-])", _NUMBER_RENAMED, text)
+
+
 def domain_to_pddl(domain: m.Domain) -> str:
     """The domain as canonical PDDL (requirements made explicit and complete)."""
     reqs = ":strips :typing :negative-preconditions :disjunctive-preconditions :equality " \
            ":quantified-preconditions :conditional-effects" + (" :action-costs" if domain.has_costs else "")
     lines = [f"(define (domain {domain.name})", f"  (:requirements {reqs})"]
     if domain.types:
-        lines.append(f"  (:types {_typed(sorted(domain.types.items()))})")
+        types = _typed(sorted(domain.types.items()))
+        if _NUMBER in domain.types:  # a declared name here, not only a "- parent"
+            types = re.sub(r"(?<![\w-])number(?![\w-])", _NUMBER_RENAMED, types)
+        lines.append(f"  (:types {types})")
     if domain.constants:
         lines.append(f"  (:constants {_typed(sorted(domain.constants.items()))})")
     preds = " ".join(f"({p.name}{' ' + _declared(p.params) if p.params else ''})"
                      for p in domain.predicates.values())
     lines.append(f"  (:predicates {preds})")
     if domain.functions:
-        funcs = " ".join(f"({f.name}{' ' + _declared(f.params) if f.params else ''}) - number"
-                         for f in domain.functions.values())
+        funcs = " ".join(f"({f.name}{' ' + _reserved_renamed(domain, _declared(f.params)) if f.params else ''})"
+                         " - number" for f in domain.functions.values())  # the value type, never renamed
         lines.append(f"  (:functions {funcs})")
     for a in domain.actions.values():
         lines.append(f"  (:action {a.name}")
@@ -62,7 +80,8 @@ def domain_to_pddl(domain: m.Domain) -> str:
         lines.append(f"    :precondition {a.precondition}")
         lines.append(f"    :effect {a.effect_text()})")
     lines.append(")")
-    return "\n".join(lines) + "\n"
+    return "\n".join(line if line.startswith("  (:functions") else _reserved_renamed(domain, line)
+                     for line in lines) + "\n"
 
 
 def problem_to_pddl(domain: m.Domain, objects: dict[str, str], init: frozenset[Atom], goal: m.Condition,
@@ -80,7 +99,7 @@ def problem_to_pddl(domain: m.Domain, objects: dict[str, str], init: frozenset[A
         init_text += "".join(f" (= {a} {m.format_number(v)})" for a, v in sorted(values.items()))
         metric = f"\n  (:metric minimize ({m.TOTAL_COST}))"
     return (f"(define (problem {name}) (:domain {domain.name})\n"
-            f"  (:objects {_typed(sorted(objs.items()))})\n"
+            f"  (:objects {_reserved_renamed(domain, _typed(sorted(objs.items())))})\n"
             f"  (:init {init_text})\n"
             f"  (:goal {goal}){metric})\n")
 

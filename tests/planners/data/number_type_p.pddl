@@ -1,0 +1,6 @@
+(define (problem two-up) (:domain number-type)
+  (:objects n0 n1 n2 - number s - slot)
+  (:init (at n0) (next n0 n1) (next n1 n2) (= (step-cost n1) 1) (= (step-cost n2) 2) (= (step-cost n0) 1)
+         (= (total-cost) 0))
+  (:goal (and (at n2) (filled s n2)))
+  (:metric minimize (total-cost)))
