@@ -358,6 +358,19 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
     return text, warnings, declared
 
 
+# The order the PDDL grammar (and FD, and VAL) wants a file's sections in.
+_SECTION_ORDER = {"problem": (":domain", ":requirements", ":objects", ":init", ":goal", ":metric"),
+                  "domain": (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")}
+
+
+def _section_order_hint(token: str, expected: list[str]) -> str:
+    """For a section where another was due (pddlgym writes :goal before :init), the order to write them in."""
+    for kind, order in _SECTION_ORDER.items():
+        if token.lower() in order and any(f":{e.lower()}" in order for e in expected):
+            return f" (a {kind}'s sections go in this order: {', '.join(order)})"
+    return ""
+
+
 def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
@@ -377,19 +390,6 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
     else:
         detail = str(exc).splitlines()[0]
     return PddlSyntaxError(path, line, col, detail)
-
-
-# The order the PDDL grammar (and FD, and VAL) wants a file's sections in.
-_SECTION_ORDER = {"problem": (":domain", ":requirements", ":objects", ":init", ":goal", ":metric"),
-                  "domain": (":requirements", ":types", ":constants", ":predicates", ":functions", ":action")}
-
-
-def _section_order_hint(token: str, expected: list[str]) -> str:
-    """For a section where another was due (pddlgym writes :goal before :init), the order to write them in."""
-    for kind, order in _SECTION_ORDER.items():
-        if token.lower() in order and any(f":{e.lower()}" in order for e in expected):
-            return f" (a {kind}'s sections go in this order: {', '.join(order)})"
-    return ""
 
 
 def _first_unknown_type(text: str, known: set[str]) -> str | None:

@@ -116,14 +116,14 @@ def check_domain(domain: m.Domain, problems: tuple[m.Problem, ...] = ()) -> list
         if mt:
             out.append(at(W, "requirement-undeclared", f"uses {mt.group(1)} without declaring it in :requirements",
                           path, text, req_pat, f"add {mt.group(1)} to (:requirements ...)"))
-        elif "uses types without declaring :typing" in w:
-            out.append(at(W, "requirement-undeclared", "uses types without declaring :typing in :requirements",
-                          path, text, req_pat, "add :typing to (:requirements ...)"))
         elif "is a parent in :types but is not declared" in w:
             pos = re.match(r"(?:.*):(\d+):(\d+): (.*)", w, re.S)
             line, col, message = (int(pos.group(1)), int(pos.group(2)), pos.group(3)) if pos else (None, None, w)
             out.append(Finding(W, "undeclared-type", message, path, line, col,
                                hint="list it in (:types ...) too, e.g. as NAME - object"))
+        elif "uses types without declaring :typing" in w:
+            out.append(at(W, "requirement-undeclared", "uses types without declaring :typing in :requirements",
+                          path, text, req_pat, "add :typing to (:requirements ...)"))
         elif "normalised" in w:
             out.append(Finding(I, "keyword-case", w.split(": ", 1)[-1], path, hint="write PDDL keywords in lower case"))
     used_reqs = requirements_used(domain, tuple(p.goal for p in problems))
