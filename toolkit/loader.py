@@ -89,6 +89,7 @@ UNSUPPORTED_KEYWORDS = {
     "scale-down": "numeric effects other than action costs (scale-down)",
     ":vars": "action variables (:vars, PDDL 1.2: list them in :parameters)",
     r"probabilistic(?=\s+[0-9.])": "probabilistic effects (PPDDL's probabilistic)",  # not a predicate so named
+    r"preference(?=\s+[^\s()]+\s*\()": "preferences (preference)",  # IPC 2008 net-benefit goals
 }
 _NUMERIC_COMPARISON_RE = r"\(\s*(<=|>=|<|>)(?=[\s(])|\(\s*=\s*\("
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)

@@ -172,3 +172,13 @@ def test_an_english_step_followed_by_its_effects_is_read_as_the_step() -> None:
     assert [s.action for s in report.steps][:2] == ["(unstack c a)", "(put-down c)"]
     wrong = check_plan(task, "1. Stack c on b -> c is on b\n")  # read, then judged: not applicable
     assert (wrong.failed_step, wrong.reason.value) == (1, "inapplicable")
+
+
+def test_goal_preferences_are_refused_where_they_are(tmp_path: Path, capsys) -> None:
+    # IPC 2008 net-benefit problems: "(preference g1 (free pos-0-2))" in the goal was a syntax error at its '('.
+    err = refusal(tmp_path, capsys, BLOCKS.replace("BODY", ""),
+                  "(define (problem p) (:domain b) (:objects a) (:init (clear a))\n"
+                  "  (:goal (and (preference g1 (not (clear a))))))\n")
+    assert err.startswith("pgt validate: error: p.pddl:2:15: unsupported PDDL feature preferences")
+    domain = parse_domain(BLOCKS.replace("(table-gone)", "(preference ?x)").replace("BODY", "(preference ?x)"))
+    assert "preference" in domain.predicates  # a predicate so named is still read
