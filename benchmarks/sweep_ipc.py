@@ -183,14 +183,36 @@ def val_verdict(val: Path, domain: Path, problem: Path, plan: Path) -> bool | No
     return None
 
 
-def fd_plan(case: Case, folder: Path, limit: float) -> Path | None:
-    """The plan FD's lama-first finds (FD's driver as users run it), or None."""
+def fd_plan(case: Case, folder: Path, limit: float) -> tuple[Path | None, int | None]:
+    """The plan FD's lama-first finds (FD's driver as users run it), or None; and FD's exit code."""
     from toolkit.planners.fd import fd_driver
 
     plan = folder / "fd.plan"
     ran = run([sys.executable, str(fd_driver()), "--plan-file", str(plan), "--alias", "lama-first",
                str(case.domain), str(case.problem)], limit, cwd=folder)
-    return plan if ran.rc in (0, 1, 2, 3) and plan.exists() else None
+    return (plan if ran.rc in (0, 1, 2, 3) and plan.exists() else None), ran.rc
+
+
+# FD's exit codes for input its translator refuses, and for a task its search proves unsolvable.
+_FD_REFUSES = (30, 31)
+_FD_UNSOLVABLE = (10, 11, 12)
+
+
+def judge_lint(findings: list[dict], fd_rc: int | None) -> tuple[str, str]:
+    """Lint errors on a published file are wrong, unless FD agrees: it refuses the file too, or
+    proves the task unsolvable where lint says a goal can never hold (pddlgym has both)."""
+    errors = [f for f in findings if f["severity"] == "error"]
+    warned = sorted({f["code"] for f in findings if f["severity"] == "warning"})
+    first = f"{errors[0]['path']}:{errors[0]['line']}:{errors[0]['column']}: {errors[0]['message']}" if errors else ""
+    if not errors:
+        return "ok", f"warnings: {', '.join(warned)}" if warned else ""
+    if all(f["code"] == "unsupported-feature" and f["line"] for f in errors):
+        return "refused", first
+    if fd_rc in _FD_REFUSES and all(f["line"] for f in errors):
+        return "refused", f"FD refuses it too: {first}"
+    if fd_rc in _FD_UNSOLVABLE and all(f["code"] == "goal-unreachable" for f in errors):
+        return "ok", f"unsolvable, as FD proves: {first}"
+    return "wrong", f"{len(errors)} lint errors, e.g. {errors[0]['code']}: {errors[0]['message']}"
 
 
 def _states(validate_json: dict) -> list[set[str]]:
@@ -232,21 +254,10 @@ def sweep_case(case: Case, val: Path, plan_timeout: float, limit: float) -> list
     with tempfile.TemporaryDirectory(prefix="sweep-ipc-") as tmp:
         folder = Path(tmp)
         ran = run([*pgt, "lint", "--json", dom, prob], limit)
+        fd, fd_rc = fd_plan(case, folder, limit)
         judged = failure(ran)
-        if judged is None:
-            findings = json.loads(ran.out)["findings"]
-            errors = [f for f in findings if f["severity"] == "error"]
-            warned = sorted({f["code"] for f in findings if f["severity"] == "warning"})
-            if errors and all(f["code"] == "unsupported-feature" and f["line"] for f in errors):
-                judged = ("refused", f"{errors[0]['path']}:{errors[0]['line']}:{errors[0]['column']}: "
-                                     f"{errors[0]['message']}")
-            elif errors:
-                judged = ("wrong", f"{len(errors)} lint errors, e.g. {errors[0]['code']}: {errors[0]['message']}")
-            else:
-                judged = ("ok", f"warnings: {', '.join(warned)}" if warned else "")
-        record("lint", ran, *judged)
+        record("lint", ran, *(judged or judge_lint(json.loads(ran.out)["findings"], fd_rc)))
 
-        fd = fd_plan(case, folder, limit)
         states: list[set[str]] | None = None
         if fd is None:
             results.append(Outcome(case.name, "validate", "skipped", 0.0, "FD lama-first found no plan"))

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.sweep_ipc import Case, Ran, discover, failure, invariant_broken, sweep_case, table
+from benchmarks.sweep_ipc import Case, Ran, discover, failure, invariant_broken, judge_lint, sweep_case, table
 
 DOMAIN = """(define (domain lamps)
   (:requirements :strips :typing)
@@ -79,6 +79,25 @@ def test_discover_finds_domains_one_folder_up_as_public_collections_keep_them(tm
 def test_failure_classifies_every_way_a_process_can_end(ran: Ran, expected: str | None) -> None:
     judged = failure(ran)
     assert (judged[0] if judged else None) == expected
+
+
+def _finding(code: str, severity: str = "error", line: int | None = 3) -> dict:
+    return {"severity": severity, "code": code, "path": "p.pddl", "line": line, "column": 4, "message": code}
+
+
+@pytest.mark.parametrize(("findings", "fd_rc", "expected"), [
+    ([], 0, "ok"),
+    ([_finding("unused-type", "warning")], 0, "ok"),
+    ([_finding("unsupported-feature")], 31, "refused"),
+    ([_finding("syntax-error")], 31, "refused"),  # pddlgym's :goal before :init: FD refuses it too
+    ([_finding("syntax-error")], 0, "wrong"),  # FD reads what lint calls a syntax error
+    ([_finding("syntax-error", line=None)], 31, "wrong"),  # an unlocated error is never a fair refusal
+    ([_finding("goal-unreachable")], 11, "ok"),  # pddlgym's doors: FD proves it unsolvable
+    ([_finding("goal-unreachable")], 0, "wrong"),  # FD found a plan
+    ([_finding("goal-unreachable"), _finding("type-error")], 11, "wrong"),
+])
+def test_lint_errors_are_wrong_unless_fd_agrees(findings: list[dict], fd_rc: int, expected: str) -> None:
+    assert judge_lint(findings, fd_rc)[0] == expected
 
 
 def test_invariant_check_finds_a_state_that_breaks_a_claim(tmp_path: Path) -> None:
