@@ -98,6 +98,10 @@ _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "for
 _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*"
                          r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])", re.I)
 _COMMENT_RE = re.compile(r";[^\n]*")
+# ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
+_OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
+_OBJECT_TYPE_RE = re.compile(r"(-\s+)object(?![\w-])|(-\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\))",
+                             re.I)
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
 # known types); we rename it to this placeholder while parsing and map it back.
 _ROOT = "pgtrootobject"
@@ -275,11 +279,21 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, _blank_comments(text)
 
 
-def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str, list[str], set[str]]:
+def _rename_root(mt: re.Match[str]) -> str:
+    """A ``- object`` or ``- (either ... object ...)`` with the root (in any case) spelled as the placeholder."""
+    if mt.group(2) is None:
+        return mt.group(1) + _ROOT
+    return _OBJECT_WORD_RE.sub(_ROOT, mt.group(2))
+
+
+def _normalise(text: str, path: str, errors: _Errors | None = None,
+               notes: list[str] | None = None) -> tuple[str, list[str], set[str]]:
     """Lower-case keywords, refuse unsupported features, add missing requirements.
 
     Returns the text to parse, warnings, and the requirements declared in the file.
-    Line numbers are preserved: nothing adds or removes a newline.
+    Keywords written in upper case are read silently (PDDL is case-insensitive); that
+    is noted in ``notes`` when given, for lint. Line numbers are preserved: nothing
+    adds or removes a newline.
     """
     warnings: list[str] = []
     code = _blank_comments(text)
@@ -309,15 +323,15 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
         pos = cm.end()
     out.append(_KEYWORD_RE.sub(lower, text[pos:]))
     text = "".join(out)
-    if changed:
-        warnings.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
+    if changed and notes is not None:
+        notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = _blank_comments(text)
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
-    if re.search(r"-\s+object(?![\w-])", code):  # not a type of its own named object-kind
-        text = "".join(re.sub(r"(-\s+)object(?![\w-])", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
+    if _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
+        text = "".join(_OBJECT_TYPE_RE.sub(_rename_root, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
         if is_domain:
             types = re.search(r"\(\s*:types\b[^)]*", text)
@@ -364,6 +378,10 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
         opened = text.count("(") - text.count(")")
         detail = f"unexpected end of file ({opened} unclosed parenthesis)" if opened > 0 else "unexpected end of file"
         return PddlSyntaxError(path, line_col(text, len(text))[0], 1, detail)
+    at = exc.token.start_pos if isinstance(exc, UnexpectedToken) else getattr(exc, "pos_in_stream", None)
+    number = _malformed_number(text, at) if isinstance(at, int) else None
+    if number is not None:
+        return PddlSyntaxError(path, *line_col(text, number.start()), _not_a_number(number.group()))
     if isinstance(exc, UnexpectedToken):
         expected = sorted(exc.accepts or exc.expected)[:6]
         detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
@@ -376,10 +394,42 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
     return PddlSyntaxError(path, line, col, detail)
 
 
+def _type_use_pattern(name: str) -> str:
+    """A regex for ``name`` used as a type: ``- name`` or a member of ``- (either ...)``."""
+    return r"-\s*(?:\(\s*either\b[^()]*?)?" + name_pattern(name)
+
+
+# What a number might look like to a writer (signs, exponents, dots anywhere); the grammar's NUMBER is
+# digits with dot-separated digit groups, of which the package converts only those with one dot.
+_NUMBERISH_RE = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:\.[0-9]*)*(?:[eE][-+]?[0-9]+)?")
+_NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def _malformed_number(text: str, at: int) -> re.Match[str] | None:
+    """The word around offset ``at`` if it is meant as a number but is not one PDDL reads (``1.2.3``, ``-1``, ``1e3``)."""
+    start = at
+    while start > 0 and text[start - 1] not in "() \t\r\n\f\v;":
+        start -= 1
+    mt = re.compile(r"[^\s()]+").match(text, start)
+    if mt is None or not _NUMBERISH_RE.fullmatch(mt.group()) or _NUMBER_RE.fullmatch(mt.group()):
+        return None
+    return mt
+
+
+def _not_a_number(word: str) -> str:
+    return f"'{word}' is not a number: PDDL numbers are digits with at most one decimal point, such as 3 or 1.5"
+
+
 def _first_unknown_type(text: str, known: set[str]) -> str | None:
-    """The first ``- type`` (or ``(either ...)`` member) in the file that is not declared."""
+    """The first ``- type`` (or ``(either ...)`` member) in the file that is not declared.
+
+    ``(:functions ...)`` is skipped: its ``- number`` is the value type, not a declared one.
+    """
     code = _blank_comments(text)
-    for mt in re.finditer(r"-\s+(?:\(\s*either\s+([^)]*)\)|([^\s()]+))", code, re.I):
+    functions = _section(code, ":functions")
+    if functions is not None:
+        code = code[:functions[0]] + " " * (functions[1] - functions[0]) + code[functions[1]:]
+    for mt in re.finditer(r"-\s*\(\s*either\s+([^)]*)\)|-\s+([^\s()]+)", code, re.I):
         for name in (mt.group(1) or mt.group(2)).split():
             if name.lower() not in known:
                 return name
@@ -519,17 +569,25 @@ def _parse_once(text: str, path: str, start: str, original: str):
         line = getattr(meta, "line", None) if meta is not None and not meta.empty else None
         col = getattr(meta, "column", None) if line is not None else None
         detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object")
-        bad_type = re.search(r"types \['([^']+)'\] of term .* not in available types \{([^}]*)\}", detail)
+        bad_type = re.search(r"types \[([^\]]*)\] of \w+ .* not in available types \{([^}]*)\}", detail)
         if bad_type:  # the pddl package's message has no position; find one
-            name = bad_type.group(1)
             known = re.findall(r"'([^']+)'", bad_type.group(2))
-            # It names whichever bad type its set iteration met first; report the first in the file.
-            name = _first_unknown_type(text, {k.lower() for k in (*known, "object", _ROOT)}) or name
-            error = UnknownSymbolError("type", name, known, _where(path, original, r"-\s*" + re.escape(name) + r"(?![\w-])"))
+            lowered = {k.lower() for k in (*known, "object", _ROOT)}
+            # It names the type list of whichever term its set iteration met first; report the first in the file.
+            name = _first_unknown_type(text, lowered) or next(
+                (t for t in re.findall(r"'([^']+)'", bad_type.group(1)) if t.lower() not in lowered), "?")
+            error = UnknownSymbolError("type", name, known, _where(path, original, _type_use_pattern(name)))
             repaired = _declare_type(text, name)
             if repaired != text:
                 raise _Recoverable(error, repaired) from None
             raise error from None
+        bad_number = re.search(r"could not convert string to float: Token\('NUMBER', '([^']*)'\)", detail)
+        if bad_number:  # the grammar's NUMBER takes 1.2.3; the package's float() does not. Point at the number.
+            start = sum(len(x) + 1 for x in original.split("\n")[: (line or 1) - 1])
+            where = re.compile(r"(?<![\w.])" + re.escape(bad_number.group(1)) + r"(?![\w.])").search(
+                _blank_comments(original), start)
+            raise PddlSyntaxError(path, *(line_col(original, where.start()) if where else (line, col)),
+                                  _not_a_number(bad_number.group(1))) from None
         const = re.fullmatch(r"Constant '([^']+)' not defined\.?", detail)
         if const:
             # ALFRED/ALFWorld's domain names problem objects (SinkBasinType, ...) in its
@@ -908,7 +966,8 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     >>> sorted(loaded.model.actions)
     ['a']
     """
-    norm, warnings, declared = _normalise(text, path, errors)
+    notes: list[str] = []
+    norm, warnings, declared = _normalise(text, path, errors, notes)
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
     pdom = read_plain_domain(_blank_comments(norm)) or _parse(norm, path, "domain", errors, text)
     warnings += errors.warnings
@@ -947,7 +1006,7 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
         warnings.append(f"{path}: uses types without declaring :typing in :requirements")
     return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings), functions)
+                    path, text, tuple(warnings), functions, tuple(notes))
 
 
 def _number(value: float) -> m.Number:
@@ -1006,7 +1065,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     if typing not in TYPING_MODES:
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
     lenient: list[str] | None = [] if typing == "lenient" else None
-    norm, warnings, _ = _normalise(text, path, errors)
+    notes: list[str] = []
+    norm, warnings, _ = _normalise(text, path, errors, notes)
     # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
     pprob = read_plain_problem(_blank_comments(norm), _ROOT) or _parse(norm, path, "problem", errors, text)
     if str(pprob.domain_name).lower() != domain.name.lower():
@@ -1080,7 +1140,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         warnings.append(f"{path}: the domain has action costs but the problem no (:metric minimize (total-cost)); "
                         "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
-                     path, text, (*warnings, *(lenient or ())), values, metric)
+                     path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes))
 
 
 def _metric(metric, path: str, text: str) -> bool:
@@ -1142,9 +1202,9 @@ def _read(path: str | Path) -> str:
     return read_text(path)
 
 
-def load_domain(path: str | Path) -> m.Domain:
-    """Load and validate a domain file."""
-    return parse_domain(_read(path), str(path))
+def load_domain(path: str | Path, shown_as: str | None = None) -> m.Domain:
+    """Load and validate a domain file, named in the model and its errors as ``shown_as`` (default: ``path``)."""
+    return parse_domain(_read(path), str(path) if shown_as is None else shown_as)
 
 
 def load_problem(path: str | Path, domain: m.Domain, typing: str = "strict") -> m.Problem:
