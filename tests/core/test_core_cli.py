@@ -98,10 +98,23 @@ def test_malformed_pddl_exits_2_with_location(capsys, tmp_path) -> None:
 
 def test_warnings_go_to_stderr(capsys, tmp_path) -> None:
     loud = tmp_path / "d.pddl"
-    loud.write_text((BW / "domain.pddl").read_text().replace("(:action", "(:ACTION"))
+    loud.write_text((BW / "domain.pddl").read_text().replace(" :equality", ""))
     code, out, err = run(capsys, "validate", str(loud), PROBLEM, VALID)
     assert code == 0 and "VALID" in out
-    assert err.strip() == f"warning: {loud}: keywords in upper case normalised (:ACTION)"
+    assert err.strip() == f"warning: {loud}: uses :equality without declaring it in :requirements"
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_upper_case_keywords_are_read_silently(capsys, tmp_path, command) -> None:
+    # PDDL is case-insensitive: reading (:ACTION ...) is correct, not worth a warning on every run
+    # (lint keeps it as an info note).
+    loud = tmp_path / "d.pddl"
+    loud.write_text((BW / "domain.pddl").read_text().replace("(:action", "(:ACTION").replace(":requirements", ":REQUIREMENTS"))
+    argv = [command, str(loud), PROBLEM, *([VALID] if command == "validate" else ["--planner", "astar"])]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and err == ""
+    code, out, _ = run(capsys, "lint", str(loud))
+    assert code == 0 and "info: keywords in upper case normalised (:ACTION, :REQUIREMENTS) [keyword-case]" in out
 
 
 # ------------------------------------------------------------ batch

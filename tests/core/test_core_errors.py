@@ -160,11 +160,12 @@ def test_unreadable_files(tmp_path) -> None:
 # ------------------------------------------------------------ lenient paths
 
 
-def test_upper_case_keywords_are_accepted_with_a_warning() -> None:
+def test_upper_case_keywords_are_accepted_silently_with_a_lint_note() -> None:
     domain = parse_domain(_domain("(:action moveBlock", "(:ACTION moveBlock").replace("(and (clear", "(AND (clear"),
                           "bw.pddl")
     assert domain == DOMAIN
-    assert domain.warnings == ("bw.pddl: keywords in upper case normalised (:ACTION, AND)",)
+    assert domain.warnings == ()  # PDDL is case-insensitive: nothing to warn about
+    assert domain.notes == ("bw.pddl: keywords in upper case normalised (:ACTION, AND)",)
 
 
 def test_undeclared_requirements_are_accepted_with_a_warning() -> None:
