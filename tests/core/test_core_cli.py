@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -110,7 +111,9 @@ def test_upper_case_keywords_are_read_silently(capsys, tmp_path, command) -> Non
     # (lint keeps it as an info note).
     loud = tmp_path / "d.pddl"
     loud.write_text((BW / "domain.pddl").read_text().replace("(:action", "(:ACTION").replace(":requirements", ":REQUIREMENTS"))
-    argv = [command, str(loud), PROBLEM, *([VALID] if command == "validate" else ["--planner", "astar"])]
+    problem = tmp_path / "p.pddl"
+    problem.write_text(Path(PROBLEM).read_text().replace("(:init", "(:INIT").replace("(and", "(AND"))
+    argv = [command, str(loud), str(problem), *([VALID] if command == "validate" else ["--planner", "astar"])]
     code, out, err = run(capsys, *argv)
     assert code == 0 and err == ""
     code, out, _ = run(capsys, "lint", str(loud))
@@ -167,3 +170,16 @@ def test_batch_all_valid_exits_0_and_relative_paths_resolve(capsys, tmp_path) ->
 def test_batch_unreadable_input_exits_2(capsys) -> None:
     code, _, err = run(capsys, "validate-batch", "missing.jsonl")
     assert code == 2 and "cannot read missing.jsonl" in err
+
+
+@pytest.mark.parametrize("command", ["validate", "plan", "solve-all", "generate"])
+def test_errors_name_the_domain_as_the_user_gave_it(capsys, tmp_path, monkeypatch, command) -> None:
+    # Commands that load the domain through the per-process cache printed its absolute path.
+    (tmp_path / "d.pddl").write_text((BW / "domain.pddl").read_text().replace("(clear ?b1)", "(clear ?b1 ?b1)", 1))
+    (tmp_path / "p.pddl").write_text(Path(PROBLEM).read_text())
+    monkeypatch.chdir(tmp_path)
+    argv = {"validate": ["validate", "d.pddl", "p.pddl", VALID], "plan": ["plan", "d.pddl", "p.pddl"],
+            "solve-all": ["solve-all", "d.pddl", "p.pddl"], "generate": ["generate", "d.pddl", "--out", "gen"]}[command]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.strip().startswith(f"pgt {command}: error: d.pddl:"), err
