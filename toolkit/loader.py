@@ -46,7 +46,8 @@ from pddl.logic.predicates import Predicate as _PPredicate
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 
 from toolkit import model as m
-from toolkit.plain_domain import read_plain_domain
+from toolkit.plain_domain import read_plain_domain, redeclared_parent
+from toolkit.plain_problem import ROOT as _ROOT
 from toolkit.plain_problem import read_plain_problem
 from toolkit.errors import (
     ArityError,
@@ -103,8 +104,7 @@ _OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
 _OBJECT_TYPE_RE = re.compile(r"(-\s+)object(?![\w-])|(-\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\))",
                              re.I)
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
-# known types); we rename it to this placeholder while parsing and map it back.
-_ROOT = "pgtrootobject"
+# known types); we rename it to the placeholder _ROOT while parsing and map it back.
 # How many recoverable errors found by the pddl package itself (unknown types, duplicate
 # names in a typed list) one load repairs and re-parses past before giving up.
 _MAX_REPARSES = 50
@@ -485,25 +485,34 @@ class _Warned(PgtError):
 def _redeclared_type(text: str, name: str, first: int, second: int) -> tuple[int, str] | None:
     """For a type listed twice in :types, the occurrence to drop and the parent kept; None if not a type or conflicting.
 
-    ``area - object`` and ``area - surface`` mean ``area - surface`` (every type is an
-    object); the same parent twice is a plain repeat. Two different proper parents
-    would need multiple inheritance, which the model lacks: still an error.
+    The rule is :func:`~toolkit.plain_domain.redeclared_parent`'s (the plain reader's too).
     """
     code = _blank_comments(text)
     sec = _section(code, ":types")
     if sec is None or not (sec[0] <= first < second < sec[1]):
         return None
 
-    def parent(at: int) -> str:
+    def parent(at: int) -> str | None:
         mt = re.compile(r"[^()]*?(?<!\S)-\s+(\(\s*either[^)]*\)|[^\s()]+)").match(code, at, sec[1])
-        return mt.group(1).lower() if mt else _ROOT
+        return mt.group(1) if mt else None
 
-    p1, p2 = parent(first), parent(second)
-    if p1 == p2 or p2 in (_ROOT, "object"):
-        return second, p1
-    if p1 in (_ROOT, "object"):
-        return first, p2
-    return None
+    choice = redeclared_parent(parent(first), parent(second))
+    return None if choice is None else ((first, second)[choice[0]], choice[1])
+
+
+def _type_twice(where: str, name: str, parent: str) -> str:
+    return f"{where}: type '{name}' declared twice; kept as a subtype of {parent}"
+
+
+def _redeclared_warnings(path: str, text: str, redeclared: dict[str, str]) -> list[str]:
+    """The warnings for the types the plain reader found listed twice, each at its second listing (as the full parser's)."""
+    code = _blank_comments(text)
+    sec = _section(code, ":types") or (0, len(code))
+    out = []
+    for name, parent in redeclared.items():
+        hits = [h for h in _declared(name, code, sec[0]) if h < sec[1]]
+        out.append(_type_twice("{}:{}:{}".format(path, *line_col(text, hits[1 if len(hits) > 1 else 0])), name, parent))
+    return out
 
 
 class _Recoverable(Exception):
@@ -609,12 +618,16 @@ def _parse_once(text: str, path: str, start: str, original: str):
                 kept = _redeclared_type(text, dup.group(1), hits[0], at)
                 if kept is not None:  # a type listed twice where one parent refines the other: FD keeps going too
                     drop, parent = kept
-                    error = _Warned(f"{where}: type '{dup.group(1)}' declared twice; "
-                                    f"kept as a subtype of {parent.replace(_ROOT, 'object')}")
+                    error = _Warned(_type_twice(where, dup.group(1), parent))
                     at = drop
                 else:
                     error = DuplicateNameError("name", dup.group(1), where)
-                raise _Recoverable(error, text[:at] + " " * len(dup.group(1)) + text[at + len(dup.group(1)):]) from None
+                end = at + len(dup.group(1))
+                code = _blank_comments(text)
+                alone = re.compile(r"\s*-\s*[^\s()-][^\s()]*").match(code, end)
+                if alone and re.search(r"(\(\s*:(types|constants|objects)|(?<!\S)-\s*[^\s()]+)\s*$", code[:at], re.I):
+                    end = alone.end()  # the only name before its "- parent": drop the parent too, or "-" dangles
+                raise _Recoverable(error, text[:at] + " " * (end - at) + text[end:]) from None
         raise PddlSyntaxError(path, line, col, detail) from None
     except (PDDLError, ValueError, AssertionError) as exc:
         raise PddlSyntaxError(path, None, None, str(exc) or type(exc).__name__) from None
@@ -969,7 +982,11 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     notes: list[str] = []
     norm, warnings, declared = _normalise(text, path, errors, notes)
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
-    pdom = read_plain_domain(_blank_comments(norm)) or _parse(norm, path, "domain", errors, text)
+    pdom = read_plain_domain(_blank_comments(norm))
+    if pdom is None:
+        pdom = _parse(norm, path, "domain", errors, text)
+    else:
+        errors.warnings += _redeclared_warnings(path, text, pdom.redeclared)
     warnings += errors.warnings
     _duplicates(text, path, errors)
     types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}
