@@ -3,8 +3,9 @@
 The loader's own fuzz tests (tests/core/test_core_fuzz.py) check that loading ends in a
 model or a classified error; this checks what the user sees for the same kind of input
 through each command: exit 0, 1 or 2, never an escaped exception, and a refusal is one
-line ``pgt CMD: error: FILE:LINE:COLUMN: ...`` located in the broken file. Bounded and
-derandomised: 40 fixed examples per test, no deadline (the machine may be loaded).
+line ``pgt CMD: error: FILE:LINE:COLUMN: ...`` located in the broken file. The edits are
+the shared ones of tests/core/pddl_mutations.py. Bounded and derandomised: 40 fixed
+examples per test, no deadline (the machine may be loaded).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pddl_mutations import mutated
 from toolkit.cli import main
 from toolkit.domains import DOMAINS_ROOT
 
@@ -24,9 +26,6 @@ DOMAIN, PROBLEM = BW / "domain.pddl", BW / "problems" / "simple_problem_0.pddl"
 PLAN = BW / "golden" / "valid" / "simple_problem_0.plan"
 TEXT = {"domain": DOMAIN.read_text(encoding="utf-8"), "problem": PROBLEM.read_text(encoding="utf-8"),
         "plan": PLAN.read_text(encoding="utf-8")}
-TOKEN = re.compile(r"\(|\)|;[^\n]*|[^\s()]+|\s+")
-PIECES = ["(", ")", "?b1", "- block", ":action", "(not", "(and", "forall", "when", "=", ";", "\n", "\r\n", "\ufeff",
-          "\u00e9", "\x00", "(:types", "(:objects", "(:init", "(:goal", "define", "DEFINE", "block", "y", "c1"]
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None,
                     derandomize=True)  # the same examples every run: a failure is a regression, never luck
 ERROR = re.compile(r"^pgt [a-z-]+: error: .+$")
@@ -37,27 +36,6 @@ COMMANDS = {
     "invariants": ["invariants", "D", "P"],
     "lint": ["lint", "D", "P"],
 }
-
-
-@st.composite
-def mutated(draw, text: str) -> str:
-    """``text`` after 1-5 token deletions, duplications, swaps, insertions or case flips."""
-    parts = TOKEN.findall(text)
-    for _ in range(draw(st.integers(1, 5))):
-        i = draw(st.integers(0, len(parts) - 1))
-        op = draw(st.sampled_from(["delete", "duplicate", "swap", "insert", "case"]))
-        if op == "delete":
-            del parts[i]
-        elif op == "duplicate":
-            parts.insert(i, parts[i])
-        elif op == "swap":
-            j = draw(st.integers(0, len(parts) - 1))
-            parts[i], parts[j] = parts[j], parts[i]
-        elif op == "insert":
-            parts.insert(i, draw(st.sampled_from(PIECES)))
-        else:
-            parts[i] = parts[i].swapcase()
-    return "".join(parts)
 
 
 def _check(argv: list[str], broken: Path) -> None:
