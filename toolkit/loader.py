@@ -396,7 +396,7 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
 
 def _type_use_pattern(name: str) -> str:
     """A regex for ``name`` used as a type: ``- name`` or a member of ``- (either ...)``."""
-    return r"-\s*(?:\(\s*either\b[^()]*?)?" + name_pattern(name)
+    return r"-\s*(?:\(\s*either\b[^()]*?(?<![\w?-]))?" + re.escape(name) + r"(?![\w-])"  # "-K" too
 
 
 # What a number might look like to a writer (signs, exponents, dots anywhere); the grammar's NUMBER is
@@ -650,6 +650,8 @@ class _Scope:
         hit = self.by_lower.get(name.lower())
         if hit is None:
             where = _where(self.path, self.text, pattern or name_pattern(name), self.start)
+            if where == self.path and self.kind == "type":  # written against its dash: "home -K location"
+                where = _where(self.path, self.text, _type_use_pattern(name), self.start)
             exc = UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
             if fallback is None or self.errors is None:
                 raise exc
