@@ -1221,9 +1221,9 @@ def _read(path: str | Path) -> str:
     return read_text(path)
 
 
-def load_domain(path: str | Path, shown_as: str | None = None) -> m.Domain:
-    """Load and validate a domain file, named in the model and its errors as ``shown_as`` (default: ``path``)."""
-    return parse_domain(_read(path), str(path) if shown_as is None else shown_as)
+def load_domain(path: str | Path) -> m.Domain:
+    """Load and validate a domain file."""
+    return parse_domain(_read(path), str(path))
 
 
 def load_problem(path: str | Path, domain: m.Domain, typing: str = "strict") -> m.Problem:

@@ -280,9 +280,9 @@ class Task:
 
 @functools.lru_cache(maxsize=64)
 def _cached_domain(given: str, resolved: str, mtime: float) -> m.Domain:
-    # Read the resolved file (the working folder may change between calls), but name it in the model and
-    # in every message as the user spelled it: an error for "d.pddl" says d.pddl, not /home/.../d.pddl.
-    return loader.load_domain(resolved, shown_as=given)
+    # Keyed by the file (``resolved``: a relative path means another file once the working folder changes),
+    # but read and named as the user spelled it: an error for "d.pddl" says d.pddl, not /home/.../d.pddl.
+    return loader.load_domain(given)
 
 
 def load_domain_cached(path: str | Path) -> m.Domain:

@@ -172,10 +172,14 @@ def test_batch_unreadable_input_exits_2(capsys) -> None:
     assert code == 2 and "cannot read missing.jsonl" in err
 
 
+@pytest.mark.parametrize("binary", [False, True], ids=["malformed", "binary"])
 @pytest.mark.parametrize("command", ["validate", "plan", "solve-all", "generate"])
-def test_errors_name_the_domain_as_the_user_gave_it(capsys, tmp_path, monkeypatch, command) -> None:
+def test_errors_name_the_domain_as_the_user_gave_it(capsys, tmp_path, monkeypatch, command, binary) -> None:
     # Commands that load the domain through the per-process cache printed its absolute path.
-    (tmp_path / "d.pddl").write_text((BW / "domain.pddl").read_text().replace("(clear ?b1)", "(clear ?b1 ?b1)", 1))
+    if binary:
+        (tmp_path / "d.pddl").write_bytes(b"\x00\x01(define\xff\xfe" * 20)
+    else:
+        (tmp_path / "d.pddl").write_text((BW / "domain.pddl").read_text().replace("(clear ?b1)", "(clear ?b1 ?b1)", 1))
     (tmp_path / "p.pddl").write_text(Path(PROBLEM).read_text())
     monkeypatch.chdir(tmp_path)
     argv = {"validate": ["validate", "d.pddl", "p.pddl", VALID], "plan": ["plan", "d.pddl", "p.pddl"],
