@@ -94,10 +94,11 @@ _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
-# Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", and a
+# Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", "- number", and a
 # metric's direction (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
 _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*"
-                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])", re.I)
+                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])"
+                         r"|(?<![\w?-])-\s+number(?![\w-])", re.I)  # a function's value type, "- Number"
 _COMMENT_RE = re.compile(r";[^\n]*")
 # ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
 _OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)

@@ -187,3 +187,10 @@ def test_errors_name_the_domain_as_the_user_gave_it(capsys, tmp_path, monkeypatc
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert err.strip().startswith(f"pgt {command}: error: d.pddl:"), err
+
+
+@pytest.mark.parametrize("command", ["questions", "invariants"])
+def test_a_folder_given_as_the_problem_is_named_so(capsys, tmp_path, command) -> None:
+    # It said "problem file not found" for a folder that exists.
+    code, _, err = run(capsys, command, str(BW / "domain.pddl"), str(tmp_path))
+    assert code == 2 and err.strip() == f"pgt {command}: error: cannot read {tmp_path}: Is a directory"

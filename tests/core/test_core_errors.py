@@ -282,3 +282,11 @@ def test_a_malformed_number_in_init_is_named_where_it_is() -> None:
     text = "(define (problem q) (:domain t) (:objects b - block)\n (:init (p b) (= (total-cost) 1.2.3))\n (:goal (p b)))"
     with pytest.raises(PddlSyntaxError, match=rf"^p\.pddl:2:31: '1\.2\.3' {NOT_A_NUMBER}$"):
         parse_problem(text, domain, "p.pddl")
+
+
+@pytest.mark.parametrize("spelled", ["Number", "NUMBER"])
+def test_a_function_value_type_in_upper_case_is_read(spelled: str) -> None:
+    # "(total-cost) - Number" was refused: "unexpected 'Number'; expected one of TYPE_NUMBER".
+    domain = parse_domain(TYPED.replace("- number", f"- {spelled}"), "d.pddl")
+    assert "total-cost" in domain.functions and not domain.warnings
+    assert domain.notes == (f"d.pddl: keywords in upper case normalised (- {spelled})",)
