@@ -579,9 +579,9 @@ def _parse_once(text: str, path: str, start: str, original: str):
         line = getattr(meta, "line", None) if meta is not None and not meta.empty else None
         col = getattr(meta, "column", None) if line is not None else None
         detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object")
-        bad_type = re.search(r"types \[([^\]]*)\] of \w+ .* not in available types \{([^}]*)\}", detail)
+        bad_type = re.search(r"types \[([^\]]*)\] of \w+ .* not in available types (?:\{([^}]*)\}|set\(\))", detail)
         if bad_type:  # the pddl package's message has no position; find one
-            known = re.findall(r"'([^']+)'", bad_type.group(2))
+            known = re.findall(r"'([^']+)'", bad_type.group(2) or "")
             lowered = {k.lower() for k in (*known, "object", _ROOT)}
             # It names the type list of whichever term its set iteration met first; report the first in the file.
             name = _first_unknown_type(text, lowered) or next(

@@ -290,3 +290,11 @@ def test_a_function_value_type_in_upper_case_is_read(spelled: str) -> None:
     domain = parse_domain(TYPED.replace("- number", f"- {spelled}"), "d.pddl")
     assert "total-cost" in domain.functions and not domain.warnings
     assert domain.notes == (f"d.pddl: keywords in upper case normalised (- {spelled})",)
+
+
+@pytest.mark.parametrize("types", ["(:types)", ""])
+def test_types_used_but_none_declared_is_a_located_pgt_error(types: str) -> None:
+    # An empty (:types) leaked the package's "types ['block'] of term Variable(x) are not in available
+    # types set()" at 1:1.
+    with pytest.raises(UnknownSymbolError, match=r"^d\.pddl:3:21: unknown type 'block'"):
+        parse_domain(TYPED.replace("(:types block)", types), "d.pddl")
