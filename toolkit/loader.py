@@ -598,6 +598,24 @@ def _parse_once(text: str, path: str, start: str, original: str):
                 _blank_comments(original), start)
             raise PddlSyntaxError(path, *(line_col(original, where.start()) if where else (line, col)),
                                   _not_a_number(bad_number.group(1))) from None
+        retyped = re.search(r"invalid types for item '([^']+)': previous known tags", detail)
+        if retyped and line is not None:  # (p ?x - block ?x): listed twice, with two types
+            start = sum(len(x) + 1 for x in original.split("\n")[: line - 1])
+            name = retyped.group(1)
+            code = _blank_comments(original)
+            hits = [v.start() for v in re.compile(r"\?" + re.escape(name) + r"(?![\w-])", re.I).finditer(code, start)]
+            kind, spelled = ("variable", "?" + name) if len(hits) >= 2 else ("name", name)
+            hits = hits if len(hits) >= 2 else _declared(name, code, start)
+            at = hits[1] if len(hits) >= 2 else start
+            if kind == "variable" and re.search(r":parameters\s*\([^()]*$", code[:at], re.I):
+                kind = "parameter"  # as _duplicates names it
+            raise DuplicateNameError(kind, spelled, "{}:{}:{}".format(path, *line_col(original, at))) from None
+        cycle = re.fullmatch(r"cycle detected in the type hierarchy: (.+)", detail)
+        if cycle:
+            names = cycle.group(1).split(" -> ")
+            where = _where(path, original, name_pattern(names[0]), _offset(_blank_comments(original), r"\(\s*:types\b"))
+            raise PgtError(f"{where}: the types form a cycle ({' -> '.join([*names, names[0]])}); "
+                           "a type cannot be its own ancestor") from None
         const = re.fullmatch(r"Constant '([^']+)' not defined\.?", detail)
         if const:
             # ALFRED/ALFWorld's domain names problem objects (SinkBasinType, ...) in its
@@ -923,7 +941,7 @@ def _section(code: str, keyword: str) -> tuple[int, int] | None:
 
 
 def _duplicates(text: str, path: str, errors: _Errors) -> None:
-    """Record predicates and actions declared twice (the pddl package silently keeps one)."""
+    """Record predicates, actions and action or quantifier variables declared twice (the pddl package silently keeps one)."""
     code = _blank_comments(text)
     found: list[tuple[str, re.Match[str]]] = []
     sec = _section(code, ":predicates")
@@ -941,6 +959,16 @@ def _duplicates(text: str, path: str, errors: _Errors) -> None:
             line, col = line_col(text, mt.start(1))
             errors.add(DuplicateNameError(kind, mt.group(1), f"{path}:{line}:{col}"))
         seen.add(key)
+    # (?x - block ?x - block) is one parameter to the package, two to the plan that calls the action.
+    for mt in re.finditer(r":parameters\s*\(([^()]*)\)|\(\s*(?:forall|exists)\s*\(([^()]*)\)", code, re.I):
+        group = 1 if mt.group(1) is not None else 2
+        names: set[str] = set()
+        for var in re.finditer(r"\?[^\s()]+", mt.group(group)):
+            if var.group().lower() in names:
+                line, col = line_col(text, mt.start(group) + var.start())
+                errors.add(DuplicateNameError("parameter" if group == 1 else "variable", var.group(),
+                                              f"{path}:{line}:{col}"))
+            names.add(var.group().lower())
 
 
 def _collect(build):

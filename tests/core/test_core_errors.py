@@ -298,3 +298,28 @@ def test_types_used_but_none_declared_is_a_located_pgt_error(types: str) -> None
     # types set()" at 1:1.
     with pytest.raises(UnknownSymbolError, match=r"^d\.pddl:3:21: unknown type 'block'"):
         parse_domain(TYPED.replace("(:types block)", types), "d.pddl")
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    # The package merged a parameter listed twice with one type: an action of two parameters took one argument.
+    ("(?x - block) :pre", "(?x - block ?x - block) :pre", "d.pddl:5:37: parameter '?x' is declared more than once"),
+    ("(?x - block) :pre", "(?x ?X - block) :pre", "d.pddl:5:29: parameter '?X' is declared more than once"),
+    ("(?x - block) :pre", "(?x - block ?x) :pre", "d.pddl:5:37: parameter '?x' is declared more than once"),
+    ("(p ?x - block))", "(p ?x - block ?x))", "d.pddl:3:29: variable '?x' is declared more than once"),
+    (":precondition (p ?x)", ":precondition (forall (?y ?y - block) (p ?x))",
+     "d.pddl:5:64: variable '?y' is declared more than once"),
+])
+def test_a_variable_listed_twice_is_a_located_duplicate(old: str, new: str, message: str) -> None:
+    # With two types it leaked "error while parsing tokens ['x', '-', ['block'], 'x']: invalid types for item 'x'".
+    with pytest.raises(DuplicateNameError) as err:
+        parse_domain(TYPED.replace(old, new), "d.pddl")
+    assert str(err.value) == message
+
+
+@pytest.mark.parametrize(("types", "cycle"), [("block - thing thing - block", "block -> thing -> block"),
+                                              ("a - b b - c c - a block", "a -> b -> c -> a")])
+def test_a_cycle_of_types_is_named_where_the_types_are(types: str, cycle: str) -> None:
+    # It said "d.pddl:1:1: cycle detected in the type hierarchy: block -> thing".
+    with pytest.raises(PgtError) as err:
+        parse_domain(TYPED.replace("(:types block)", f"(:types {types})"), "d.pddl")
+    assert str(err.value) == f"d.pddl:2:10: the types form a cycle ({cycle}); a type cannot be its own ancestor"
