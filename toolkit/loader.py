@@ -48,7 +48,7 @@ from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 from toolkit import model as m
 from toolkit.plain_domain import read_plain_domain, redeclared_parent
 from toolkit.plain_problem import ROOT as _ROOT
-from toolkit.plain_problem import read_plain_problem
+from toolkit.plain_problem import KEYWORDS, read_plain_problem
 from toolkit.errors import (
     ArityError,
     DuplicateNameError,
@@ -100,6 +100,10 @@ _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|
                          r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])"
                          r"|(?<![\w?-])-\s+number(?![\w-])", re.I)  # a function's value type, "- Number"
 _COMMENT_RE = re.compile(r";[^\n]*")
+# The pddl package refuses a variable spelled like a keyword (?object, ?domain, ?and), which PDDL
+# allows (the "?" sets it apart): it is parsed under this prefix and named back by _var.
+_VAR_PREFIX = "pgtvar-"
+_KEYWORD_VARIABLE_RE = re.compile(r"(?<=\?)(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
 # ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
 _OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
 _OBJECT_TYPE_RE = re.compile(r"(-\s+)object(?![\w-])|(-\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\))",
@@ -280,6 +284,11 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, _blank_comments(text)
 
 
+def _var(name: str) -> str:
+    """The ``?variable`` as written, for the pddl package's name of it (without ``?``, perhaps prefixed)."""
+    return "?" + name.removeprefix(_VAR_PREFIX)
+
+
 def _rename_root(mt: re.Match[str]) -> str:
     """A ``- object`` or ``- (either ... object ...)`` with the root (in any case) spelled as the placeholder."""
     if mt.group(2) is None:
@@ -323,7 +332,7 @@ def _normalise(text: str, path: str, errors: _Errors | None = None,
         out.append(cm.group())
         pos = cm.end()
     out.append(_KEYWORD_RE.sub(lower, text[pos:]))
-    text = "".join(out)
+    text = _KEYWORD_VARIABLE_RE.sub(lambda mt: _VAR_PREFIX + mt.group(), "".join(out))
     if changed and notes is not None:
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
@@ -601,7 +610,7 @@ def _parse_once(text: str, path: str, start: str, original: str):
         retyped = re.search(r"invalid types for item '([^']+)': previous known tags", detail)
         if retyped and line is not None:  # (p ?x - block ?x): listed twice, with two types
             start = sum(len(x) + 1 for x in original.split("\n")[: line - 1])
-            name = retyped.group(1)
+            name = _var(retyped.group(1))[1:]
             code = _blank_comments(original)
             hits = [v.start() for v in re.compile(r"\?" + re.escape(name) + r"(?![\w-])", re.I).finditer(code, start)]
             kind, spelled = ("variable", "?" + name) if len(hits) >= 2 else ("name", name)
@@ -718,15 +727,15 @@ class _Converter:
             return fallback
 
     def params(self, variables) -> tuple[m.Param, ...]:
-        return tuple(("?" + str(v.name), _type_tuple(v.type_tags, self.types)) for v in variables)
+        return tuple((_var(str(v.name)), _type_tuple(v.type_tags, self.types)) for v in variables)
 
     def term(self, t, scope: dict[str, str]) -> str:
         name = str(t.name)
         if type(t).__name__ == "Variable":
-            key = "?" + name.lower()
+            key = _var(name).lower()
             if key not in scope:
-                where = _where(self.path, self.text, r"\?" + re.escape(name) + r"(?![\w-])", self.start)
-                raise UnknownSymbolError("variable", "?" + name, scope.values(), where)
+                where = _where(self.path, self.text, re.escape(_var(name)) + r"(?![\w-])", self.start)
+                raise UnknownSymbolError("variable", _var(name), scope.values(), where)
             return scope[key]
         return self.objects.resolve(name)
 
@@ -1031,7 +1040,7 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     comments = _predicate_comments(text)
     predicates: dict[str, m.PredicateDef] = {}
     for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
-        params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
+        params = tuple((_var(str(v.name)), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
         predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
     functions = _functions_of(pdom, type_scope, path, text)
     conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants, errors), type_scope,
@@ -1066,7 +1075,7 @@ def _functions_of(pdom, type_scope: _Scope, path: str, text: str) -> dict[str, m
     functions: dict[str, m.FunctionDef] = {}
     for f in sorted(pdom.functions, key=lambda f: str(f.name)):
         name = str(f.name)
-        params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in f.terms)
+        params = tuple((_var(str(v.name)), _type_tuple(v.type_tags, type_scope)) for v in f.terms)
         if name.lower() == m.TOTAL_COST:
             if params:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*total-cost\s+[?\w]"), "total-cost takes no arguments")
@@ -1087,7 +1096,7 @@ def _action_starts(pactions, code: str) -> list[tuple[_PAction, int]]:
     out = []
     for a in sorted(pactions, key=str):
         spots = starts.get(str(a.name).lower()) or [(1 << 30, [])]
-        names = [str(v.name).lower() for v in a.parameters]
+        names = [_var(str(v.name))[1:].lower() for v in a.parameters]
         spot = next((s for s in spots if s[1] == names), spots[0])
         if len(spots) > 1:
             spots.remove(spot)

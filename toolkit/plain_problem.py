@@ -33,7 +33,7 @@ _TOKEN = re.compile(r"[()]|[^\s()]+")
 _NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*\Z")
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
 # Words the grammar reserves: a name spelled like one goes to the full parser.
-_KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
+KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
                        "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",
                        "scale-down", "scale-up", "total-cost", "when"})
 
@@ -73,7 +73,7 @@ def _sexpr(code: str) -> list[SExpr]:
 
 
 def _name(tok: SExpr) -> str:
-    if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in _KEYWORDS:
+    if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in KEYWORDS:
         raise _NotPlain
     return tok
 

@@ -323,3 +323,16 @@ def test_a_cycle_of_types_is_named_where_the_types_are(types: str, cycle: str) -
     with pytest.raises(PgtError) as err:
         parse_domain(TYPED.replace("(:types block)", f"(:types {types})"), "d.pddl")
     assert str(err.value) == f"d.pddl:2:10: the types form a cycle ({cycle}); a type cannot be its own ancestor"
+
+
+def test_variables_spelled_like_keywords_are_read() -> None:
+    # PDDL sets variables apart with "?": (holding ?object) is common in embodied domains, and the
+    # package refused it ("invalid name 'object': it is a keyword").
+    text = TYPED.replace("?x", "?object").replace("(p ?object - block)", "(p ?AND - block)")
+    domain = parse_domain(text.replace("(p ?object) :effect", "(and (p ?object) (forall (?domain - block) (p ?domain))) :effect"),
+                          "d.pddl")
+    assert domain.predicates["p"].params == (("?AND", ("block",)),)
+    assert domain.actions["a"].params == (("?object", ("block",)),)
+    assert str(domain.actions["a"].precondition) == "(and (p ?object) (forall (?domain - block) (p ?domain)))"
+    with pytest.raises(UnknownSymbolError, match=r"^d\.pddl:5:90: unknown variable '\?objec'; did you mean \?object\?"):
+        parse_domain(text.replace("(not (p ?object))", "(not (p ?objec))"), "d.pddl")
