@@ -18,10 +18,12 @@ from __future__ import annotations
 import gc
 import math
 import multiprocessing
+import multiprocessing.connection
 import os
 import queue
 import signal
 import sys
+import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
 from benchmarks.store import Finished
@@ -131,20 +133,44 @@ def pick_unit(waiting: list[list[EpisodeSpec]], mine: set[tuple[str, str]], othe
     return pick
 
 
-def _worker(inbox: Any, outbox: Any) -> None:
-    """A worker process: run the units it is handed until ``None``, sending each episode as it finishes.
+def _worker(conn: Any, inherited: list[Any]) -> None:
+    """A worker process: run the units it is handed on ``conn`` until ``None``, sending each episode as it finishes.
 
     The record is encoded here (:meth:`Finished.of`), so the writer only appends
-    the line: its per-episode work is the serial part of a parallel study.
+    the line: its per-episode work is the serial part of a parallel study. Records
+    go back on this worker's own pipe, through a sender thread that buffers them,
+    so a worker never waits on a writer that falls behind. Nothing is shared with
+    another worker: a worker killed mid-send tears only its own pipe, where a
+    queue shared by all workers kept the lock the killed one held and left the
+    rest waiting forever. A worker whose writer died (its pipe's other end closed)
+    exits rather than wait for a unit that will never come.
     """
     from benchmarks.runner import run_episode
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
-    pid = os.getpid()
-    while (unit := inbox.recv()) is not None:
-        for spec in unit:
-            outbox.put(("record", pid, Finished.of(run_episode(spec))))
-        outbox.put(("end", pid, None))
+    for other in inherited:  # the writer's ends of the pipes, ours included: else ours never reads EOF
+        other.close()
+    out: queue.SimpleQueue = queue.SimpleQueue()
+    sender = threading.Thread(target=_send_all, args=(conn, out), daemon=True)
+    sender.start()
+    try:
+        while (unit := conn.recv()) is not None:
+            for spec in unit:
+                out.put(("record", Finished.of(run_episode(spec))))
+            out.put(("end", None))
+    except (EOFError, OSError):  # the writer is gone
+        pass
+    out.put(None)
+    sender.join()
+
+
+def _send_all(conn: Any, out: queue.SimpleQueue) -> None:
+    """Send what the worker puts in ``out`` until ``None`` (or until the writer is gone)."""
+    try:
+        while (item := out.get()) is not None:
+            conn.send(item)
+    except OSError:
+        pass
 
 
 class _Pool:
@@ -159,12 +185,12 @@ class _Pool:
     def __init__(self, size: int) -> None:
         self.size = size
         self.ctx = multiprocessing.get_context("fork" if os.name == "posix" else "spawn")
-        self.outbox = self.ctx.Queue()
         self.procs: dict[int, tuple[Any, Any]] = {}  # pid -> (process, the parent's end of its pipe)
 
     def _start(self) -> int:
         mine, theirs = self.ctx.Pipe()
-        proc = self.ctx.Process(target=_worker, args=(theirs, self.outbox), daemon=True)
+        inherited = [conn for _, conn in self.procs.values()] + [mine]
+        proc = self.ctx.Process(target=_worker, args=(theirs, inherited), daemon=True)
         gc.freeze()  # the parent's objects (parsed tasks) stay out of the child's collections: no copy-on-write storm
         try:
             proc.start()
@@ -188,35 +214,49 @@ class _Pool:
             unit = waiting.pop(pick_unit(waiting, seen, others))
             seen.add((unit[0].domain, unit[0].problem))
             held[pid] = {spec.id: spec for spec in unit}
-            self.procs[pid][1].send(unit)
+            try:
+                self.procs[pid][1].send(unit)
+            except OSError:  # it died just now: the reaping below puts the unit back
+                pass
 
         try:
             for _ in range(min(self.size, len(waiting))):
                 hand(self._start())
             while held or waiting:
-                try:
-                    kind, pid, done = self.outbox.get(timeout=0.5)
-                except queue.Empty:
-                    yield from self._reap(waiting, held, tries, hand)
-                    continue
-                if kind == "end":
-                    held.pop(pid, None)
-                    hand(pid)
-                else:
-                    if pid in held:
-                        held[pid].pop(done.record["id"], None)
-                    yield done
+                pids = {conn: pid for pid, (_, conn) in self.procs.items()}
+                ready = multiprocessing.connection.wait(list(pids), timeout=0.5)
+                dead: set[int] = set()
+                for conn in ready:
+                    pid = pids[conn]
+                    try:
+                        kind, done = conn.recv()
+                    except (EOFError, OSError):  # it died, perhaps mid-send: whatever it held runs again
+                        dead.add(pid)
+                        continue
+                    if kind == "end":
+                        held.pop(pid, None)
+                        hand(pid)
+                    else:
+                        if pid in held:
+                            held[pid].pop(done.record["id"], None)
+                        yield done
+                if dead or not ready:
+                    yield from self._reap(waiting, held, tries, hand, dead)
         finally:
             self._stop()
 
     def _reap(self, waiting: list, held: dict[int, dict[str, EpisodeSpec]], tries: dict[str, int],
-              hand: Callable[[int], None]) -> Iterator[Finished]:
+              hand: Callable[[int], None], dead: set[int]) -> Iterator[Finished]:
         """Replace dead workers; a dead worker's unfinished episodes wait again, up to :data:`UNIT_RETRIES` times."""
         for pid, (proc, conn) in list(self.procs.items()):
-            if proc.is_alive():
+            if pid not in dead and proc.is_alive():
                 continue
             del self.procs[pid]
             conn.close()
+            proc.join(timeout=5)  # its exit code, for the record; a torn pipe means it is on its way out
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
             left = list(held.pop(pid, {}).values())
             if left:
                 key = left[0].id
@@ -241,8 +281,6 @@ class _Pool:
                 proc.terminate()
                 proc.join(timeout=5)
             conn.close()
-        self.outbox.cancel_join_thread()  # never block exiting on records nobody will read
-        self.outbox.close()
 
 
 # -------------------------------------------------------------------- ray

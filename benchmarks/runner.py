@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import gc
 import json
 import os
 import re
@@ -289,6 +290,13 @@ def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
     """
     record = episode_header(spec)
     try:
+        return _judge(spec, record)
+    finally:
+        _settle_after_warm_up(spec)
+
+
+def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
+    try:
         task = _task(spec.domain, spec.problem)
         seed = _episode_seed(spec)
         env = make_environment(task, spec, seed)
@@ -316,6 +324,24 @@ def run_episode(spec: EpisodeSpec) -> dict[str, Any]:
         if not record["success"]:
             record["cause"] = record["stop_reason"]
     return record
+
+
+_SETTLED: set[tuple[str, str]] = set()  # tasks whose caches this process has moved out of the collector's sight
+
+
+def _settle_after_warm_up(spec: EpisodeSpec) -> None:
+    """After a task's first episode in this process: collect once, then freeze what is left (its caches).
+
+    The caches a task's warm-up builds (parsed model, plans, question counts) live as
+    long as the process, yet each full collection walked them all again: a one-process
+    oracle run of viplan-bw (75 tasks) spent 2.2 of its 18.2 s in the collector, its full
+    collections growing to 0.13 s each; frozen, they are walked no more (0.86 s in all).
+    """
+    key = (spec.domain, spec.problem)
+    if key not in _SETTLED:
+        _SETTLED.add(key)
+        gc.collect()
+        gc.freeze()
 
 
 def _is_endpoint(exc: BaseException) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 
@@ -16,3 +18,15 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason="slow: use --runslow"))
         if "live" in item.keywords and not config.getoption("--live"):
             item.add_marker(pytest.mark.skip(reason="live: use --live"))
+
+
+@pytest.fixture(autouse=True)
+def _no_ray_left_in_this_process():
+    """A test must not leave a Ray cluster running in the test process: Ray's threads stay, and a study
+    forked later in the same process can deadlock on their locks (how CI once hung). Run Ray in a
+    subprocess (``pgt run --executor ray``) instead."""
+    yield
+    ray = sys.modules.get("ray")
+    if ray is not None and getattr(ray, "is_initialized", lambda: False)() is True:
+        ray.shutdown()
+        pytest.fail("this test left Ray running in the test process; run it in a subprocess")

@@ -57,3 +57,25 @@ def test_bad_worker_counts_are_refused(bad: str, tmp_path: Path, capsys: pytest.
     assert main(["validate-batch", str(batch), "--workers", bad]) == 2
     err = capsys.readouterr().err
     assert err.startswith("pgt validate-batch: error: argument --workers: ") and err.count("\n") == 1
+
+
+def test_a_worker_that_dies_is_a_located_error_after_the_lines_before_it(tmp_path: Path, monkeypatch,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    # multiprocessing.Pool waited for a killed worker's results forever
+    import toolkit.commands.validate_batch as batch_module
+
+    real = batch_module._validate_line
+
+    def dying(cache, lineno, line, keep_going):
+        if lineno == 40:
+            os._exit(9)  # as the out-of-memory killer would
+        return real(cache, lineno, line, keep_going)
+
+    monkeypatch.setattr(batch_module, "_validate_line", dying)  # forked workers inherit it
+    batch = tmp_path / "b.jsonl"
+    batch.write_text("\n".join(_lines(tmp_path, 70)) + "\n")
+    assert main(["validate-batch", str(batch), "--workers", "2"]) == 2
+    out, err = capsys.readouterr()
+    assert err.count("\n") == 1 and "worker process died" in err, err
+    first = int(err.split("from line ")[1].split()[0])  # the first line not written (its chunk's, or earlier)
+    assert first <= 40 and [json.loads(line)["line"] for line in out.splitlines()] == list(range(1, first))

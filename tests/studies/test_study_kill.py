@@ -132,3 +132,44 @@ def test_ctrl_c_in_workers_prints_one_line_and_exits_130(tmp_path: Path):
         assert proc.returncode == 130, (command, err)
         lines = [ln for ln in err.splitlines() if ln.strip() and " runs (viplan-grounder" not in ln]
         assert lines == [f"pgt {command}: interrupted"], err
+
+
+def _children(pid: int) -> list[int]:
+    kids = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == pid:
+                kids.append(int(entry.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return kids
+
+
+def _running(pid: int) -> bool:
+    try:
+        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0] not in "ZX"
+    except (OSError, IndexError):
+        return False
+
+
+def test_workers_of_a_killed_writer_exit_and_release_the_folder(tmp_path: Path):
+    # kill -9 of the writer alone (not its process group): its workers once waited for units forever,
+    # holding the folder's lock and any pipe they inherited (a test runner's, which then hung)
+    out = tmp_path / "run"
+    proc = _start(out)
+    try:
+        _wait_for_episodes(out / "episodes.jsonl", proc)
+        workers = _children(proc.pid)
+        assert workers, "no worker process was seen"
+        proc.kill()
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 60
+        while any(_running(pid) for pid in workers):
+            assert time.monotonic() < deadline, "a worker outlived its writer"
+            time.sleep(0.1)
+    finally:
+        _kill(proc)
+    done = subprocess.run([sys.executable, "-m", "toolkit.cli", "run", *ARGS, "--out", str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr  # the folder is free: the same command finishes the study
+    assert collect(read_records(out / "episodes.jsonl")).duplicates == 0

@@ -21,6 +21,8 @@ import json
 import multiprocessing
 import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Iterable, Iterator
 
@@ -103,8 +105,21 @@ def validate_records(lines: Iterable[str], base: Path, keep_going: bool = False,
         return
     chunks = iter(lambda: list(itertools.islice(numbered, chunk)), [])
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(base, keep_going)) as pool:
-        for results in pool.imap(_validate_chunk, chunks):
+    # concurrent.futures, not multiprocessing.Pool: a Pool whose worker is killed (out of memory, say) waits
+    # for its results forever; this one says so. At most 2 chunks per worker are read ahead of the output.
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(base, keep_going)) as pool:
+        ahead: collections.deque = collections.deque()
+        while True:
+            while len(ahead) < 2 * workers and (part := next(chunks, None)) is not None:
+                ahead.append((part[0][0], pool.submit(_validate_chunk, part)))
+            if not ahead:
+                return
+            first, future = ahead.popleft()
+            try:
+                results = future.result()
+            except BrokenProcessPool:
+                raise PgtError(f"a worker process died while validating the batch from line {first} on (out of "
+                               "memory?); the lines before it were written; --workers 1 finds the line") from None
             yield from results
 
 
