@@ -3,7 +3,7 @@
 The corpus is every shipped domain and small problem plus the IPC sample (where the
 machine has it); :func:`mutated` edits one text the ways files from other people and
 tools differ (case, comments, line ends, requirement lists, ``either`` types, constants,
-negations, ``=``, numbers, unicode) and the ways they break (swapped, dropped or doubled
+negations, ``=``, numbers, unicode, variables named like keywords) and the ways they break (swapped, dropped or doubled
 tokens and parentheses, damaged characters). It serves every fuzz test of PDDL and
 plan text (tests/core and tests/cli). Kept beside the tests, imported as a top-level
 module (tests/cli/conftest.py puts this folder on ``sys.path`` there).
@@ -80,7 +80,7 @@ def mutated(draw, text: str) -> str:
         words = _words(parts)
         op = draw(st.sampled_from(["swap", "case", "comment", "space", "paren", "requirements", "either",
                                    "constant", "negate", "equality", "number", "twin", "unicode", "word", "delete",
-                                   "character"]))
+                                   "character", "variable"]))
         if op == "swap" and len(words) > 1:
             i, j = draw(st.sampled_from(words)), draw(st.sampled_from(words))
             parts[i], parts[j] = parts[j], parts[i]
@@ -174,6 +174,14 @@ def mutated(draw, text: str) -> str:
             parts.insert(draw(st.integers(0, len(parts))), " " + draw(st.sampled_from(WORDS)) + " ")
         elif op == "delete" and words:
             del parts[draw(st.sampled_from(words))]
+        elif op == "variable":
+            variables = sorted({p.lower() for p in parts if p.startswith("?") and len(p) > 1})
+            if variables:  # every use renamed to a keyword-like name, which the "?" sets apart
+                old = draw(st.sampled_from(variables))
+                new = "?" + draw(st.sampled_from(["object", "Object", "domain", "either", "and", "not", "number",
+                                                  "total-cost", "x", "X"]))
+                text = "".join(new if p.lower() == old else p for p in parts)
+                continue
         elif op == "character" and text:
             i = draw(st.integers(0, len(text) - 1))  # below the tokens: a character deleted, doubled or replaced
             how = draw(st.sampled_from(["delete", "double", "replace"]))
