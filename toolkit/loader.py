@@ -24,6 +24,7 @@ and :func:`parse_problem` raise the first error in file order, noting how many m
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import hashlib
 import inspect
@@ -380,7 +381,29 @@ def _normalise(text: str, path: str, errors: _Errors | None = None,
     return text, warnings, declared
 
 
-def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError:
+def _in_original(text: str, original: str, line: int | None, col: int | None) -> tuple[int | None, int | None]:
+    """A position in the normalised ``text`` as a position in the ``original`` (lines are kept; columns may shift).
+
+    Normalising may insert on a line (the requirements pgt grants, placeholders for
+    ``object`` and keyword-named variables): a one-line file's error would point past
+    its end. The line is aligned with its original; a position inside something
+    inserted maps to where it was inserted.
+    """
+    if line is None or col is None:
+        return line, col
+    lines, originals = text.split("\n"), original.split("\n")
+    if line > len(lines) or line > len(originals) or lines[line - 1] == originals[line - 1]:
+        return line, col
+    norm, orig = lines[line - 1], originals[line - 1]
+    if len(norm) + len(orig) > 200_000:  # aligning is quadratic at worst; keep the column as it is
+        return line, col
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, norm, orig, autojunk=False).get_opcodes():
+        if i1 <= col - 1 < i2 or (i1 == i2 == col - 1):
+            return line, j1 + 1 + (col - 1 - i1 if tag == "equal" else 0)
+    return line, min(col, len(orig) + 1)
+
+
+def _syntax_error(path: str, text: str, exc: UnexpectedInput, original: str) -> PddlSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     line, col = getattr(exc, "line", None), getattr(exc, "column", None)
@@ -391,17 +414,18 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
     at = exc.token.start_pos if isinstance(exc, UnexpectedToken) else getattr(exc, "pos_in_stream", None)
     number = _malformed_number(text, at) if isinstance(at, int) else None
     if number is not None:
-        return PddlSyntaxError(path, *line_col(text, number.start()), _not_a_number(number.group()))
+        return PddlSyntaxError(path, *_in_original(text, original, *line_col(text, number.start())),
+                               _not_a_number(number.group()))
     if isinstance(exc, UnexpectedToken):
         expected = sorted(exc.accepts or exc.expected)[:6]
-        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
+        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object').replace(_VAR_PREFIX, '')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
     elif isinstance(exc, UnexpectedCharacters):
         detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"
         if detail.endswith("','"):  # ALFWorld writes (?l - location, ?r - receptacle)
             detail += "; PDDL separates names with spaces, not commas"
     else:
         detail = str(exc).splitlines()[0]
-    return PddlSyntaxError(path, line, col, detail)
+    return PddlSyntaxError(path, *_in_original(text, original, line, col), detail)
 
 
 def _type_use_pattern(name: str) -> str:
@@ -564,7 +588,7 @@ def _parse_once(text: str, path: str, start: str, original: str):
     try:
         lark_tree = _lark(start).parse(text)
     except UnexpectedInput as exc:
-        raise _syntax_error(path, text, exc) from None
+        raise _syntax_error(path, text, exc, original) from None
     for body in lark_tree.find_data("action_body_def"):
         # PDDL allows omitting :precondition and :effect; the pddl package then
         # crashes on the None placeholders, so we fill in an empty (and).
@@ -587,7 +611,7 @@ def _parse_once(text: str, path: str, start: str, original: str):
         meta = getattr(exc.obj, "meta", None)
         line = getattr(meta, "line", None) if meta is not None and not meta.empty else None
         col = getattr(meta, "column", None) if line is not None else None
-        detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object")
+        detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object").replace(_VAR_PREFIX, "")
         bad_type = re.search(r"types \[([^\]]*)\] of \w+ .* not in available types (?:\{([^}]*)\}|set\(\))", detail)
         if bad_type:  # the pddl package's message has no position; find one
             known = re.findall(r"'([^']+)'", bad_type.group(2) or "")
@@ -656,7 +680,7 @@ def _parse_once(text: str, path: str, start: str, original: str):
                 if alone and re.search(r"(\(\s*:(types|constants|objects)|(?<!\S)-\s*[^\s()]+)\s*$", code[:at], re.I):
                     end = alone.end()  # the only name before its "- parent": drop the parent too, or "-" dangles
                 raise _Recoverable(error, text[:at] + " " * (end - at) + text[end:]) from None
-        raise PddlSyntaxError(path, line, col, detail) from None
+        raise PddlSyntaxError(path, *_in_original(text, original, line, col), detail) from None
     except (PDDLError, ValueError, AssertionError) as exc:
         raise PddlSyntaxError(path, None, None, str(exc) or type(exc).__name__) from None
 

@@ -336,3 +336,16 @@ def test_variables_spelled_like_keywords_are_read() -> None:
     assert str(domain.actions["a"].precondition) == "(and (p ?object) (forall (?domain - block) (p ?domain)))"
     with pytest.raises(UnknownSymbolError, match=r"^d\.pddl:5:90: unknown variable '\?objec'; did you mean \?object\?"):
         parse_domain(text.replace("(not (p ?object))", "(not (p ?objec))"), "d.pddl")
+
+
+@pytest.mark.parametrize("text", [
+    "(define (domain t) (:predicates (p ?x)) (:action a :parameters (?x - ) :effect (p ?x)))",
+    "(define (domain t) (:types b) (:predicates (p ?x - object)) (:action a :parameters (?x - object ?y - ) :effect (p ?x)))",
+    "(define (domain t) (:predicates (p ?object)) (:action a :parameters (?object - ) :effect (p ?object)))",
+])
+def test_a_syntax_error_on_a_one_line_file_points_into_the_line(text: str) -> None:
+    # Columns came from the normalised text, which gains the granted requirements (and placeholders for
+    # object and keyword-named variables) on the first line: an LLM's one-line domain got 1:300 and more.
+    with pytest.raises(PddlSyntaxError) as err:
+        parse_domain(text, "d.pddl")
+    assert err.value.line == 1 and text[err.value.column - 1:].startswith(") :effect")
