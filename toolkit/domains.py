@@ -57,6 +57,8 @@ def resolve_problem_arg(domain_arg: str, problem_arg: str) -> Path:
         return p
     if not p.exists() and "/" not in problem_arg and not Path(domain_arg).exists():
         return shipped_problem(domain_arg, problem_arg.removesuffix(".pddl"))
+    if p.is_dir():
+        raise PgtError(f"cannot read {problem_arg}: Is a directory")  # as every other command says it
     raise PgtError(f"problem file not found: {problem_arg}")
 
 

@@ -24,6 +24,7 @@ and :func:`parse_problem` raise the first error in file order, noting how many m
 from __future__ import annotations
 
 import copy
+import difflib
 import functools
 import hashlib
 import inspect
@@ -46,8 +47,9 @@ from pddl.logic.predicates import Predicate as _PPredicate
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 
 from toolkit import model as m
-from toolkit.plain_domain import read_plain_domain
-from toolkit.plain_problem import read_plain_problem
+from toolkit.plain_domain import read_plain_domain, redeclared_parent
+from toolkit.plain_problem import ROOT as _ROOT
+from toolkit.plain_problem import KEYWORDS, read_plain_problem
 from toolkit.errors import (
     ArityError,
     DuplicateNameError,
@@ -96,14 +98,22 @@ _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 TYPING_MODES = ("strict", "lenient")
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
                 "exists", "when", "either")
-# Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", and a
+# Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", "- number", and a
 # metric's direction (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
 _KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*"
-                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])", re.I)
+                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])"
+                         r"|(?<![\w?-])-\s+number(?![\w-])", re.I)  # a function's value type, "- Number"
 _COMMENT_RE = re.compile(r";[^\n]*")
+# The pddl package refuses a variable spelled like a keyword (?object, ?domain, ?and), which PDDL
+# allows (the "?" sets it apart): it is parsed under this prefix and named back by _var.
+_VAR_PREFIX = "pgtvar-"
+_KEYWORD_VARIABLE_RE = re.compile(r"(?<=\?)(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
+# ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
+_OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
+_OBJECT_TYPE_RE = re.compile(r"(-\s+)object(?![\w-])|(-\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\))",
+                             re.I)
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
-# known types); we rename it to this placeholder while parsing and map it back.
-_ROOT = "pgtrootobject"
+# known types); we rename it to the placeholder _ROOT while parsing and map it back.
 # How many recoverable errors found by the pddl package itself (unknown types, duplicate
 # names in a typed list) one load repairs and re-parses past before giving up.
 _MAX_REPARSES = 50
@@ -278,11 +288,26 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, _blank_comments(text)
 
 
-def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str, list[str], set[str]]:
+def _var(name: str) -> str:
+    """The ``?variable`` as written, for the pddl package's name of it (without ``?``, perhaps prefixed)."""
+    return "?" + name.removeprefix(_VAR_PREFIX)
+
+
+def _rename_root(mt: re.Match[str]) -> str:
+    """A ``- object`` or ``- (either ... object ...)`` with the root (in any case) spelled as the placeholder."""
+    if mt.group(2) is None:
+        return mt.group(1) + _ROOT
+    return _OBJECT_WORD_RE.sub(_ROOT, mt.group(2))
+
+
+def _normalise(text: str, path: str, errors: _Errors | None = None,
+               notes: list[str] | None = None) -> tuple[str, list[str], set[str]]:
     """Lower-case keywords, refuse unsupported features, add missing requirements.
 
     Returns the text to parse, warnings, and the requirements declared in the file.
-    Line numbers are preserved: nothing adds or removes a newline.
+    Keywords written in upper case are read silently (PDDL is case-insensitive); that
+    is noted in ``notes`` when given, for lint. Line numbers are preserved: nothing
+    adds or removes a newline.
     """
     warnings: list[str] = []
     code = _blank_comments(text)
@@ -311,16 +336,16 @@ def _normalise(text: str, path: str, errors: _Errors | None = None) -> tuple[str
         out.append(cm.group())
         pos = cm.end()
     out.append(_KEYWORD_RE.sub(lower, text[pos:]))
-    text = "".join(out)
-    if changed:
-        warnings.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
+    text = _KEYWORD_VARIABLE_RE.sub(lambda mt: _VAR_PREFIX + mt.group(), "".join(out))
+    if changed and notes is not None:
+        notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = _blank_comments(text)
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
-    if re.search(r"-\s+object(?![\w-])", code):  # not a type of its own named object-kind
-        text = "".join(re.sub(r"(-\s+)object(?![\w-])", r"\g<1>" + _ROOT, chunk) if i % 2 == 0 else chunk
+    if _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
+        text = "".join(_OBJECT_TYPE_RE.sub(_rename_root, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
         if is_domain:
             types = re.search(r"\(\s*:types\b[^)]*", text)
@@ -372,7 +397,29 @@ def _section_order_hint(token: str, expected: list[str]) -> str:
     return ""
 
 
-def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError:
+def _in_original(text: str, original: str, line: int | None, col: int | None) -> tuple[int | None, int | None]:
+    """A position in the normalised ``text`` as a position in the ``original`` (lines are kept; columns may shift).
+
+    Normalising may insert on a line (the requirements pgt grants, placeholders for
+    ``object`` and keyword-named variables): a one-line file's error would point past
+    its end. The line is aligned with its original; a position inside something
+    inserted maps to where it was inserted.
+    """
+    if line is None or col is None:
+        return line, col
+    lines, originals = text.split("\n"), original.split("\n")
+    if line > len(lines) or line > len(originals) or lines[line - 1] == originals[line - 1]:
+        return line, col
+    norm, orig = lines[line - 1], originals[line - 1]
+    if len(norm) + len(orig) > 200_000:  # aligning is quadratic at worst; keep the column as it is
+        return line, col
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, norm, orig, autojunk=False).get_opcodes():
+        if i1 <= col - 1 < i2 or (i1 == i2 == col - 1):
+            return line, j1 + 1 + (col - 1 - i1 if tag == "equal" else 0)
+    return line, min(col, len(orig) + 1)
+
+
+def _syntax_error(path: str, text: str, exc: UnexpectedInput, original: str) -> PddlSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
     line, col = getattr(exc, "line", None), getattr(exc, "column", None)
@@ -380,9 +427,14 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
         opened = text.count("(") - text.count(")")
         detail = f"unexpected end of file ({opened} unclosed parenthesis)" if opened > 0 else "unexpected end of file"
         return PddlSyntaxError(path, line_col(text, len(text))[0], 1, detail)
+    at = exc.token.start_pos if isinstance(exc, UnexpectedToken) else getattr(exc, "pos_in_stream", None)
+    number = _malformed_number(text, at) if isinstance(at, int) else None
+    if number is not None:
+        return PddlSyntaxError(path, *_in_original(text, original, *line_col(text, number.start())),
+                               _not_a_number(number.group()))
     if isinstance(exc, UnexpectedToken):
         expected = sorted(exc.accepts or exc.expected)[:6]
-        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
+        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object').replace(_VAR_PREFIX, '')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
         detail += _section_order_hint(str(exc.token.value), expected)
     elif isinstance(exc, UnexpectedCharacters):
         detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"
@@ -390,13 +442,45 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput) -> PddlSyntaxError
             detail += "; PDDL separates names with spaces, not commas"
     else:
         detail = str(exc).splitlines()[0]
-    return PddlSyntaxError(path, line, col, detail)
+    return PddlSyntaxError(path, *_in_original(text, original, line, col), detail)
+
+
+def _type_use_pattern(name: str) -> str:
+    """A regex for ``name`` used as a type: ``- name`` or a member of ``- (either ...)``."""
+    return r"-\s*(?:\(\s*either\b[^()]*?(?<![\w?-]))?" + re.escape(name) + r"(?![\w-])"  # "-K" too
+
+
+# What a number might look like to a writer (signs, exponents, dots anywhere); the grammar's NUMBER is
+# digits with dot-separated digit groups, of which the package converts only those with one dot.
+_NUMBERISH_RE = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:\.[0-9]*)*(?:[eE][-+]?[0-9]+)?")
+_NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+
+
+def _malformed_number(text: str, at: int) -> re.Match[str] | None:
+    """The word around offset ``at`` if it is meant as a number but is not one PDDL reads (``1.2.3``, ``-1``, ``1e3``)."""
+    start = at
+    while start > 0 and text[start - 1] not in "() \t\r\n\f\v;":
+        start -= 1
+    mt = re.compile(r"[^\s()]+").match(text, start)
+    if mt is None or not _NUMBERISH_RE.fullmatch(mt.group()) or _NUMBER_RE.fullmatch(mt.group()):
+        return None
+    return mt
+
+
+def _not_a_number(word: str) -> str:
+    return f"'{word}' is not a number: PDDL numbers are digits with at most one decimal point, such as 3 or 1.5"
 
 
 def _first_unknown_type(text: str, known: set[str]) -> str | None:
-    """The first ``- type`` (or ``(either ...)`` member) in the file that is not declared."""
+    """The first ``- type`` (or ``(either ...)`` member) in the file that is not declared.
+
+    ``(:functions ...)`` is skipped: its ``- number`` is the value type, not a declared one.
+    """
     code = _blank_comments(text)
-    for mt in re.finditer(r"-\s+(?:\(\s*either\s+([^)]*)\)|([^\s()]+))", code, re.I):
+    functions = _section(code, ":functions")
+    if functions is not None:
+        code = code[:functions[0]] + " " * (functions[1] - functions[0]) + code[functions[1]:]
+    for mt in re.finditer(r"-\s*\(\s*either\s+([^)]*)\)|-\s+([^\s()]+)", code, re.I):
         for name in (mt.group(1) or mt.group(2)).split():
             if name.lower() not in known:
                 return name
@@ -452,25 +536,34 @@ class _Warned(PgtError):
 def _redeclared_type(text: str, name: str, first: int, second: int) -> tuple[int, str] | None:
     """For a type listed twice in :types, the occurrence to drop and the parent kept; None if not a type or conflicting.
 
-    ``area - object`` and ``area - surface`` mean ``area - surface`` (every type is an
-    object); the same parent twice is a plain repeat. Two different proper parents
-    would need multiple inheritance, which the model lacks: still an error.
+    The rule is :func:`~toolkit.plain_domain.redeclared_parent`'s (the plain reader's too).
     """
     code = _blank_comments(text)
     sec = _section(code, ":types")
     if sec is None or not (sec[0] <= first < second < sec[1]):
         return None
 
-    def parent(at: int) -> str:
+    def parent(at: int) -> str | None:
         mt = re.compile(r"[^()]*?(?<!\S)-\s+(\(\s*either[^)]*\)|[^\s()]+)").match(code, at, sec[1])
-        return mt.group(1).lower() if mt else _ROOT
+        return mt.group(1) if mt else None
 
-    p1, p2 = parent(first), parent(second)
-    if p1 == p2 or p2 in (_ROOT, "object"):
-        return second, p1
-    if p1 in (_ROOT, "object"):
-        return first, p2
-    return None
+    choice = redeclared_parent(parent(first), parent(second))
+    return None if choice is None else ((first, second)[choice[0]], choice[1])
+
+
+def _type_twice(where: str, name: str, parent: str) -> str:
+    return f"{where}: type '{name}' declared twice; kept as a subtype of {parent}"
+
+
+def _redeclared_warnings(path: str, text: str, redeclared: dict[str, str]) -> list[str]:
+    """The warnings for the types the plain reader found listed twice, each at its second listing (as the full parser's)."""
+    code = _blank_comments(text)
+    sec = _section(code, ":types") or (0, len(code))
+    out = []
+    for name, parent in redeclared.items():
+        hits = [h for h in _declared(name, code, sec[0]) if h < sec[1]]
+        out.append(_type_twice("{}:{}:{}".format(path, *line_col(text, hits[1 if len(hits) > 1 else 0])), name, parent))
+    return out
 
 
 class _Recoverable(Exception):
@@ -512,7 +605,7 @@ def _parse_once(text: str, path: str, start: str, original: str):
     try:
         lark_tree = _lark(start).parse(text)
     except UnexpectedInput as exc:
-        raise _syntax_error(path, text, exc) from None
+        raise _syntax_error(path, text, exc, original) from None
     for body in lark_tree.find_data("action_body_def"):
         # PDDL allows omitting :precondition and :effect; the pddl package then
         # crashes on the None placeholders, so we fill in an empty (and).
@@ -535,18 +628,44 @@ def _parse_once(text: str, path: str, start: str, original: str):
         meta = getattr(exc.obj, "meta", None)
         line = getattr(meta, "line", None) if meta is not None and not meta.empty else None
         col = getattr(meta, "column", None) if line is not None else None
-        detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object")
-        bad_type = re.search(r"types \['([^']+)'\] of term .* not in available types \{([^}]*)\}", detail)
+        detail = (str(exc.orig_exc).strip() or type(exc.orig_exc).__name__).replace(_ROOT, "object").replace(_VAR_PREFIX, "")
+        bad_type = re.search(r"types \[([^\]]*)\] of \w+ .* not in available types (?:\{([^}]*)\}|set\(\))", detail)
         if bad_type:  # the pddl package's message has no position; find one
-            name = bad_type.group(1)
-            known = re.findall(r"'([^']+)'", bad_type.group(2))
-            # It names whichever bad type its set iteration met first; report the first in the file.
-            name = _first_unknown_type(text, {k.lower() for k in (*known, "object", _ROOT)}) or name
-            error = UnknownSymbolError("type", name, known, _where(path, original, r"-\s*" + re.escape(name) + r"(?![\w-])"))
+            known = re.findall(r"'([^']+)'", bad_type.group(2) or "")
+            lowered = {k.lower() for k in (*known, "object", _ROOT)}
+            # It names the type list of whichever term its set iteration met first; report the first in the file.
+            name = _first_unknown_type(text, lowered) or next(
+                (t for t in re.findall(r"'([^']+)'", bad_type.group(1)) if t.lower() not in lowered), "?")
+            error = UnknownSymbolError("type", name, known, _where(path, original, _type_use_pattern(name)))
             repaired = _declare_type(text, name)
             if repaired != text:
                 raise _Recoverable(error, repaired) from None
             raise error from None
+        bad_number = re.search(r"could not convert string to float: Token\('NUMBER', '([^']*)'\)", detail)
+        if bad_number:  # the grammar's NUMBER takes 1.2.3; the package's float() does not. Point at the number.
+            start = sum(len(x) + 1 for x in original.split("\n")[: (line or 1) - 1])
+            where = re.compile(r"(?<![\w.])" + re.escape(bad_number.group(1)) + r"(?![\w.])").search(
+                _blank_comments(original), start)
+            raise PddlSyntaxError(path, *(line_col(original, where.start()) if where else (line, col)),
+                                  _not_a_number(bad_number.group(1))) from None
+        retyped = re.search(r"invalid types for item '([^']+)': previous known tags", detail)
+        if retyped and line is not None:  # (p ?x - block ?x): listed twice, with two types
+            start = sum(len(x) + 1 for x in original.split("\n")[: line - 1])
+            name = _var(retyped.group(1))[1:]
+            code = _blank_comments(original)
+            hits = [v.start() for v in re.compile(r"\?" + re.escape(name) + r"(?![\w-])", re.I).finditer(code, start)]
+            kind, spelled = ("variable", "?" + name) if len(hits) >= 2 else ("name", name)
+            hits = hits if len(hits) >= 2 else _declared(name, code, start)
+            at = hits[1] if len(hits) >= 2 else start
+            if kind == "variable" and re.search(r":parameters\s*\([^()]*$", code[:at], re.I):
+                kind = "parameter"  # as _duplicates names it
+            raise DuplicateNameError(kind, spelled, "{}:{}:{}".format(path, *line_col(original, at))) from None
+        cycle = re.fullmatch(r"cycle detected in the type hierarchy: (.+)", detail)
+        if cycle:
+            names = cycle.group(1).split(" -> ")
+            where = _where(path, original, name_pattern(names[0]), _offset(_blank_comments(original), r"\(\s*:types\b"))
+            raise PgtError(f"{where}: the types form a cycle ({' -> '.join([*names, names[0]])}); "
+                           "a type cannot be its own ancestor") from None
         const = re.fullmatch(r"Constant '([^']+)' not defined\.?", detail)
         if const:
             # ALFRED/ALFWorld's domain names problem objects (SinkBasinType, ...) in its
@@ -568,13 +687,17 @@ def _parse_once(text: str, path: str, start: str, original: str):
                 kept = _redeclared_type(text, dup.group(1), hits[0], at)
                 if kept is not None:  # a type listed twice where one parent refines the other: FD keeps going too
                     drop, parent = kept
-                    error = _Warned(f"{where}: type '{dup.group(1)}' declared twice; "
-                                    f"kept as a subtype of {parent.replace(_ROOT, 'object')}")
+                    error = _Warned(_type_twice(where, dup.group(1), parent))
                     at = drop
                 else:
                     error = DuplicateNameError("name", dup.group(1), where)
-                raise _Recoverable(error, text[:at] + " " * len(dup.group(1)) + text[at + len(dup.group(1)):]) from None
-        raise PddlSyntaxError(path, line, col, detail) from None
+                end = at + len(dup.group(1))
+                code = _blank_comments(text)
+                alone = re.compile(r"\s*-\s*[^\s()-][^\s()]*").match(code, end)
+                if alone and re.search(r"(\(\s*:(types|constants|objects)|(?<!\S)-\s*[^\s()]+)\s*$", code[:at], re.I):
+                    end = alone.end()  # the only name before its "- parent": drop the parent too, or "-" dangles
+                raise _Recoverable(error, text[:at] + " " * (end - at) + text[end:]) from None
+        raise PddlSyntaxError(path, *_in_original(text, original, line, col), detail) from None
     except (PDDLError, ValueError, AssertionError) as exc:
         raise PddlSyntaxError(path, None, None, str(exc) or type(exc).__name__) from None
 
@@ -596,6 +719,8 @@ class _Scope:
         hit = self.by_lower.get(name.lower())
         if hit is None:
             where = _where(self.path, self.text, pattern or name_pattern(name), self.start)
+            if where == self.path and self.kind == "type":  # written against its dash: "home -K location"
+                where = _where(self.path, self.text, _type_use_pattern(name), self.start)
             exc = UnknownSymbolError(self.kind, name, self.by_lower.values(), where)
             if fallback is None or self.errors is None:
                 raise exc
@@ -643,15 +768,15 @@ class _Converter:
             return fallback
 
     def params(self, variables) -> tuple[m.Param, ...]:
-        return tuple(("?" + str(v.name), _type_tuple(v.type_tags, self.types)) for v in variables)
+        return tuple((_var(str(v.name)), _type_tuple(v.type_tags, self.types)) for v in variables)
 
     def term(self, t, scope: dict[str, str]) -> str:
         name = str(t.name)
         if type(t).__name__ == "Variable":
-            key = "?" + name.lower()
+            key = _var(name).lower()
             if key not in scope:
-                where = _where(self.path, self.text, r"\?" + re.escape(name) + r"(?![\w-])", self.start)
-                raise UnknownSymbolError("variable", "?" + name, scope.values(), where)
+                where = _where(self.path, self.text, re.escape(_var(name)) + r"(?![\w-])", self.start)
+                raise UnknownSymbolError("variable", _var(name), scope.values(), where)
             return scope[key]
         return self.objects.resolve(name)
 
@@ -866,7 +991,7 @@ def _section(code: str, keyword: str) -> tuple[int, int] | None:
 
 
 def _duplicates(text: str, path: str, errors: _Errors) -> None:
-    """Record predicates and actions declared twice (the pddl package silently keeps one)."""
+    """Record predicates, actions and action or quantifier variables declared twice (the pddl package silently keeps one)."""
     code = _blank_comments(text)
     found: list[tuple[str, re.Match[str]]] = []
     sec = _section(code, ":predicates")
@@ -884,6 +1009,16 @@ def _duplicates(text: str, path: str, errors: _Errors) -> None:
             line, col = line_col(text, mt.start(1))
             errors.add(DuplicateNameError(kind, mt.group(1), f"{path}:{line}:{col}"))
         seen.add(key)
+    # (?x - block ?x - block) is one parameter to the package, two to the plan that calls the action.
+    for mt in re.finditer(r":parameters\s*\(([^()]*)\)|\(\s*(?:forall|exists)\s*\(([^()]*)\)", code, re.I):
+        group = 1 if mt.group(1) is not None else 2
+        names: set[str] = set()
+        for var in re.finditer(r"\?[^\s()]+", mt.group(group)):
+            if var.group().lower() in names:
+                line, col = line_col(text, mt.start(group) + var.start())
+                errors.add(DuplicateNameError("parameter" if group == 1 else "variable", var.group(),
+                                              f"{path}:{line}:{col}"))
+            names.add(var.group().lower())
 
 
 def _collect(build):
@@ -925,9 +1060,14 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     >>> sorted(loaded.model.actions)
     ['a']
     """
-    norm, warnings, declared = _normalise(text, path, errors)
+    notes: list[str] = []
+    norm, warnings, declared = _normalise(text, path, errors, notes)
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
-    pdom = read_plain_domain(_blank_comments(norm)) or _parse(norm, path, "domain", errors, text)
+    pdom = read_plain_domain(_blank_comments(norm))
+    if pdom is None:
+        pdom = _parse(norm, path, "domain", errors, text)
+    else:
+        errors.warnings += _redeclared_warnings(path, text, pdom.redeclared)
     warnings += errors.warnings
     _duplicates(text, path, errors)
     types = {t: p for t, p in _types_of(pdom).items() if t not in errors.invented_types}
@@ -950,7 +1090,7 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     comments = _predicate_comments(text)
     predicates: dict[str, m.PredicateDef] = {}
     for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
-        params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
+        params = tuple((_var(str(v.name)), _type_tuple(v.type_tags, type_scope)) for v in p.terms)
         predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
     functions = _functions_of(pdom, type_scope, path, text)
     conv = _Converter(path, text, predicates, _Scope(path, text, "constant", constants, errors), type_scope,
@@ -973,7 +1113,7 @@ def read_domain(text: str, path: str = "<string>", *, errors: _Errors) -> Loaded
     if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
         warnings.append(f"{path}: uses types without declaring :typing in :requirements")
     return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings), functions)
+                    path, text, tuple(warnings), functions, tuple(notes))
 
 
 def _number(value: float) -> m.Number:
@@ -985,7 +1125,7 @@ def _functions_of(pdom, type_scope: _Scope, path: str, text: str) -> dict[str, m
     functions: dict[str, m.FunctionDef] = {}
     for f in sorted(pdom.functions, key=lambda f: str(f.name)):
         name = str(f.name)
-        params = tuple(("?" + str(v.name), _type_tuple(v.type_tags, type_scope)) for v in f.terms)
+        params = tuple((_var(str(v.name)), _type_tuple(v.type_tags, type_scope)) for v in f.terms)
         if name.lower() == m.TOTAL_COST:
             if params:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*total-cost\s+[?\w]"), "total-cost takes no arguments")
@@ -1006,7 +1146,7 @@ def _action_starts(pactions, code: str) -> list[tuple[_PAction, int]]:
     out = []
     for a in sorted(pactions, key=str):
         spots = starts.get(str(a.name).lower()) or [(1 << 30, [])]
-        names = [str(v.name).lower() for v in a.parameters]
+        names = [_var(str(v.name))[1:].lower() for v in a.parameters]
         spot = next((s for s in spots if s[1] == names), spots[0])
         if len(spots) > 1:
             spots.remove(spot)
@@ -1032,7 +1172,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     if typing not in TYPING_MODES:
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
     lenient: list[str] | None = [] if typing == "lenient" else None
-    norm, warnings, _ = _normalise(text, path, errors)
+    notes: list[str] = []
+    norm, warnings, _ = _normalise(text, path, errors, notes)
     # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
     pprob = read_plain_problem(_blank_comments(norm), _ROOT) or _parse(norm, path, "problem", errors, text)
     if str(pprob.domain_name).lower() != domain.name.lower():
@@ -1106,7 +1247,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         warnings.append(f"{path}: the domain has action costs but the problem no (:metric minimize (total-cost)); "
                         "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
-                     path, text, (*warnings, *(lenient or ())), values, metric)
+                     path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes))
 
 
 def _metric(metric, path: str, text: str) -> bool:

@@ -294,6 +294,8 @@ class Domain:
     source: str = field(default="", repr=False, compare=False)
     warnings: tuple[str, ...] = field(default=(), compare=False)
     functions: Mapping[str, FunctionDef] = field(default_factory=dict)  # incl. total-cost
+    # Observations about the text that change nothing (upper-case keywords): lint shows them, commands do not.
+    notes: tuple[str, ...] = field(default=(), compare=False)
 
     def __post_init__(self) -> None:
         for name in ("types", "constants", "predicates", "actions", "functions"):
@@ -336,6 +338,7 @@ class Problem:
     # True for (:metric minimize (total-cost)), the only metric supported: then a
     # plan's cost is the sum of its actions' costs, else its length (as FD and VAL count).
     metric: bool = False
+    notes: tuple[str, ...] = field(default=(), compare=False)  # as Domain.notes
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objects", MappingProxyType(dict(self.objects)))

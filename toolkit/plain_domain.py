@@ -14,9 +14,11 @@ domain twin of :mod:`toolkit.plain_problem`: anything it does not fully
 understand, and anything the full parser or the package's validation would
 complain about (an undeclared type or constant, a name declared twice, a
 numeric condition), returns None and the caller takes the full parser, which
-owns every error message. So this path only ever accepts what the full parser
-accepts, and builds what it builds; ``tests/toolkit/test_plain_domain.py``
-checks that on every IPC sample and shipped domain.
+owns every error message. The one repair both paths make is a type listed twice
+under compatible parents (IPC's storage), read the same way with the same
+warning. So this path only ever accepts what the full parser accepts, and
+builds what it builds; ``tests/core/test_core_plain_domain.py`` checks that on
+every IPC sample and shipped domain.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pddl.logic import functions as pf
 from pddl.logic.predicates import EqualTo, Predicate
 from pddl.logic.terms import Constant, Variable
 
-from toolkit.plain_problem import _NUMBER, SExpr, _name, _NotPlain, _sexpr
+from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, typed_list
 
 # The requirement keys the grammar knows (the loader's normalisation leaves only these).
 _REQUIREMENTS = frozenset({
@@ -46,7 +48,10 @@ def read_plain_domain(code: str) -> SimpleNamespace | None:
     """The parsed domain (name, types, constants, predicates, functions, actions) of comment-free ``code``, or None.
 
     ``code`` is the loader's normalised text, where ``- object`` names its placeholder
-    root type, declared in ``:types`` like any other.
+    root type, declared in ``:types`` like any other. A type listed twice under
+    compatible parents is read as the full parser's repair reads it (see
+    :func:`redeclared_parent`); ``redeclared`` maps each such type to the parent kept,
+    for the loader's warning.
     """
     try:
         return _Reader().domain(_sexpr(code))
@@ -62,42 +67,42 @@ def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
     ``(in ?obj ?obj)``, which the package keeps), or anything beyond names, ``-`` and
     (where allowed) ``(either ...)``, is not plain.
     """
-    if repeats and "-" in items:
-        repeats = False
-    out: list[tuple[str, tuple[str, ...]]] = []
-    pending: list[str] = []
-    seen: set[str] = set()
-    i = 0
-    while i < len(items):
-        tok = items[i]
-        if tok == "-":
-            if i + 1 >= len(items) or not pending:
-                raise _NotPlain
-            kind = items[i + 1]
-            if isinstance(kind, list):
-                if not (either and len(kind) > 1 and kind[0] == "either"):
-                    raise _NotPlain
-                tags = tuple(_name(k) for k in kind[1:])
-                if len({t.lower() for t in tags}) != len(tags):
-                    raise _NotPlain
-            else:
-                tags = (_name(kind),)
-            out += [(n, tags) for n in pending]
-            pending, i = [], i + 2
-            continue
-        if not isinstance(tok, str):
+    def kind(tok: SExpr) -> tuple[str, ...]:
+        if not isinstance(tok, list):
+            return (_name(tok),)
+        if not (either and len(tok) > 1 and tok[0] == "either"):
             raise _NotPlain
-        if variables:
-            if not tok.startswith("?"):
-                raise _NotPlain
-            tok = tok[1:]
-        n = _name(tok)
-        if n.lower() in seen and not repeats:
-            raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
-        seen.add(n.lower())
-        pending.append(n)
-        i += 1
-    return out + [(n, ()) for n in pending]
+        tags = tuple(_name(k) for k in tok[1:])
+        if len({t.lower() for t in tags}) != len(tags):
+            raise _NotPlain
+        return tags
+
+    out = typed_list(items, kind, _variable if variables else _name)
+    if not (repeats and "-" not in items) and len({n.lower() for n, _ in out}) != len(out):
+        raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
+    return out
+
+
+def _variable(tok: SExpr) -> str:
+    if not (isinstance(tok, str) and tok.startswith("?")):
+        raise _NotPlain
+    return _name(tok[1:])
+
+
+def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] | None:
+    """A type listed twice in ``:types``, under parent ``first`` then ``second`` (None: no parent).
+
+    ``area - object`` and ``area - surface`` mean ``area - surface`` (every type is an
+    object); the same parent twice is a plain repeat. Returns which listing to drop (0 or
+    1) and the parent kept (lower case, ``object`` for the root); None for two different
+    proper parents, which would need multiple inheritance: an error.
+    """
+    p1, p2 = ("object" if p is None or p.lower() in ("object", ROOT) else p.lower() for p in (first, second))
+    if p1 == p2 or p2 == "object":
+        return 1, p1
+    if p1 == "object":
+        return 0, p2
+    return None
 
 
 class _Reader:
@@ -107,6 +112,7 @@ class _Reader:
         self.all_types: set[str] = set()
         self.constants: dict[str, Constant] = {}
         self.params: dict[str, Variable] = {}
+        self.redeclared: dict[str, str] = {}  # a type listed twice in :types -> the parent kept
 
     def domain(self, tree: list[SExpr]) -> SimpleNamespace:
         if len(tree) < 2 or tree[0] != "define":
@@ -142,13 +148,25 @@ class _Reader:
         if len({str(a.name).lower() for a in actions}) != len(actions):
             raise _NotPlain
         return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
-                               predicates=predicates, functions=functions, actions=actions)
+                               predicates=predicates, functions=functions, actions=actions,
+                               redeclared=self.redeclared)
 
     # ---------------------------------------------------------------- declarations
 
     def _types(self, items: list[SExpr]) -> dict[str, str | None]:
         # ``object`` itself is a reserved word here (the loader renamed ``- object`` to its placeholder).
-        types = {n: tags[0] if tags else None for n, tags in _typed_list(items, False, either=False)}
+        types: dict[str, str | None] = {}
+        for n, tags in typed_list(items, lambda kind: (_name(kind),)):
+            parent = tags[0] if tags else None
+            if n.lower() not in {t.lower() for t in types}:
+                types[n] = parent
+                continue
+            # Listed twice, as IPC's storage does: the full parser's repair, with the same warning.
+            choice = redeclared_parent(types[n], parent) if n in types and n not in self.redeclared else None
+            if choice is None:
+                raise _NotPlain  # another spelling, a third listing, two proper parents: the full parser decides
+            types[n] = (types[n], parent)[1 - choice[0]]
+            self.redeclared[n] = choice[1]
         self.all_types = {t.lower() for t in types} | {p.lower() for p in types.values() if p is not None}
         if self._cyclic(types):
             raise _NotPlain  # the package's validation has its say

@@ -18,19 +18,22 @@ from __future__ import annotations
 
 import re
 from types import SimpleNamespace
-from typing import Union
+from typing import Callable, Union
 
 from pddl.logic import base as pb
 from pddl.logic import functions as pf
 from pddl.logic.predicates import Predicate
 from pddl.logic.terms import Constant
 
+# The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
+# refuses ``- object``); every reader maps it back to ``object``.
+ROOT = "pgtrootobject"
 _TOKEN = re.compile(r"[()]|[^\s()]+")
 # The grammar's NAME and NUMBER terminals (pddl/parser/grammar.lark).
 _NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*\Z")
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
 # Words the grammar reserves: a name spelled like one goes to the full parser.
-_KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
+KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
                        "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",
                        "scale-down", "scale-up", "total-cost", "when"})
 
@@ -70,7 +73,7 @@ def _sexpr(code: str) -> list[SExpr]:
 
 
 def _name(tok: SExpr) -> str:
-    if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in _KEYWORDS:
+    if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in KEYWORDS:
         raise _NotPlain
     return tok
 
@@ -100,32 +103,34 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
                            goal=_goal(sections[":goal"][0], by_name), metric=_metric(sections.get(":metric")))
 
 
-def _objects(items: list[SExpr], root: str) -> list[Constant]:
-    typed: dict[str, str | None] = {}
+def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
+               name: Callable[[SExpr], str] = _name) -> list[tuple[str, tuple[str, ...]]]:
+    """``a b - t c`` as [(a, (t,)), (b, (t,)), (c, ())], in the file's order, repeats kept.
+
+    ``name`` reads each listed name and ``kind`` the type after a ``-`` (both raise
+    :class:`_NotPlain` on anything else); a ``-`` after no name or at the end is not plain.
+    """
+    out: list[tuple[str, tuple[str, ...]]] = []
     pending: list[str] = []
-    seen: set[str] = set()
     i = 0
     while i < len(items):
-        tok = items[i]
-        if tok == "-":
+        if items[i] == "-":
             if i + 1 >= len(items) or not pending:
                 raise _NotPlain
-            kind = items[i + 1]
-            if kind != root:
-                kind = _name(kind)
-            for n in pending:
-                typed[n] = kind
+            tags = kind(items[i + 1])
+            out += [(n, tags) for n in pending]
             pending, i = [], i + 2
             continue
-        n = _name(tok)
-        if n.lower() in seen:
-            raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
-        seen.add(n.lower())
-        pending.append(n)
+        pending.append(name(items[i]))
         i += 1
-    for n in pending:
-        typed[n] = None
-    return [Constant(n, type_tag=t) for n, t in typed.items()]
+    return out + [(n, ()) for n in pending]
+
+
+def _objects(items: list[SExpr], root: str) -> list[Constant]:
+    pairs = typed_list(items, lambda kind: (kind if kind == root else _name(kind),))
+    if len({n.lower() for n, _ in pairs}) != len(pairs):
+        raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
+    return [Constant(n, type_tag=tags[0] if tags else None) for n, tags in pairs]
 
 
 def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:

@@ -279,18 +279,20 @@ class Task:
 
 
 @functools.lru_cache(maxsize=64)
-def _cached_domain(path: str, mtime: float) -> m.Domain:
-    return loader.load_domain(path)
+def _cached_domain(given: str, resolved: str, mtime: float) -> m.Domain:
+    # Keyed by the file (``resolved``: a relative path means another file once the working folder changes),
+    # but read and named as the user spelled it: an error for "d.pddl" says d.pddl, not /home/.../d.pddl.
+    return loader.load_domain(given)
 
 
 def load_domain_cached(path: str | Path) -> m.Domain:
-    """Load a domain once per (path, modification time) in this process."""
+    """Load a domain once per (path as given, file, modification time) in this process."""
     p = Path(path)
     try:
         mtime = p.stat().st_mtime
     except OSError:
         return loader.load_domain(p)  # raises the toolkit's own read error
-    return _cached_domain(str(p.resolve()), mtime)
+    return _cached_domain(str(path), str(p.resolve()), mtime)
 
 
 def load_task(domain_path: str | Path, problem_path: str | Path) -> Task:

@@ -3,8 +3,10 @@
 The corpus is every shipped domain and small problem plus the IPC sample (where the
 machine has it); :func:`mutated` edits one text the ways files from other people and
 tools differ (case, comments, line ends, requirement lists, ``either`` types, constants,
-negations, ``=``, numbers, unicode) and the ways they break (swapped, dropped or doubled
-tokens and parentheses). Kept beside the tests, imported as a top-level module.
+negations, ``=``, numbers, unicode, variables named like keywords) and the ways they break (swapped, dropped or doubled
+tokens and parentheses, damaged characters). It serves every fuzz test of PDDL and
+plan text (tests/core and tests/cli). Kept beside the tests, imported as a top-level
+module (tests/cli/conftest.py puts this folder on ``sys.path`` there).
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ SPACES = ["\r\n", "\r", "\t", " \t\n ", "\n\n", "\x0b", "\x0c", "\u00a0", "\u200
 NUMBERS = ["0", "1", "1.5", "01", "1.2.3", "-1", "1e3", ".5", "1.", "007", "3.0"]
 UNICODE = ["caf\u00e9", "\u0131f", "\u0130", "stra\u00dfe", "\uff42lock", "\u03b1", "a\u0301", "\ufeff", "\u200b",
            "\uff08", "\uff09", "x\u00e9y", "K"]  # "K" (Kelvin) lower-cases to an ASCII "k"
+# Single characters a damaged or hand-edited file holds (a NUL, quotes, brackets, commas, a stray dot).
+CHARACTERS = "()?-:;= \n\tabcxyzABC01\u00e9\x00\"'`[]{},."
 WORDS = ["either", "object", "Object", "OBJECT", "-", "?x", "?X", "?", ":action", ":parameters", ":precondition",
          ":effect", "total-cost", "number", "and", "or", "not", "=", "define", "domain", "problem", ":domain",
          ":constants", ":types", ":objects", ":init", ":goal", ":metric", "minimize", "increase", "when", "forall",
@@ -75,7 +79,8 @@ def mutated(draw, text: str) -> str:
         parts = TOKEN.findall(text)
         words = _words(parts)
         op = draw(st.sampled_from(["swap", "case", "comment", "space", "paren", "requirements", "either",
-                                   "constant", "negate", "equality", "number", "twin", "unicode", "word", "delete"]))
+                                   "constant", "negate", "equality", "number", "twin", "unicode", "word", "delete",
+                                   "character", "variable"]))
         if op == "swap" and len(words) > 1:
             i, j = draw(st.sampled_from(words)), draw(st.sampled_from(words))
             parts[i], parts[j] = parts[j], parts[i]
@@ -169,6 +174,20 @@ def mutated(draw, text: str) -> str:
             parts.insert(draw(st.integers(0, len(parts))), " " + draw(st.sampled_from(WORDS)) + " ")
         elif op == "delete" and words:
             del parts[draw(st.sampled_from(words))]
+        elif op == "variable":
+            variables = sorted({p.lower() for p in parts if p.startswith("?") and len(p) > 1})
+            if variables:  # every use renamed to a keyword-like name, which the "?" sets apart
+                old = draw(st.sampled_from(variables))
+                new = "?" + draw(st.sampled_from(["object", "Object", "domain", "either", "and", "not", "number",
+                                                  "total-cost", "x", "X"]))
+                text = "".join(new if p.lower() == old else p for p in parts)
+                continue
+        elif op == "character" and text:
+            i = draw(st.integers(0, len(text) - 1))  # below the tokens: a character deleted, doubled or replaced
+            how = draw(st.sampled_from(["delete", "double", "replace"]))
+            new = "" if how == "delete" else text[i] * 2 if how == "double" else draw(st.sampled_from(CHARACTERS))
+            text = text[:i] + new + text[i + 1:]
+            continue
         text = "".join(parts)
     return text
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from pathlib import Path
 
 import pytest
 
@@ -98,10 +99,25 @@ def test_malformed_pddl_exits_2_with_location(capsys, tmp_path) -> None:
 
 def test_warnings_go_to_stderr(capsys, tmp_path) -> None:
     loud = tmp_path / "d.pddl"
-    loud.write_text((BW / "domain.pddl").read_text().replace("(:action", "(:ACTION"))
+    loud.write_text((BW / "domain.pddl").read_text().replace(" :equality", ""))
     code, out, err = run(capsys, "validate", str(loud), PROBLEM, VALID)
     assert code == 0 and "VALID" in out
-    assert err.strip() == f"warning: {loud}: keywords in upper case normalised (:ACTION)"
+    assert err.strip() == f"warning: {loud}: uses :equality without declaring it in :requirements"
+
+
+@pytest.mark.parametrize("command", ["validate", "plan"])
+def test_upper_case_keywords_are_read_silently(capsys, tmp_path, command) -> None:
+    # PDDL is case-insensitive: reading (:ACTION ...) is correct, not worth a warning on every run
+    # (lint keeps it as an info note).
+    loud = tmp_path / "d.pddl"
+    loud.write_text((BW / "domain.pddl").read_text().replace("(:action", "(:ACTION").replace(":requirements", ":REQUIREMENTS"))
+    problem = tmp_path / "p.pddl"
+    problem.write_text(Path(PROBLEM).read_text().replace("(:init", "(:INIT").replace("(and", "(AND"))
+    argv = [command, str(loud), str(problem), *([VALID] if command == "validate" else ["--planner", "astar"])]
+    code, out, err = run(capsys, *argv)
+    assert code == 0 and err == ""
+    code, out, _ = run(capsys, "lint", str(loud))
+    assert code == 0 and "info: keywords in upper case normalised (:ACTION, :REQUIREMENTS) [keyword-case]" in out
 
 
 # ------------------------------------------------------------ batch
@@ -154,3 +170,27 @@ def test_batch_all_valid_exits_0_and_relative_paths_resolve(capsys, tmp_path) ->
 def test_batch_unreadable_input_exits_2(capsys) -> None:
     code, _, err = run(capsys, "validate-batch", "missing.jsonl")
     assert code == 2 and "cannot read missing.jsonl" in err
+
+
+@pytest.mark.parametrize("binary", [False, True], ids=["malformed", "binary"])
+@pytest.mark.parametrize("command", ["validate", "plan", "solve-all", "generate"])
+def test_errors_name_the_domain_as_the_user_gave_it(capsys, tmp_path, monkeypatch, command, binary) -> None:
+    # Commands that load the domain through the per-process cache printed its absolute path.
+    if binary:
+        (tmp_path / "d.pddl").write_bytes(b"\x00\x01(define\xff\xfe" * 20)
+    else:
+        (tmp_path / "d.pddl").write_text((BW / "domain.pddl").read_text().replace("(clear ?b1)", "(clear ?b1 ?b1)", 1))
+    (tmp_path / "p.pddl").write_text(Path(PROBLEM).read_text())
+    monkeypatch.chdir(tmp_path)
+    argv = {"validate": ["validate", "d.pddl", "p.pddl", VALID], "plan": ["plan", "d.pddl", "p.pddl"],
+            "solve-all": ["solve-all", "d.pddl", "p.pddl"], "generate": ["generate", "d.pddl", "--out", "gen"]}[command]
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.strip().startswith(f"pgt {command}: error: d.pddl:"), err
+
+
+@pytest.mark.parametrize("command", ["questions", "invariants"])
+def test_a_folder_given_as_the_problem_is_named_so(capsys, tmp_path, command) -> None:
+    # It said "problem file not found" for a folder that exists.
+    code, _, err = run(capsys, command, str(BW / "domain.pddl"), str(tmp_path))
+    assert code == 2 and err.strip() == f"pgt {command}: error: cannot read {tmp_path}: Is a directory"

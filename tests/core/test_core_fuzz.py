@@ -2,18 +2,19 @@
 
 Whatever the input, loading ends in a model or in one of the toolkit's own
 classified errors (:class:`~toolkit.errors.PgtError` subclasses), never a bare
-traceback; ``check_plan`` never raises for plan text, it returns a report.
+traceback; ``check_plan`` never raises for plan text, it returns a report. The
+edits are the shared ones of pddl_mutations.py.
 """
 
 from __future__ import annotations
 
 import json
-import re
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_support import shipped_pairs, shipped_task
+from pddl_mutations import CHARACTERS, mutated
 from toolkit.domains import DOMAINS_ROOT
 from toolkit.errors import PgtError
 from toolkit.loader import load_domain, parse_domain, parse_problem
@@ -24,32 +25,6 @@ DOMAIN_FILES = sorted(DOMAINS_ROOT.glob("*/domain.pddl"))
 DOMAIN_TEXTS = [p.read_text() for p in DOMAIN_FILES]
 PROBLEMS = [(load_domain(p.parent.parent / "domain.pddl"), p.read_text()) for p in sorted(DOMAINS_ROOT.glob("*/problems/*.pddl"))]
 PLANS = sorted(DOMAINS_ROOT.glob("*/golden/*/*.plan"))
-TOKEN = re.compile(r"\(|\)|[^\s()]+|\s+")
-ALPHABET = "()?-:;= \n\tabcxyzABC01é\x00\"'`[]{},."
-
-
-@st.composite
-def mutated(draw, text: str) -> str:
-    """``text`` after 1-4 deletions, duplications, swaps or replacements of characters or tokens."""
-    for _ in range(draw(st.integers(1, 4))):
-        tokens = draw(st.booleans())
-        parts = TOKEN.findall(text) if tokens else list(text)
-        if not parts:
-            break
-        i = draw(st.integers(0, len(parts) - 1))
-        op = draw(st.sampled_from(["delete", "duplicate", "swap", "replace"]))
-        if op == "delete":
-            del parts[i]
-        elif op == "duplicate":
-            parts.insert(i, parts[i])
-        elif op == "swap":
-            j = draw(st.integers(0, len(parts) - 1))
-            parts[i], parts[j] = parts[j], parts[i]
-        else:
-            parts[i] = draw(st.sampled_from(["(", ")", "?x", "- object", ":action", "(not", "forall", "either"])) \
-                if tokens else draw(st.sampled_from(ALPHABET))
-        text = "".join(parts)
-    return text
 
 
 def _load_or_classified_error(load) -> None:
@@ -75,7 +50,7 @@ def test_mutated_problems_load_or_fail_with_a_toolkit_error(data) -> None:
 
 
 @SETTINGS
-@given(st.text(alphabet=st.sampled_from(ALPHABET), max_size=200) | st.text(max_size=100))
+@given(st.text(alphabet=st.sampled_from(CHARACTERS), max_size=200) | st.text(max_size=100))
 def test_random_text_as_pddl_fails_with_a_toolkit_error(text: str) -> None:
     _load_or_classified_error(lambda: parse_domain(text, "fuzz.pddl"))
     _load_or_classified_error(lambda: parse_problem(text, PROBLEMS[0][0], "fuzz.pddl"))

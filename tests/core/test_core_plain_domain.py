@@ -16,9 +16,8 @@ from toolkit.domains import DOMAINS_ROOT
 from toolkit.plain_domain import read_plain_domain
 
 IPC = Path("/work/shared/ipc-sample")
-# Domains the plain reader hands on: a type listed twice (the full parser repairs it with a
-# warning) and derived predicates (refused before any parsing).
-NOT_PLAIN = {"storage/domain.pddl", "philosophers/domain.pddl"}
+# Domains the plain reader hands on: derived predicates (refused before any parsing).
+NOT_PLAIN = {"philosophers/domain.pddl"}
 
 
 def _both(text: str, monkeypatch, path: str = "d.pddl") -> tuple[object, object]:
@@ -101,7 +100,9 @@ def test_every_plain_construct_is_read_by_the_plain_reader(monkeypatch) -> None:
     ("(when (on ?x table) (not", "(when (on ?x table) (when (clear ?x) (not"),  # when in when
     ("block - thing thing", "block - (either thing) thing"),              # either in :types
     ("block - thing thing", "block - thing thing - block"),               # cyclic types
-    ("block - thing thing", "block - thing thing block"),                 # type listed twice
+    ("block - thing thing", "block - thing thing block - other"),         # type under two proper parents
+    ("block - thing thing", "block - thing thing block block"),           # type listed three times
+    ("block - thing thing", "block - thing thing BLOCK"),                 # type listed twice, spelled twice
     ("(?x - block ?y", "(?x - block ?x"),                                 # parameter listed twice
     ("(:constants table - thing)", "(:constants table - thing table)"),   # constant listed twice
     ("(total-cost) - number (weight", "(total-cost) - number (total-cost) (weight"),  # function twice
@@ -117,6 +118,27 @@ def test_other_shapes_and_errors_are_left_to_the_full_parser(old, new, monkeypat
     assert not _plain(text)
     fast, full = _both(text, monkeypatch)
     assert fast == full  # same model, or the same located errors
+
+
+@pytest.mark.parametrize("old,new,kept", [
+    ("block - thing thing", "block - thing thing block", "thing"),              # then untyped
+    ("block - thing thing", "block - object thing - object block - thing", "thing"),  # under object, then a parent
+    ("block - thing thing", "block - thing thing - object block - thing", "thing"),  # the same parent twice
+    ("block - thing thing", "block - thing thing block - object", "thing"),     # a parent, then object
+    ("block - thing thing", "block thing block", "object"),                     # untyped twice
+])
+def test_a_type_listed_twice_is_read_plain_as_the_full_parser_repairs_it(old, new, kept, monkeypatch) -> None:
+    # IPC's storage lists area under object and under surface: the full parser repaired it with a
+    # warning, the plain reader handed it on (the differential fuzzer compares the two paths).
+    text = BW.replace(old, new, 1)
+    assert _plain(text)
+    fast, full = _both(text, monkeypatch)
+    assert fast == full and fast[0] is not None and not fast[1]
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "read_plain_domain", lambda *_: None)
+        full_warnings = loader.read_domain(text, "d.pddl").model.warnings
+    warning = f"d.pddl:2:{text.split(chr(10))[1].rindex('block') + 1}: type 'block' declared twice; kept as a subtype of {kept}"
+    assert fast[0].warnings == full_warnings and warning in fast[0].warnings
 
 
 @pytest.mark.parametrize("old,new", [

@@ -249,3 +249,12 @@ def test_an_equality_as_an_effect_is_refused_where_it_is() -> None:
     check_domain(text)
     with pytest.raises(PgtError, match=r"^fuzz\.pddl:4:16: unsupported PDDL feature effect \(not \(= \?x \?x\)\)"):
         parse_domain(text, PATH)
+
+
+def test_a_type_written_against_its_dash_is_located() -> None:
+    # "home office -K location" declares objects of type K: the unknown type was reported without a
+    # position (the name pattern refuses a name right after "-").
+    text = PROBLEM.replace("a b - block", "a b -blok")
+    check_problem(text, parse_domain(BW, "d.pddl"))
+    with pytest.raises(PgtError, match=r"^fuzz\.pddl:2:16: unknown type 'blok'; did you mean block\?"):
+        parse_problem(text, parse_domain(BW, "d.pddl"), PATH)

@@ -127,11 +127,10 @@ def _repeats_invented(finding: Finding, invented: set[str]) -> bool:
 def check_problem(domain: m.Domain, problem: m.Problem) -> list[Finding]:
     """Problem warnings from the loader, never-applicable actions, unreachable goals."""
     out: list[Finding] = []
+    for note in problem.notes:  # PDDL is case-insensitive: info, as for the domain
+        out.append(Finding(Severity.INFO, "keyword-case", note.split(": ", 1)[-1], problem.path,
+                           hint="write PDDL keywords in lower case"))
     for w in problem.warnings:
-        if "keywords in upper case normalised" in w:  # PDDL is case-insensitive: info, as for the domain
-            out.append(Finding(Severity.INFO, "keyword-case", w.split(": ", 1)[-1], problem.path,
-                               hint="write PDDL keywords in lower case"))
-            continue
         if w.endswith("(kept: --typing lenient)"):  # a type error demoted to a warning; keep its position
             place, message = w.split(": ", 1)
             line, col = (int(x) for x in place.rsplit(":", 2)[1:]) if place.count(":") >= 2 else (None, None)

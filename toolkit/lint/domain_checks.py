@@ -124,8 +124,8 @@ def check_domain(domain: m.Domain, problems: tuple[m.Problem, ...] = ()) -> list
         elif "uses types without declaring :typing" in w:
             out.append(at(W, "requirement-undeclared", "uses types without declaring :typing in :requirements",
                           path, text, req_pat, "add :typing to (:requirements ...)"))
-        elif "normalised" in w:
-            out.append(Finding(I, "keyword-case", w.split(": ", 1)[-1], path, hint="write PDDL keywords in lower case"))
+    for note in domain.notes:
+        out.append(Finding(I, "keyword-case", note.split(": ", 1)[-1], path, hint="write PDDL keywords in lower case"))
     used_reqs = requirements_used(domain, tuple(p.goal for p in problems))
     for r in sorted(domain.requirements - used_reqs):
         out.append(at(W, "requirement-unused", f"requirement {r} is declared but not used", path, text,
