@@ -419,6 +419,24 @@ def _in_original(text: str, original: str, line: int | None, col: int | None) ->
     return line, min(col, len(orig) + 1)
 
 
+_TERMINAL_WORDS = {"NAME": "a name", "NUMBER": "a number"}  # the grammar's patterns, in words
+
+
+def _terminal_text(name: str) -> str:
+    """A grammar terminal as a reader knows it: ``RPAR`` is ``')'``, ``INIT`` is ``':init'``, ``NAME`` is a name."""
+    if name in _TERMINAL_WORDS:
+        return _TERMINAL_WORDS[name]
+    for start in ("domain", "problem"):
+        for terminal in _lark(start).terminals:
+            if terminal.name == name and terminal.pattern.type == "str":
+                return repr(terminal.pattern.value)
+    return name
+
+
+def _either(options: list[str]) -> str:
+    return options[0] if len(options) == 1 else f"{', '.join(options[:-1])} or {options[-1]}"
+
+
 def _syntax_error(path: str, text: str, exc: UnexpectedInput, original: str) -> PddlSyntaxError:
     from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedToken
 
@@ -434,7 +452,9 @@ def _syntax_error(path: str, text: str, exc: UnexpectedInput, original: str) -> 
                                _not_a_number(number.group()))
     if isinstance(exc, UnexpectedToken):
         expected = sorted(exc.accepts or exc.expected)[:6]
-        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object').replace(_VAR_PREFIX, '')!r}" + (f"; expected one of {', '.join(expected)}" if expected else "")
+        detail = f"unexpected {str(exc.token.value).replace(_ROOT, 'object').replace(_VAR_PREFIX, '')!r}"
+        if expected:
+            detail += f"; expected {_either(sorted(dict.fromkeys(_terminal_text(name) for name in expected)))}"
         detail += _section_order_hint(str(exc.token.value), expected)
     elif isinstance(exc, UnexpectedCharacters):
         detail = f"unexpected character {text[exc.pos_in_stream]!r}" if exc.pos_in_stream < len(text) else "unexpected character"

@@ -69,7 +69,7 @@ def _broken(tmp_path: Path, old: str, new: str, source: Path = DOMAIN) -> Path:
     ("(fixed ?x) (not", "(fixd ?x) (not", "undeclared-name", (14, 24), "unknown predicate 'fixd'; did you mean fixed?"),
     (":precondition (magic ?x)", ":precondition (magic ?x ?x)", "arity-error", (18, 19),
      "predicate 'magic' takes 1 argument(s), got 2"),
-    ("(:action finish", "(:action finish (", "syntax-error", (16, 19), "unexpected '('; expected one of PARAMETERS"),
+    ("(:action finish", "(:action finish (", "syntax-error", (16, 19), "unexpected '('; expected ':parameters'"),
 ])
 def test_load_errors_become_located_findings(tmp_path, old, new, code, where, message):
     report = lint(_broken(tmp_path, old, new))

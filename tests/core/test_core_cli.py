@@ -94,7 +94,7 @@ def test_malformed_pddl_exits_2_with_location(capsys, tmp_path) -> None:
     broken.write_text((BW / "problems" / "simple_problem_0.pddl").read_text().replace("(clear r)", "(clear r", 1))
     code, _, err = run(capsys, "validate", "blocksworld", str(broken), VALID)
     assert code == 2
-    assert err.strip() == f"pgt validate: error: {broken}:13:5: unexpected '('; expected one of NAME, RPAR"
+    assert err.strip() == f"pgt validate: error: {broken}:13:5: unexpected '('; expected ')' or a name"
 
 
 def test_warnings_go_to_stderr(capsys, tmp_path) -> None:

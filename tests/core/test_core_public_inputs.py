@@ -107,7 +107,7 @@ def test_sections_out_of_order_name_the_order(tmp_path: Path, capsys) -> None:
     # pddlgym writes (:goal ...) before (:init ...); FD and VAL refuse that too, so pgt refuses it, saying why.
     err = refusal(tmp_path, capsys, BLOCKS.replace("BODY", ""),
                   "(define (problem p) (:domain b) (:objects a)\n  (:goal (not (clear a)))\n  (:init (clear a)))\n")
-    assert err == ("pgt validate: error: p.pddl:2:4: unexpected ':goal'; expected one of INIT (a problem's sections "
+    assert err == ("pgt validate: error: p.pddl:2:4: unexpected ':goal'; expected ':init' (a problem's sections "
                    "go in this order: :domain, :requirements, :objects, :init, :goal, :metric)")
     err = refusal(tmp_path, capsys, BLOCKS.replace("BODY", "").replace("(:requirements :strips)\n", "")
                   .replace("(table-gone))", "(table-gone))\n  (:requirements :strips)"))
