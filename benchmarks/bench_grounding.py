@@ -2,6 +2,22 @@
 
 Run: ``.venv/bin/python benchmarks/bench_grounding.py [--ipc /work/shared/ipc-sample] [--timeout 60]``
 
+With ``--diff ROOT...`` (or ``--git MIRROR...``, bare git mirrors of public
+collections such as AI-Planning/classical-domains and aibasel/downward-benchmarks,
+extracted to a temporary folder) it is instead the differential benchmark: for the
+smallest and the largest problem (by file size) of every domain folder it compares
+the ground action and fluent atom sets of both tools and prints every difference
+with its class (:mod:`benchmarks.grounding_diff`), per problem, then a table per
+domain. ``--out FILE`` keeps one JSON line per problem; a killed run resumes from it.
+Identical (domain, problem) files met twice (the collections overlap) run once.
+
+With ``--questions DOMAIN PROBLEM`` (repeatable) it times whole commands as users
+run them, each in a fresh process: ``pgt questions --json`` of this checkout, of
+``--base`` (an older checkout, e.g. ``git archive`` of the commit before a change,
+for a before/after in the same run), and Fast Downward's whole translator
+(``python -m fast_downward.translate``, to a SAS file in a temporary folder); it
+prints seconds and peak memory of each, with the ratios to FD.
+
 For the first problem of every IPC domain folder (typed and untyped, STRIPS and
 ADL, with and without action costs) it prints, from this one run:
 
@@ -22,7 +38,10 @@ split by disjunctive branch are counted once), so counts may differ slightly on 
 from __future__ import annotations
 
 import argparse
+import collections
 import contextlib
+import dataclasses
+import hashlib
 import io
 import json
 import resource
@@ -97,6 +116,21 @@ def measure_fd(domain: str, problem: str) -> dict:
             "mb": _rss_mb() - base}
 
 
+def measure_diff(domain: str, problem: str) -> dict:
+    """Both groundings of one problem, their sizes and seconds, and every difference with its class."""
+    from benchmarks.grounding_diff import classify, counts, fd_side, pgt_side
+
+    t0 = time.perf_counter()
+    ours = pgt_side(domain, problem)
+    t1 = time.perf_counter()
+    fd = fd_side(domain, problem)
+    t2 = time.perf_counter()
+    diffs = classify(ours, fd)
+    return {"pgt_actions": len(ours.actions), "fd_actions": len(fd.actions), "pgt_atoms": len(ours.atoms),
+            "fd_atoms": len(fd.atoms), "pgt_s": round(t1 - t0, 2), "fd_s": round(t2 - t1, 2),
+            "counts": counts(diffs), "diffs": [dataclasses.astuple(d) for d in diffs]}
+
+
 def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
     cmd = [sys.executable, __file__, "--one", tool, str(domain), str(problem)]
     try:
@@ -115,7 +149,33 @@ def main() -> None:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per tool and problem")
     ap.add_argument("--only", nargs="*", default=None, help="only these domain folders")
     ap.add_argument("--one", nargs=3, metavar=("TOOL", "DOMAIN", "PROBLEM"), help=argparse.SUPPRESS)
+    ap.add_argument("--diff", nargs="*", type=Path, metavar="ROOT",
+                    help="differential benchmark over these folders of domain folders (default --ipc)")
+    ap.add_argument("--git", nargs="*", type=Path, default=[], metavar="MIRROR",
+                    help="with --diff: also the tree of these bare git mirrors")
+    ap.add_argument("--out", type=Path, help="with --diff: one JSON line per problem here; problems in it are kept")
+    ap.add_argument("--every", action="store_true", help="with --diff: print every difference, not 3 per class")
+    ap.add_argument("--questions", nargs=2, action="append", metavar=("DOMAIN", "PROBLEM"),
+                    help="time `pgt questions` against FD's translator on this problem (repeatable)")
+    ap.add_argument("--base", type=Path, help="with --questions: also time the pgt checkout in this folder")
     args = ap.parse_args()
+    if args.questions:
+        questions_main(args.questions, args.base, args.timeout)
+        return
+    if args.one and args.one[0] == "diff":
+        _, dom, prob = args.one
+        from toolkit.errors import PgtError
+
+        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))  # a shared machine: fail, do not swap
+        try:
+            print(json.dumps(measure_diff(dom, prob)))
+        except PgtError as exc:
+            print(json.dumps({"error": "pgt: " + str(exc).splitlines()[0][:150]}))
+        return
+    if args.diff is not None:
+        diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,
+                  args.every)
+        return
     if args.one:
         tool, dom, prob = args.one
         if tool == "pgt":
@@ -162,6 +222,146 @@ def main() -> None:
               f"(max {max(a_ratios):.2f}); parse+ground time pgt/FD median {statistics.median(t_ratios):.2f} "
               f"(max {max(t_ratios):.2f}); grounding alone pgt/FD median {statistics.median(g_ratios):.2f} "
               f"(max {max(g_ratios):.2f})")
+
+
+def timed(cmd: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> tuple[float, float] | str:
+    """Seconds and peak memory (max RSS, MB) of one process, or why it gave none."""
+    import os
+    import threading
+
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, cwd=cwd)
+    killer = threading.Timer(timeout, proc.kill)
+    killer.start()
+    _, status, usage = os.wait4(proc.pid, 0)  # this child's own rusage (Popen.wait would hide it)
+    killer.cancel()
+    seconds = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if seconds >= timeout:
+        return f"over {timeout:g} s"
+    if proc.returncode:
+        return f"exit {proc.returncode}"
+    return seconds, usage.ru_maxrss / 1024
+
+
+def questions_main(problems: list[list[str]], base: Path | None, timeout: float) -> None:
+    """``pgt questions`` (this checkout, and ``base``) against FD's translator, seconds and memory with ratios."""
+    import os
+    import tempfile
+
+    here = Path(__file__).resolve().parent.parent
+    sides = [("pgt", here)] + ([("pgt base", base.resolve())] if base else [])
+    print(f"{'problem':<48} {'tool':<9} {'seconds':>8} {'peak MB':>8} {'s / FD':>7} {'MB / FD':>7}")
+    for dom, prob in problems:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        with tempfile.TemporaryDirectory(prefix="bench-fd-") as tmp:
+            fd = timed([sys.executable, "-m", "fast_downward.translate", "--sas-file", f"{tmp}/out.sas",
+                        os.path.abspath(dom), os.path.abspath(prob)], env, timeout, cwd=tmp)
+        rows = [("FD", fd)]
+        for label, root in sides:
+            rows.append((label, timed([sys.executable, "-m", "toolkit.cli", "questions", "--json", dom, prob],
+                                      {**env, "PYTHONPATH": str(root)}, timeout)))
+        name = "/".join(Path(prob).parts[-2:])
+        for label, got in rows:
+            if isinstance(got, str):
+                print(f"{name:<48} {label:<9} {got}")
+                continue
+            ratio = f"{got[0] / fd[0]:>7.2f} {got[1] / fd[1]:>7.2f}" if not isinstance(fd, str) else ""
+            print(f"{name:<48} {label:<9} {got[0]:>8.2f} {got[1]:>8.0f} {ratio}", flush=True)
+
+
+def smallest_and_largest(root: Path, only: list[str] | None = None) -> list[tuple[str, Path, Path]]:
+    """Per domain folder under ``root``: its smallest and its largest problem (by file size) with its domain file."""
+    from benchmarks.sweep_ipc import discover
+
+    by_folder: dict[str, list] = collections.defaultdict(list)
+    for case in discover(root, only=only or ()):
+        if case.domain is not None:
+            by_folder[str(Path(case.name).parent)].append(case)
+    out = []
+    for folder, cases in sorted(by_folder.items()):
+        ranked = sorted(cases, key=lambda c: (c.problem.stat().st_size, c.name))
+        for case in dict.fromkeys([ranked[0], ranked[-1]]):
+            out.append((f"{root.name}/{case.name}", case.domain, case.problem))
+    return out
+
+
+def _diff_row(rec: dict) -> str:
+    c = rec["counts"]
+    if "error" in rec:
+        return rec["error"]
+    if not c:
+        return "equal"
+    return "; ".join(f"{k} {v}" for k, v in c.items())
+
+
+def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list[str] | None, out: Path | None,
+              every: bool) -> None:
+    """The differential benchmark (see the module's docstring)."""
+    import tempfile
+
+    from benchmarks.grounding_diff import CLASSES
+    from benchmarks.sweep_ipc import extract
+
+    done: dict[str, dict] = {}
+    if out and out.exists():
+        for line in out.read_text().splitlines():
+            with contextlib.suppress(ValueError):
+                rec = json.loads(line)
+                done[rec["case"]] = rec
+    with tempfile.TemporaryDirectory(prefix="grounding-diff-") as tmp:
+        roots = list(roots)
+        for i, mirror in enumerate(mirrors):
+            root, _ = extract(mirror, "HEAD", Path(tmp) / str(i))
+            roots.append(root.rename(root.parent / mirror.parent.name.split("+")[-1]) if mirror.name == "repo"
+                         else root)
+        cases = [c for root in roots for c in smallest_and_largest(root, only)]
+        print(f"# {len(cases)} problems (smallest and largest per domain folder) under {', '.join(map(str, roots))}; "
+              f"{timeout:g} s per problem for both tools; {len(done)} kept from {out}", flush=True)
+        seen: dict[str, str] = {}
+        records = []
+        for name, dom, prob in cases:
+            key = hashlib.sha1(dom.read_bytes() + b"\0" + prob.read_bytes()).hexdigest()
+            if key in seen:
+                records.append({"case": name, "same_as": seen[key]})
+                continue
+            seen[key] = name
+            rec = done.get(name)
+            if rec is None:
+                t0 = time.perf_counter()
+                rec = run_one("diff", dom, prob, timeout)
+                rec = {"case": name, **rec, "seconds": round(time.perf_counter() - t0, 1)}
+                rec.setdefault("counts", {})
+                if out:
+                    with open(out, "a") as f:
+                        f.write(json.dumps(rec) + "\n")
+            records.append(rec)
+            if "error" in rec:
+                print(f"{name}: skipped: {rec['error']}", flush=True)
+                continue
+            print(f"{name}: pgt {rec['pgt_actions']} actions {rec['pgt_atoms']} atoms ({rec['pgt_s']} s), FD "
+                  f"{rec['fd_actions']} actions {rec['fd_atoms']} atoms ({rec['fd_s']} s): {_diff_row(rec)}", flush=True)
+            shown: collections.Counter = collections.Counter()
+            for kind, only_side, item, cls, reason in rec.get("diffs", []):
+                shown[kind, only_side, cls] += 1
+                if every or shown[kind, only_side, cls] <= 3:
+                    print(f"    {cls:<18} {kind} only {only_side}: {item}: {reason}")
+                elif shown[kind, only_side, cls] == 4:
+                    print(f"    {cls:<18} {kind}s only {only_side}: and more (--every lists them all)")
+    ran = [r for r in records if "pgt_actions" in r]
+    per_class = collections.Counter()
+    for r in ran:
+        for k, v in r["counts"].items():
+            per_class[k.split(": ", 1)[1]] += v
+    differing = [r for r in ran if r["counts"]]
+    print(f"\n# {len(ran)} problems compared ({sum(1 for r in records if 'same_as' in r)} duplicates run once, "
+          f"{sum(1 for r in records if 'error' in r)} skipped); equal on {len(ran) - len(differing)}; "
+          "differences by class: " + (", ".join(f"{c} {per_class[c]}" for c in CLASSES if per_class[c]) or "none"))
+    print("\n| problem | pgt actions | FD actions | pgt atoms | FD atoms | differences (class: count) |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for r in differing:
+        print(f"| {r['case']} | {r['pgt_actions']:,} | {r['fd_actions']:,} | {r['pgt_atoms']:,} | {r['fd_atoms']:,} | "
+              f"{_diff_row(r)} |")
 
 
 if __name__ == "__main__":

@@ -21,7 +21,7 @@ import functools
 import itertools
 import operator
 from dataclasses import dataclass, field
-from typing import Callable, Union
+from typing import Callable, Iterator, Union
 
 from toolkit import model as m
 from toolkit.model import Atom
@@ -351,6 +351,24 @@ def _eq_holds(eqs: tuple[tuple[Slot | str, Slot | str, bool], ...], args: tuple[
     return True
 
 
+@functools.lru_cache(maxsize=4096)
+def _terms(cond: m.Condition) -> frozenset[str]:
+    """Every term a lifted condition mentions (variables of its quantifiers included)."""
+    if isinstance(cond, m.Pred):
+        return frozenset(cond.terms)
+    if isinstance(cond, m.Equals):
+        return frozenset((cond.left, cond.right))
+    if isinstance(cond, m.Not):
+        return _terms(cond.arg)
+    if isinstance(cond, m.Imply):
+        return _terms(cond.premise) | _terms(cond.conclusion)
+    if isinstance(cond, (m.And, m.Or)):
+        return frozenset().union(*map(_terms, cond.parts))
+    if isinstance(cond, (m.Forall, m.Exists)):
+        return _terms(cond.body)
+    raise TypeError(f"not a condition: {cond!r}")
+
+
 def _has_when(eff: m.Effect) -> bool:
     if isinstance(eff, m.WhenEffect):
         return True
@@ -385,6 +403,14 @@ class ActionTemplate:
         if flat is not None:
             lits, eqs, self._pre_false = self._template_literals(flat, slots)
             self._pre_lits, self._pre_eqs = tuple(lits), tuple(eqs)
+        else:
+            # Each part of the top-level conjunction is ground once per distinct value of the parameters it
+            # mentions and shared (nodes are immutable): openstacks' make-product (?p ?avail) grounds its
+            # ``forall (?o) (imply (includes ?o ?p) (started ?o))`` once per product, not once per action.
+            parts = schema.precondition.parts if isinstance(schema.precondition, m.And) else (schema.precondition,)
+            names = [var for var, _ in schema.params]
+            self._pre_parts = tuple((part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {})
+                                    for part in parts)
 
         # Effect: walk order is kept in ``_entries`` so materialized effects match compile_effect.
         self._adds: list[int] = []
@@ -492,10 +518,41 @@ class ActionTemplate:
         vec = tuple(vec)
         return self._ground_pre(vec, args), GroundEffect(self, args, vec)
 
+    def _pre_part(self, i: int, args: tuple[str, ...]) -> tuple[CompiledCondition, tuple[GNode, ...] | None]:
+        """Part ``i`` of a non-flat precondition for these arguments, compiled, with its residual nodes in
+        order (None: the part is false); ground once per distinct value of the parameters it mentions."""
+        part, uses, cache = self._pre_parts[i]
+        key = tuple([args[j] for j in uses])
+        hit = cache.get(key)
+        if hit is None:
+            sub = {self.schema.params[j][0]: args[j] for j in uses}
+            node = ground_condition(part, sub, self._objects_of)
+            cc = compile_node(node)
+            flat = () if node is True else node.parts if isinstance(node, GAnd) else (node,)
+            hit = cache[key] = (cc, None if node is False else tuple(p for p in flat if not isinstance(p, GLit)))
+        return hit
+
     def _ground_pre(self, vec: tuple[Atom, ...], args: tuple[str, ...]) -> CompiledCondition:
-        if not self._pre_flat:
-            sub = {var: obj for (var, _), obj in zip(self.schema.params, args)}
-            return compile_condition(self.schema.precondition, sub, self._objects_of)
+        if not self._pre_flat:  # as compile_node(_mk_and(parts)), from each part's cached split
+            if len(self._pre_parts) == 1:
+                return self._pre_part(0, args)[0]
+            lits: tuple[GLit, ...] = ()
+            rest: tuple[GNode, ...] = ()
+            pos, neg = [], []
+            for i in range(len(self._pre_parts)):
+                part, split = self._pre_part(i, args)
+                if split is None:
+                    return _FALSE_CONDITION
+                lits += part.literals
+                rest += split
+                if part.pos:
+                    pos.append(part.pos)
+                if part.neg:
+                    neg.append(part.neg)
+            tree = None if not rest else rest[0] if len(rest) == 1 else GAnd(rest)
+            fpos = pos[0] if len(pos) == 1 else frozenset().union(*pos)
+            fneg = neg[0] if len(neg) == 1 else frozenset().union(*neg)
+            return CompiledCondition(fpos, fneg, lits, False if fpos & fneg else tree)
         if self._pre_false or (self._pre_eqs and not _eq_holds(self._pre_eqs, args)):
             return _FALSE_CONDITION
         if not self._pre_lits:
@@ -629,6 +686,25 @@ class GroundEffect:
         parts = [str(vec[p]) if positive else f"(not {vec[p]})" for p, positive in ce[5]]
         node = parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
         return c_adds, c_dels, f"(when {node} {_effect_text(c_adds, c_dels)})"
+
+    def relaxed_conditional(self) -> Iterator[tuple[list[Atom], list[Atom]]]:
+        """(positive condition atoms, added atoms) of every conditional effect that adds an atom and whose
+        condition is no contradiction: what the delete relaxation needs, read off the template without
+        materializing :attr:`compiled` (airport's 300-segment ``forall``/``when`` effects, per action)."""
+        vec = self.vec
+        for ce in (*self.ces, *self.ces_nt):
+            if not ce[3]:
+                continue  # deletes only
+            pos = [vec[p] for p in ce[1]]
+            if ce[0] >= 0:
+                pos.append(vec[ce[0]])
+            if ce[2] and any(vec[p] in pos for p in ce[2]):
+                continue  # (and p (not p)): never fires, as _flat_conditional drops it
+            yield pos, [vec[p] for p in ce[3]]
+        for _, _, conditional in self.deferred:
+            for c in conditional:
+                if c.adds and c.condition.tree is not False:
+                    yield list(c.condition.pos), list(c.adds)
 
     @property
     def compiled(self) -> CompiledEffect:

@@ -15,6 +15,12 @@ Soundness (nothing that can ever happen is dropped):
   lifted join and checked only through the ground top-level positive atoms;
 * static (in)equalities in the top-level conjunction prune bindings (they are
   decided by the arguments alone);
+* a ground action whose top-level precondition negates an atom that holds at the
+  start and that no action ever deletes is dropped: it can never be applied (Fast
+  Downward's translator drops the same actions: ``pddl/conditions.py``,
+  ``NegatedAtom.instantiate`` raises ``Impossible`` for a negated atom that is in
+  the initial state and no effect's; pgt also counts predicates that actions only
+  add, whose true atoms stay true as well);
 * a conditional effect's adds become reachable once its action is and the
   positive atoms of its condition are.
 
@@ -244,6 +250,31 @@ def _complete(rule: _Rule, binding: dict[str, str]) -> Iterator[tuple[str, ...]]
             yield tuple(full[v] for v in rule.params)
 
 
+def _changed(eff: m.Effect, kind: type, out: set[str]) -> None:
+    """Collect into ``out`` every predicate that ``eff`` can add (``kind`` AddEffect) or delete (DelEffect)."""
+    if isinstance(eff, kind):
+        out.add(eff.atom.predicate)  # type: ignore[union-attr]
+    elif isinstance(eff, m.AndEffect):
+        for p in eff.parts:
+            _changed(p, kind, out)
+    elif isinstance(eff, (m.ForallEffect, m.WhenEffect)):
+        _changed(eff.body, kind, out)
+
+
+def changed_predicates(task: Task, kind: type) -> set[str]:
+    """The predicates some action can add (``m.AddEffect``) or delete (``m.DelEffect``)."""
+    out: set[str] = set()
+    for schema in task.domain.actions.values():
+        _changed(schema.effect, kind, out)
+    return out
+
+
+def permanent_atoms(task: Task, state: frozenset[Atom]) -> frozenset[Atom]:
+    """The atoms of ``state`` that hold in every state reachable from it: no action deletes their predicate."""
+    deleted = changed_predicates(task, m.DelEffect)
+    return frozenset(a for a in state if a.predicate not in deleted)
+
+
 def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
            max_actions: int = DEFAULT_MAX_ACTIONS) -> Grounding:
     """Relaxed-reachable ground actions and atoms of ``task`` from ``init`` (the task's initial state by default).
@@ -262,6 +293,8 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
             for i, (pred, _) in enumerate(rule.atoms):
                 by_pred.setdefault(pred, []).append((rule, i, _plan(rule, i)))
 
+    permanent = permanent_atoms(task, state)
+    never_added = set(task.domain.predicates) - changed_predicates(task, m.AddEffect)
     reached: set[Atom] = set(state)
     queue: list[Atom] = list(state)
     index = _Index()
@@ -277,12 +310,12 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
                 reached.add(a)
                 queue.append(a)
 
-    def fire_effect(adds, conditional) -> None:
-        reach(adds)
-        for ce in conditional:
-            if ce.condition.tree is False:
-                continue
-            wait(ce.condition.pos, lambda ce=ce: reach(ce.adds))
+    def fire_effect(eff) -> None:
+        reach(eff.adds)
+        for pos, adds in eff.relaxed_conditional():
+            if any(a.predicate in never_added and a not in reached for a in pos):
+                continue  # waits on an atom nothing adds: never fires (and would wait forever)
+            wait(pos, lambda adds=adds: reach(adds))
 
     def wait(pos: frozenset[Atom], then) -> None:
         missing = [a for a in pos if a not in reached]
@@ -299,8 +332,11 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
             return
         seen.add(key)
         act = task.instantiate(rule.schema.name, args)
-        if act.precondition.tree is False:
+        pre = act.precondition
+        if pre.tree is False:
             return  # a static contradiction or a false (in)equality
+        if pre.neg and not pre.neg.isdisjoint(permanent):
+            return  # negates an atom that holds forever: never applicable
 
         def fire(act=act) -> None:
             actions.append(act)
@@ -311,7 +347,7 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
                     "(a smaller problem, or fewer parameters in that schema)", act.name)
             eff = act.ground_effect
             if eff.ces or eff.ces_nt or eff.deferred:
-                fire_effect(eff.adds, act.effect.conditional)
+                fire_effect(eff)
             else:
                 reach(eff.adds)
 
