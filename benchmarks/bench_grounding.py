@@ -259,8 +259,9 @@ def questions_main(problems: list[list[str]], base: Path | None, timeout: float)
                         os.path.abspath(dom), os.path.abspath(prob)], env, timeout, cwd=tmp)
         rows = [("FD", fd)]
         for label, root in sides:
-            rows.append((label, timed([sys.executable, "-m", "toolkit.cli", "questions", "--json", dom, prob],
-                                      {**env, "PYTHONPATH": str(root)}, timeout)))
+            rows.append((label, timed([sys.executable, "-m", "toolkit.cli", "questions", "--json",
+                                       os.path.abspath(dom), os.path.abspath(prob)],
+                                      {**env, "PYTHONPATH": str(root)}, timeout, cwd=str(root))))  # -m: cwd first
         name = "/".join(Path(prob).parts[-2:])
         for label, got in rows:
             if isinstance(got, str):

@@ -157,12 +157,12 @@ def classify(pgt: Side, fd: Side) -> list[Difference]:
         schema, objs = _schema_and_objects(name)
         op = pgt.actions[name][0]
         negated = sorted(op.neg & fd.static_true)
-        if schema not in fd.schemas or any(o not in fd.objects for o in objs):
-            cls_of[name] = ("reading difference", "FD knows no such schema or object")
-        elif negated:
+        if negated:
             cls_of[name] = ("FD simplifying", f"negates {negated[0]}, true initially and in no effect: FD drops it")
         elif op.no_effect:
             cls_of[name] = ("FD simplifying", "no effect: FD keeps no operator without effects")
+        elif schema not in fd.schemas or any(o not in fd.objects for o in objs):
+            cls_of[name] = ("reading difference", "FD knows no such schema or object")
         elif not op.pre <= reach_all:
             cls_of[name] = ("pgt less precise", "its positive precondition is never relaxed-reachable")
     atom_cls: dict[str, tuple[str, str]] = {}
@@ -252,7 +252,8 @@ def fd_side(domain: str, problem: str) -> Side:
         pre = frozenset(_s(lit.predicate, lit.args) for lit in a.precondition if not lit.negated)
         adds = tuple((frozenset(_s(c.predicate, c.args) for c in cond if not c.negated), _s(e.predicate, e.args))
                      for cond, e in a.add_effects)
-        ops.setdefault(a.name.lower(), []).append(Op(pre, adds))
+        name = "(" + " ".join(a.name.lower().strip("()").split()) + ")"  # FD writes "(noop )" without arguments
+        ops.setdefault(name, []).append(Op(pre, adds))
     ax_ops = [Op(frozenset(_s(c.predicate, c.args) for c in ax.condition if not c.negated),
                  ((frozenset(), _s(ax.effect.predicate, ax.effect.args)),))
               for ax in axioms if not ax.effect.negated]
