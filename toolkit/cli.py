@@ -41,6 +41,10 @@ COMMANDS: dict[str, str] = {
     "fidelity": "benchmarks.fidelity",
 }
 
+# Pieces of the outer layers that toolkit commands use, by module path as above (imported only when used):
+# the state pictures of ``pgt validate --html`` (``state_images(task, parsed, report)``).
+STATE_PICTURES = "scene_graphs.trace_images"
+
 
 class _Parser(argparse.ArgumentParser):
     """Usage errors as one line, ``pgt CMD: error: ...`` (``--help`` shows the usage), exit 2."""
