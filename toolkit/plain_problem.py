@@ -25,12 +25,14 @@ from pddl.logic import functions as pf
 from pddl.logic.predicates import Predicate
 from pddl.logic.terms import Constant
 
+from toolkit.reading.names import NAME_RE
+
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
 # refuses ``- object``); every reader maps it back to ``object``.
 ROOT = "pgtrootobject"
 _TOKEN = re.compile(r"[()]|[^\s()]+")
-# The grammar's NAME and NUMBER terminals (pddl/parser/grammar.lark).
-_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*\Z")
+# The grammar's NAME (as pgt widens it: toolkit/reading/names.py) and NUMBER terminals.
+_NAME = NAME_RE
 _NUMBER = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
 # Words the grammar reserves: a name spelled like one goes to the full parser.
 KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",

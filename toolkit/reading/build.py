@@ -28,7 +28,7 @@ def predicate_comments(text: str) -> dict[str, str]:
     for line in text[sec.end():].splitlines():
         if re.search(r"\(\s*:(action|functions|derived|constraints)\b", line, re.I):
             break
-        mt = re.match(r"\s*\(\s*([A-Za-z][\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line)
+        mt = re.match(r"\s*\(\s*(\w[\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line)
         if mt:
             comments[mt.group(1).lower()] = mt.group(2)
     return comments

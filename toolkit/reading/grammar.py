@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 
+from toolkit.reading.names import widened_grammar
+
 if TYPE_CHECKING:
     from lark import Lark
 
@@ -23,8 +25,13 @@ if TYPE_CHECKING:
 def grammar(start: str) -> Lark:
     from lark import Lark
 
-    return Lark(GRAMMAR_FILE.read_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
+    return Lark(_grammar_text(), parser="lalr", import_paths=[PARSERS_DIRECTORY],
                 start=start, propagate_positions=True, cache=_lark_cache_file(start))
+
+
+def _grammar_text() -> str:
+    """The package's grammar with names widened to VAL's and Fast Downward's (:mod:`toolkit.reading.names`)."""
+    return widened_grammar(GRAMMAR_FILE.read_text())
 
 
 def _lark_cache_file(start: str) -> str | bool:
@@ -45,7 +52,7 @@ def _lark_cache_file(start: str) -> str | bool:
     # that folder in the name, two installs (virtual environments) would rebuild each other's file.
     import lark
 
-    tag = hashlib.sha256(f"{PARSERS_DIRECTORY}\0{GRAMMAR_FILE.read_bytes()!r}".encode()).hexdigest()[:12]
+    tag = hashlib.sha256(f"{PARSERS_DIRECTORY}\0{_grammar_text()!r}".encode()).hexdigest()[:12]
     return os.path.join(root, f"lark-pddl-{start}-{tag}-{lark.__version__}-py{sys.version_info[0]}.{sys.version_info[1]}.cache")
 
 
