@@ -35,8 +35,8 @@ from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.plain_domain import read_plain_domain
 from toolkit.plain_problem import read_plain_problem
-from toolkit.reading.build import (action_starts, check_types, functions_of, ground_preds, in_file_order,
-                                   none_if_empty, predicate_comments, read_metric, types_of)
+from toolkit.reading.build import (action_starts, check_types, fold_costs, functions_of, ground_preds,
+                                   in_file_order, none_if_empty, predicate_comments, read_metric, types_of)
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard, record_duplicates
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.full_parser import parse_full
@@ -108,17 +108,19 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
         params = conv.params(a.parameters)
         scope = {v.lower(): v for v, _ in params}
         pre = conv.condition(none_if_empty(a.precondition), scope)
-        eff, cost = conv.action_effect(none_if_empty(a.effect), scope)
-        actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost))  # the first declaration wins
+        eff, cost, numeric = conv.action_effect(none_if_empty(a.effect), scope)
+        actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost, numeric))  # the first wins
+    if conv.uses_numbers:  # numeric fluents: total-cost is a fluent like the others, its increases effects
+        actions = {name: fold_costs(a) for name, a in actions.items()}
     for r in sorted(conv.used_requirements):
         implied = ({":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r)
-                   else set() if r == ":action-costs" else {":adl"})
+                   else set() if r == ":action-costs" else {":fluents"} if r == ":numeric-fluents" else {":adl"})
         if r not in declared and not (declared & implied):
             warnings.append(f"{path}: uses {r} without declaring it in :requirements")
     if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
         warnings.append(f"{path}: uses types without declaring :typing in :requirements")
     return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings), functions, tuple(notes))
+                    path, text, tuple(warnings), functions, tuple(notes), conv.uses_numbers)
 
 
 def parse_domain(text: str, path: str = "<string>") -> m.Domain:
@@ -207,14 +209,21 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     goal = conv.condition(pprob.goal, {})
     for pred in ground_preds(goal):
         conv._recover(lambda pred=pred: check_types(domain, every, pred, path, text, lenient, conv.start, untyped), None)
-    metric = read_metric(pprob.metric, path, text)
+    metric = read_metric(pprob.metric, path, text, numeric=domain.numeric)
+    metric_expr, minimize = None, True
+    if metric is None:  # a metric over fluents: PDDL 2.1
+        conv.at(offset_of(code, r"\(\s*:metric\b"))
+        metric_expr = conv.num_expr(pprob.metric.expression, {})
+        minimize = str(pprob.metric.optimization).lower() == "minimize"
+        metric = False
     if metric and m.TOTAL_COST not in domain.functions:
         raise UnknownSymbolError("function", m.TOTAL_COST, domain.functions, located(path, text, r"\(\s*:metric\b"))
-    if domain.has_costs and not metric:
+    if domain.has_costs and not metric and metric_expr is None:
         warnings.append(f"{path}: the domain has action costs but the problem no (:metric minimize (total-cost)); "
                         "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
-                     path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes))
+                     path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes), metric_expr, minimize,
+                     conv.uses_numbers)
 
 
 def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:

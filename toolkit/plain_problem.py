@@ -25,7 +25,7 @@ from pddl.logic import functions as pf
 from pddl.logic.predicates import Predicate
 from pddl.logic.terms import Constant
 
-from toolkit.reading.names import NAME_RE
+from toolkit.reading.names import NAME_RE, NUMBER_RE
 
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
 # refuses ``- object``); every reader maps it back to ``object``.
@@ -33,7 +33,7 @@ ROOT = "pgtrootobject"
 _TOKEN = re.compile(r"[()]|[^\s()]+")
 # The grammar's NAME (as pgt widens it: toolkit/reading/names.py) and NUMBER terminals.
 _NAME = NAME_RE
-_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
+_NUMBER = NUMBER_RE
 # Words the grammar reserves: a name spelled like one goes to the full parser.
 KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
                        "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",

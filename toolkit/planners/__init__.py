@@ -33,7 +33,14 @@ PLANNERS: dict[str, Callable[..., Planner]] = {
     "fd-hmax": lambda **kw: FastDownwardPlanner("fd-hmax", "astar(hmax())", optimal=True, **kw),
     "fd-blind": lambda **kw: FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True, **kw),
     "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
+    "enhsp": lambda **kw: _enhsp(**kw),  # numeric fluents: ENHSP (the `numeric` extra), imported when chosen
 }
+
+
+def _enhsp(**kw) -> Planner:
+    from toolkit.planners.enhsp import EnhspPlanner
+
+    return EnhspPlanner(**kw)
 DEFAULT_PLANNER = "auto"
 
 

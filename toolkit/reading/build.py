@@ -7,6 +7,7 @@ assembles into a :class:`~toolkit.model.Domain` or :class:`~toolkit.model.Proble
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from pddl.action import Action as _PAction
@@ -14,7 +15,7 @@ from pddl.logic import base as pb
 from pddl.logic import functions as pf
 
 from toolkit import model as m
-from toolkit.errors import PddlSyntaxError, TypeMismatchError, UnsupportedFeatureError
+from toolkit.errors import PddlSyntaxError, TypeMismatchError
 from toolkit.reading.convert import Scope, type_tuple
 from toolkit.reading.text import ROOT, blank_comments, locate, written_var
 
@@ -100,16 +101,24 @@ def in_file_order(literals, text: str) -> list:
     return sorted(literals, key=key)
 
 
-def read_metric(metric, path: str, text: str) -> bool:
-    """True for ``(:metric minimize (total-cost))``; every other metric is refused."""
+def read_metric(metric, path: str, text: str, numeric: bool = False) -> bool | None:
+    """True for ``(:metric minimize (total-cost))`` in a domain without numeric fluents (action costs),
+    False without a metric, None for a metric over fluents (the caller converts its expression)."""
     if metric is None:
         return False
     expr = metric.expression
-    if (str(metric.optimization).lower() == "minimize" and isinstance(expr, pf.NumericFunction)
+    if (not numeric and str(metric.optimization).lower() == "minimize" and isinstance(expr, pf.NumericFunction)
             and str(expr.name).lower() == m.TOTAL_COST and not expr.terms):
         return True
-    line, col = locate(text, r"\(\s*:metric\b")
-    raise UnsupportedFeatureError(path, f"metric {metric.optimization} {expr} (only minimize (total-cost))", line, col)
+    return None
+
+
+def fold_costs(action: m.ActionSchema) -> m.ActionSchema:
+    """The action with its cost summands as ``(increase (total-cost) X)`` numeric effects (numeric domains)."""
+    if not action.cost:
+        return action
+    folded = tuple(m.NumericEffect("increase", m.FTerm(m.TOTAL_COST), term) for term in action.cost)
+    return dataclasses.replace(action, cost=(), numeric=(*folded, *action.numeric))
 
 
 def ground_preds(c: m.Condition):

@@ -18,6 +18,7 @@ from pddl.logic.predicates import Predicate as _PPredicate
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.reading.collect import Errors
+from toolkit.reading.numeric import NumericConversion, is_comparison, is_update
 from toolkit.reading.text import (ROOT, blank_comments, line_col, locate, located, name_pattern, type_use_pattern,
                                   written_var)
 
@@ -60,7 +61,7 @@ def type_tuple(tags, types: Scope) -> tuple[str, ...]:
                          for t in tags}))
 
 
-class Converter:
+class Converter(NumericConversion):
     """Converts pddl-package formulas to toolkit formulas, checking every name."""
 
     def __init__(self, path: str, text: str, predicates: dict[str, m.PredicateDef],
@@ -75,6 +76,7 @@ class Converter:
         self.errors = errors
         self.start = 0
         self.used_requirements: set[str] = set()
+        self.numeric_effects: list[m.NumericEffect] = []
 
     def at(self, start: int) -> None:
         """Locate the errors that follow from ``start`` on (the action, :init or :goal being converted)."""
@@ -152,6 +154,8 @@ class Converter:
             return m.Exists(params, body)
         if isinstance(f, pb.OneOf):
             raise UnsupportedFeatureError(self.path, "non-deterministic effects (oneof)")
+        if is_comparison(f):
+            return self._recover(lambda: self.compare(f, scope), m.TRUE)
         if isinstance(f, pf.FunctionExpression):
             raise self.unsupported("numeric conditions", _NUMERIC_COMPARISON_RE)
         raise UnsupportedFeatureError(self.path, f"formula {type(f).__name__} ({f})")
@@ -199,17 +203,36 @@ class Converter:
         raise self.unsupported(f"cost expression {value} (action costs are a number or a static function term)",
                                r"\(\s*increase\s*\(\s*total-cost\s*\)\s*(\((?!\s*[\w-]+[^()]*\))|-)")
 
-    def action_effect(self, f, scope: dict[str, str]) -> tuple[m.Effect, tuple[m.CostTerm, ...]]:
-        """The effect and its top-level ``(increase (total-cost) X)`` summands (where FD allows them)."""
+    def action_effect(self, f, scope: dict[str, str]
+                      ) -> tuple[m.Effect, tuple[m.CostTerm, ...], tuple[m.NumericEffect, ...]]:
+        """The boolean effect, its top-level ``(increase (total-cost) X)`` summands with X a number or a
+        function term (FD's action costs), and every other numeric effect."""
+        self.numeric_effects = []
         parts = list(f.operands) if isinstance(f, pb.And) else [f]
-        costs = tuple(self.cost_term(p, scope) for p in parts if isinstance(p, pf.Increase))
+        costs = tuple(self.cost_term(p, scope) for p in parts if self._is_cost(p))
         if costs:
             self.used_requirements.add(":action-costs")
-            rest = [p for p in parts if not isinstance(p, pf.Increase)]
+            rest = [p for p in parts if not self._is_cost(p)]
             f = None if not rest else rest[0] if len(rest) == 1 else pb.And(*rest)
-        return self.effect(f, scope), costs
+        return self.effect(f, scope), costs, tuple(self.numeric_effects)
 
-    def effect(self, f, scope: dict[str, str]) -> m.Effect:
+    def _is_cost(self, f) -> bool:
+        """``(increase (total-cost) X)`` with X a number or a function term (else it is a numeric effect)."""
+        if not isinstance(f, pf.Increase):
+            return False
+        target, value = f.operands
+        if not isinstance(target, pf.NumericFunction) or target.terms:
+            return False
+        spelled = str(target.name).lower()
+        if spelled != m.TOTAL_COST and (spelled in {k.lower() for k in self.functions}
+                                        or re.sub(r"[-_]", "", spelled) != "totalcost"):
+            return False  # a fluent of its own (the cost_term check names (totalCost) mis-spelled)
+        return isinstance(value, pf.NumericValue) or (isinstance(value, pf.NumericFunction)
+                                                       and str(value.name).lower() != m.TOTAL_COST)
+
+    def effect(self, f, scope: dict[str, str], params: tuple[m.Param, ...] = (),
+               conds: tuple[m.Condition, ...] = ()) -> m.Effect:
+        """The boolean effect; numeric effects go to :attr:`numeric_effects` with their context."""
         if f is None:
             return m.AndEffect(())
         if isinstance(f, _PPredicate):
@@ -217,17 +240,18 @@ class Converter:
         if isinstance(f, pb.Not) and isinstance(f.argument, _PPredicate):
             return self._recover(lambda: m.DelEffect(self.atom(f.argument, scope)), m.AndEffect(()))
         if isinstance(f, pb.And):
-            return m.AndEffect(tuple(self.effect(x, scope) for x in f.operands))
+            return m.AndEffect(tuple(self.effect(x, scope, params, conds) for x in f.operands))
         if isinstance(f, pe.When):
             self.used_requirements.add(":conditional-effects")
-            return m.WhenEffect(self.condition(f.condition, scope), self.effect(f.effect, scope))
+            cond = self.condition(f.condition, scope)
+            return m.WhenEffect(cond, self.effect(f.effect, scope, params, (*conds, cond)))
         if isinstance(f, pe.Forall):
             self.used_requirements.add(":conditional-effects")
-            params, inner = self._scoped(f.variables, scope)
-            return m.ForallEffect(params, self.effect(f.effect, inner))
-        if isinstance(f, pf.Increase):  # the top level was handled by action_effect
-            raise self.unsupported("cost increases inside conditional or universal effects",
-                                   r"\(\s*(when|forall)\b(?:(?!\(\s*:action\b)[\s\S])*?\(\s*increase\b")
+            inner_params, inner = self._scoped(f.variables, scope)
+            return m.ForallEffect(inner_params, self.effect(f.effect, inner, (*params, *inner_params), conds))
+        if is_update(f):
+            self._recover(lambda: self.update(f, scope, params, conds), None)
+            return m.AndEffect(())
         if isinstance(f, pf.FunctionExpression):
             raise self.unsupported(f"numeric effect {f}", r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
         # An equality as an effect, (= ?x ?y) or (not (= ?x ?y)): point at it in this action's :effect.

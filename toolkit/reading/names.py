@@ -1,4 +1,5 @@
-"""Which words are PDDL names: every name VAL or Fast Downward reads, digit-first ones included.
+r"""Which words are PDDL names and numbers: every name VAL or Fast Downward reads, digit-first ones
+included, and VAL's signed numbers.
 
 The ``pddl`` package's grammar and its ``name`` type take ``[A-Za-z][-_A-Za-z0-9]*``
 only, so PlanBench's obfuscated problems (``(problem 9ucq73grxzg6x4q)``) and objects
@@ -13,6 +14,10 @@ such as ``7a`` were refused. The references read more:
 pgt reads the union that stays unambiguous next to numbers: a letter, digit or
 underscore, then letters, digits, ``_`` and ``-``, but not a number (``12``, ``1.5`` and
 ``1e3`` stay numbers, as in both references' numeric expressions).
+
+Numbers may carry a minus sign, as VAL's ``int -?{digit}*`` and ``float
+-?{digit}+(\.{digit}*)?`` read them (IPC 2023's sailing writes ``(= (x b0) -370)``);
+a ``-`` followed by white space stays the operator or the type separator.
 
 Importing this module widens the ``pddl`` package's ``name`` type to :data:`NAME`
 (its grammar is widened where :mod:`toolkit.reading.grammar` builds it); every
@@ -29,8 +34,12 @@ from pddl import custom_types
 # which pgt reports as a malformed number (toolkit/reading/syntax_errors.py).
 NAME = r"(?![0-9]+(?:[eE][-+]?[0-9]+)?(?![A-Za-z0-9_-]))[A-Za-z0-9_][A-Za-z0-9_-]*"
 NAME_RE = re.compile(NAME + r"\Z")
-# The package's own rule, in its grammar file (pddl/parser/grammar.lark) and its name type.
+# A number: digits with dot-separated digit groups (the grammar's; the package converts one dot), signed.
+NUMBER = r"-?[0-9]+(\.[0-9]+)*"
+NUMBER_RE = re.compile(NUMBER + r"\Z")
+# The package's own rules, in its grammar file (pddl/parser/grammar.lark); NAME also in its name type.
 PACKAGE_NAME_RULE = "NAME: /[a-zA-Z][a-zA-Z0-9-_]*/"
+PACKAGE_NUMBER_RULE = r"NUMBER: /[0-9]+(\.[0-9]+)*/"
 
 custom_types.name.REGEX = re.compile(NAME)
 
@@ -45,13 +54,13 @@ def is_name(word: str) -> bool:
 
 
 def widened_grammar(text: str) -> str:
-    """The ``pddl`` package's Lark grammar with its NAME rule widened to :data:`NAME`.
+    """The ``pddl`` package's Lark grammar with NAME widened to :data:`NAME` and NUMBER to :data:`NUMBER`.
 
     The priority stays the package's, so keywords still lex as keywords (Lark turns a
     NAME token spelled like a keyword into the keyword only between equal priorities);
     Lark tries NAME before NUMBER (the longer pattern), and NAME never matches digits
     alone, so ``3gideja`` is one name and ``35``, ``1.5`` stay numbers.
     """
-    if PACKAGE_NAME_RULE not in text:  # a pddl release with another rule: keep its grammar as it is
+    if PACKAGE_NAME_RULE not in text or PACKAGE_NUMBER_RULE not in text:  # another pddl release: keep its grammar
         return text
-    return text.replace(PACKAGE_NAME_RULE, "NAME: /" + NAME + "/")
+    return text.replace(PACKAGE_NAME_RULE, "NAME: /" + NAME + "/").replace(PACKAGE_NUMBER_RULE, "NUMBER: /" + NUMBER + "/")

@@ -23,20 +23,20 @@ if TYPE_CHECKING:
 SUPPORTED_REQUIREMENTS = (
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
     ":equality", ":existential-preconditions", ":universal-preconditions",
-    ":quantified-preconditions", ":conditional-effects", ":adl", ":action-costs",
+    ":quantified-preconditions", ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents",
 )
+# Accepted where declared, never added: PDDL 3.1's :fluents is numeric and object fluents (object
+# fluents are refused where used, by their keyword below).
+DECLARABLE_REQUIREMENTS = (":fluents",)
 
 
-# Granted to the pddl parser as well, so that it reads static cost functions such as
-# (road-length ?a ?b); the converter refuses every numeric use beyond action costs.
-PARSER_ONLY_REQUIREMENTS = (":numeric-fluents",)
+# Granted to the pddl parser where not declared (none now: :numeric-fluents is supported).
+PARSER_ONLY_REQUIREMENTS: tuple[str, ...] = ()
 
 
 UNSUPPORTED_KEYWORDS = {
     ":durative-action": "durative actions (:durative-action)",
     ":derived": "derived predicates (:derived)",
-    ":numeric-fluents": "numeric fluents (:numeric-fluents)",
-    ":fluents": "numeric fluents (:fluents)",
     ":object-fluents": "object fluents (:object-fluents)",
     ":durative-actions": "durative actions (:durative-actions)",
     ":derived-predicates": "derived predicates (:derived-predicates)",
@@ -45,10 +45,6 @@ UNSUPPORTED_KEYWORDS = {
     ":preferences": "preferences",
     ":constraints": "trajectory constraints",
     "oneof": "non-deterministic effects (oneof)",
-    "decrease": "numeric effects other than action costs (decrease)",
-    "assign": "numeric effects other than action costs (assign)",
-    "scale-up": "numeric effects other than action costs (scale-up)",
-    "scale-down": "numeric effects other than action costs (scale-down)",
     ":vars": "action variables (:vars, PDDL 1.2: list them in :parameters)",
     r"probabilistic(?=\s+[0-9.])": "probabilistic effects (PPDDL's probabilistic)",  # not a predicate so named
     r"preference(?=\s+[^\s()]+\s*\()": "preferences (preference)",  # IPC 2008 net-benefit goals
@@ -190,7 +186,7 @@ def normalise(text: str, path: str, errors: Errors | None = None,
         code = blank_comments(text)
     req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
     declared = set(req.group(1).split()) if req else set()
-    unknown = declared - set(SUPPORTED_REQUIREMENTS)
+    unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
     if unknown:
         for word in sorted(unknown, key=lambda w: req.group(1).index(w)):
             at = req.start(1) + re.search(r"(?<!\S)" + re.escape(word) + r"(?!\S)", req.group(1)).start()

@@ -105,7 +105,7 @@ def syntax_error(path: str, text: str, exc: UnexpectedInput, original: str) -> P
 _NUMBERISH_RE = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:\.[0-9]*)*(?:[eE][-+]?[0-9]+)?")
 
 
-_NUMBER_RE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+_NUMBER_RE = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")  # VAL's signed numbers (toolkit/reading/names.py)
 
 
 def _malformed_number(text: str, at: int) -> re.Match[str] | None:
