@@ -69,4 +69,4 @@ def apply_updates(updates: tuple[GroundUpdate, ...], old: frozenset[Atom], atoms
             undefined.append(f"{u}: {exc.fluent} has no value")
             continue
         new[u.target] = int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53 else v
-    return FluentState(atoms, new), undefined
+    return FluentState.owning(atoms, new), undefined

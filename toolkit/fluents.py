@@ -53,8 +53,13 @@ class FluentState(frozenset):
     __slots__ = ("values", "_fhash")
 
     def __new__(cls, atoms=(), values: Mapping[Atom, m.Number] | None = None) -> FluentState:
-        self = super().__new__(cls, atoms)
-        self.values = MappingProxyType(dict(values or {}))
+        return cls.owning(atoms, dict(values or {}))
+
+    @classmethod
+    def owning(cls, atoms, values: dict[Atom, m.Number]) -> FluentState:
+        """A state over ``values`` itself, not a copy: for a stepper that built a fresh dict and hands it over."""
+        self = frozenset.__new__(cls, atoms)
+        self.values = MappingProxyType(values)
         self._fhash = None
         return self
 

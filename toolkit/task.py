@@ -74,14 +74,16 @@ class GroundAction:
 
     def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
         """Successor state and the conditional effects that fired."""
+        return self.apply_checked(state)[:2]
+
+    def apply_checked(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str], list[str]]:
+        """Successor state, the conditional effects that fired, and the numeric effects that read a
+        fluent without a value in ``state`` (VAL refuses such a step; empty in a boolean task)."""
         adds, dels, fired = self.ground_effect.delta(state)
         if self.updates is None:
-            return (state - dels) | adds, fired
-        return apply_updates(self.updates, state, (state - dels) | adds)[0], fired
-
-    def undefined_updates(self, state: frozenset[Atom]) -> list[str]:
-        """The numeric effects that read a fluent without a value in ``state`` (VAL refuses the step)."""
-        return [] if not self.updates else apply_updates(self.updates, state, state)[1]
+            return (state - dels) | adds, fired, []
+        nxt, undefined = apply_updates(self.updates, state, (state - dels) | adds)
+        return nxt, fired, undefined
 
 
 class Task:

@@ -174,7 +174,7 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
                 continue
             break
         unmet = tuple(act.unmet(state))
-        undefined = act.undefined_updates(state) if act.updates else ()
+        after, fired, undefined = act.apply_checked(state)
         if undefined and not unmet:  # VAL: an effect reads a fluent without a value (BadAccessError)
             rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
                              message=f"step {step.index}: {act} cannot apply its effect {'; '.join(undefined)}",
@@ -193,11 +193,11 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
             if not keep_going:
                 reports.append(rep)
                 break
-            state, fired = act.apply_explained(state)
+            state = after
             cost += act.cost
             reports.append(StepReport(**{**rep.__dict__, "fired": tuple(fired), "state_after": state}))
             continue
-        state, fired = act.apply_explained(state)
+        state = after
         cost += act.cost
         reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state,
                                   line=step.line, read_as=step.read_as))
