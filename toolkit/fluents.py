@@ -218,6 +218,7 @@ def functions_in(expr: m.NumExpr):
 def metric_value(expr: m.NumExpr, state: frozenset[Atom]) -> float | None:
     """The metric's value in a state (None where a fluent it reads has no value)."""
     try:
-        return evaluate(ground_expr(expr, {}), values_of(state))
+        value = evaluate(ground_expr(expr, {}), values_of(state))
     except Undefined:
         return None
+    return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value

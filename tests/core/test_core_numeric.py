@@ -239,3 +239,12 @@ def test_enhsp_plans_a_numeric_task_and_every_plan_is_rechecked():
     result = get_planner("enhsp").solve(task, timeout=120)
     assert result.solved, result.message
     assert check_plan(task, result.plan_text()).valid
+
+
+def test_questions_say_that_fluents_are_not_asked_about(capsys):
+    from toolkit.cli import main
+
+    assert main(["questions", str(DATA / "domain.pddl"), str(DATA / "problem.pddl")]) == 0
+    out = capsys.readouterr().out
+    assert "# numeric fluents (capacity, cost, fuel, total-fuel-used, trips) are not asked about" in out
+    assert "fuel" not in "".join(line for line in out.splitlines()[2:])
