@@ -5,6 +5,7 @@
   pgt score predict-batch FILE.jsonl / plan-batch FILE.jsonl
   pgt score graph FILE.json[l]                               (LookPlanGraph / GraSIF)
   pgt score lcs MODEL_PLAN GOLD_PLAN... [--metric actplan]   (ActPlan-1K, natural-language steps)
+  pgt score babybench-batch FILE                             (LLM-BabyBench items on BabyAI, its evaluators' keys)
 
 --metric picks whose definitions are used: pgt (default, pgt's own domain-general
 variants), babybench (LLM-BabyBench's official evaluator), actplan (ActPlan-1K's
@@ -75,6 +76,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
         b.add_argument("--quiet", action="store_true", help="no summary table on standard error")
         b.set_defaults(func=run_batch, batch_kind={"predict-batch": "predict", "plan-batch": "plan"}.get(kind, kind))
+
+
+    bb = ss.add_parser("babybench-batch", help="LLM-BabyBench Predict/Plan/Decompose items on BabyAI levels, "
+                       "scored as the benchmark's evaluators score them")
+    bb.add_argument("input", type=cli_args.input_file, help="JSON Lines items, a .json list, or the benchmark's .csv "
+                    "with an 'output' column ('-' for standard input)")
+    bb.add_argument("--babybench-code", metavar="DIR", type=cli_args.input_path,
+                    help="a checkout of choukrani/llm-babybench: Decompose runs its bot (default: $PGT_BABYBENCH_CODE)")
+    bb.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
+    bb.add_argument("--csv", type=cli_args.output_file, metavar="PATH", help="write the summary table as CSV")
+    bb.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
+    bb.add_argument("--quiet", action="store_true", help="no summary table on standard error")
+    bb.set_defaults(func=run_babybench_batch)
 
 
 def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
@@ -246,6 +260,29 @@ def run_batch(args: argparse.Namespace) -> int:
         if path:  # cli_args.output_file checked it can be made; its folders are made now
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text, encoding="utf-8")
+    if args.json:
+        print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
+    if not args.quiet:
+        print(md, file=sys.stderr, end="")
+    return 1 if errors else 0
+
+
+def run_babybench_batch(args: argparse.Namespace) -> int:
+    from toolkit.scoring.babybench_batch import read_items, score_items, summarize
+    from toolkit.scoring.batch import summary_csv, summary_markdown
+
+    text = sys.stdin.read() if args.input == "-" else read_text(args.input, comment=None)
+    results: list[dict[str, Any]] = []
+    for out in score_items(read_items(text, args.input), args.babybench_code):
+        results.append(out)
+        print(json.dumps(out), flush=True)
+    errors = sum(1 for r in results if "error" in r)
+    rows = summarize(results)
+    md = summary_markdown("babybench", rows, len(results), errors)
+    for path, body in ((args.md, md), (args.csv, summary_csv(rows) if args.csv else "")):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(body, encoding="utf-8")
     if args.json:
         print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
     if not args.quiet:
