@@ -98,6 +98,9 @@ def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
         p.add_argument("--position", metavar="PRED",
                        help="with --metric babybench: the predicate placing the agent, e.g. at-agent "
                             "(its arguments' integers are the (x, y) position)")
+        p.add_argument("--direction", metavar="PRED",
+                       help="with --metric babybench: the predicate giving the agent's direction, e.g. facing "
+                            "(east/south/west/north or 0-3: the official success compares it too)")
     if "actplan" in choices:
         p.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="with --metric actplan: a local all-MiniLM-L6-v2 folder")
 
@@ -183,15 +186,18 @@ def _print_babybench_predict(args: argparse.Namespace, task) -> int:
     from toolkit.errors import PgtError
     from toolkit.scoring.babybench import score_prediction_babybench
 
-    if not args.position:
-        raise PgtError("--metric babybench needs --position PRED (the predicate that places the agent)")
-    score = score_prediction_babybench(task, read_text(args.actions), read_text(args.predicted), args.position)
+    if not args.position or not args.direction:
+        raise PgtError("--metric babybench needs --position PRED and --direction PRED (the predicates that place "
+                       "and turn the agent: LLM-BabyBench's success compares both)")
+    score = score_prediction_babybench(task, read_text(args.actions), read_text(args.predicted), args.position,
+                                       args.direction)
     if args.json:
         print(json.dumps(score.to_json(), indent=2))
         return 0
-    where = "nowhere" if score.predicted_position is None else str(score.predicted_position)
-    print(f"{'SUCCESS' if score.success else 'FAILURE'}: predicted {where}, true {score.true_position}")
-    print(f"Manhattan distance: {'n/a (no position predicted)' if score.manhattan is None else score.manhattan}")
+    print(f"{'SUCCESS' if score.success else 'FAILURE'}: predicted ({score.predicted_position}, "
+          f"{score.predicted_direction}), true ({score.true_position}, {score.true_direction})")
+    print(f"Manhattan distance: {score.manhattan}; position alone (pgt): "
+          f"{'right' if score.predicted_position == score.true_position else 'wrong'}")
     return 0
 
 
@@ -207,7 +213,8 @@ def _print_babybench_plan(args: argparse.Namespace, task, optimal) -> int:
     if score.success and score.optimal is not None:
         o = score.optimal
         opt = f"{o.length} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
-        print(f"efficiency: optimal {opt} / {score.steps_taken} steps = {_pct(score.efficiency)}")
+        print(f"efficiency: optimal {opt} / {score.parsed} parsed steps = {_pct(score.efficiency)} "
+              f"(pgt, over the {score.steps_taken} steps to the goal: {_pct(score.pgt_efficiency)})")
     else:
         print(f"efficiency: {_pct(score.efficiency)}" + ("" if score.success else " (failed plan)"))
     if score.dropped:
@@ -247,6 +254,7 @@ def run_batch(args: argparse.Namespace) -> int:
                        getattr(args, "planner", "auto"))
     metric = getattr(args, "metric", "pgt")
     ctx.position, ctx.model = getattr(args, "position", None), getattr(args, "model", None)
+    ctx.direction = getattr(args, "direction", None)
     if metric != "pgt":
         kind = f"{kind}:{metric}"
     results: list[dict[str, Any]] = []
