@@ -28,9 +28,16 @@ def _household(task: Task, **kw: Any) -> GraphWorld:
     return HouseholdWorld(task, **kw)
 
 
-WORLDS: dict[str, Callable[..., GraphWorld]] = {
+def _babyai(task: Task, **kw: Any) -> Any:
+    from scene_graphs.babyai import BabyAIWorld  # minigrid (extra babyai) loads only for BabyAI tasks
+
+    return BabyAIWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"))
+
+
+WORLDS: dict[str, Callable[..., Any]] = {
     "blocksworld": _blocksworld,
     "igibson": _household,
+    "babyai": _babyai,
 }
 
 

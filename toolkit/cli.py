@@ -34,6 +34,7 @@ COMMANDS: dict[str, str] = {
     "score": "toolkit.commands.score",
     "render": "scene_graphs.commands.render",
     "import-scene": "scene_graphs.commands.import_scene",
+    "babyai-problem": "scene_graphs.commands.babyai_problem",
     "run": "benchmarks.commands",
     "report": "benchmarks.commands",
     "demo": "benchmarks.commands",
