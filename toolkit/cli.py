@@ -35,6 +35,7 @@ COMMANDS: dict[str, str] = {
     "render": "scene_graphs.commands.render",
     "import-scene": "scene_graphs.commands.import_scene",
     "babyai-problem": "scene_graphs.commands.babyai_problem",
+    "lohoravens-problem": "scene_graphs.commands.lohoravens_problem",
     "run": "benchmarks.commands",
     "report": "benchmarks.commands",
     "demo": "benchmarks.commands",

@@ -15,7 +15,7 @@ from toolkit.task import load_task
 
 ROOT = Path(__file__).resolve().parents[2] / "pddl_domains"
 # Every registered world's shipped problems; BabyAI's need minigrid (the babyai extra), else they skip.
-WORLD_DOMAINS = ("blocksworld", "household", "babyai")
+WORLD_DOMAINS = ("blocksworld", "household", "babyai", "lohoravens")
 CASES = [pytest.param(d, p, marks=pytest.mark.skipif(d == "babyai" and importlib.util.find_spec("minigrid") is None,
                                                      reason="needs minigrid (extra babyai)"))
          for d in WORLD_DOMAINS for p in sorted((ROOT / d / "problems").glob("*.pddl"))]
