@@ -1,5 +1,0 @@
-; LoHoRavens stack-block-pyramid, seed 1 (written by pgt; goal steps and weights in the world)
-(define (problem lohoravens-stack-block-pyramid-seed-1) (:domain lohoravens)
-  (:objects purple-block blue-block green-block yellow-block orange-block red-block - block pyramid-1 pyramid-2 pyramid-3 pyramid-4 pyramid-5 pyramid-6 table - place)
-  (:init (clear blue-block) (clear green-block) (clear orange-block) (clear purple-block) (clear red-block) (clear yellow-block) (on blue-block table) (on green-block table) (on orange-block table) (on purple-block table) (on red-block table) (on yellow-block table))
-  (:goal (and (or (on purple-block pyramid-1) (on purple-block pyramid-2) (on purple-block pyramid-3)) (or (on blue-block pyramid-1) (on blue-block pyramid-2) (on blue-block pyramid-3)) (or (on green-block pyramid-1) (on green-block pyramid-2) (on green-block pyramid-3)) (or (on yellow-block pyramid-4) (on yellow-block pyramid-5)) (or (on orange-block pyramid-4) (on orange-block pyramid-5)) (on red-block pyramid-6))))
