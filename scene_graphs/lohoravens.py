@@ -120,6 +120,17 @@ class LohoWorld:
         self.trace.append(self.rewards.rewards)
         return StepOutcome(action=str(action), executed=executed, failure=failure, observation=self.observe())
 
+    def idle(self) -> None:
+        """A pick-and-place that moved nothing (the actor could not act on the instruction): the environment
+        still steps, so the reward rules are called once (and may pop a finished step)."""
+        self.step += 1
+        self.rewards.reward(self.placement())
+        self.trace.append(self.rewards.rewards)
+
+    def support_of(self, block: str) -> str | None:
+        """What ``block`` rests on now (a place or a block)."""
+        return self.on.get(block)
+
     def placement(self) -> Placement:
         """Each block at the place its tower stands on (the reward's view)."""
         at = {}

@@ -39,6 +39,7 @@ class Instance:
     places: tuple[str, ...]  # bowls, target slots, zones and 'table'
     on: tuple[tuple[str, str], ...]  # (block, what it rests on: a place or a block), at the start
     steps: tuple[GoalStep, ...]
+    max_steps: int = 20  # the task's max_steps: the Planner-Actor-Reporter loop's budget (Task.__init__: 20)
 
     def start(self) -> Placement:
         """The start as the reward sees it: a block in a tower is on the table spot of its tower."""
@@ -72,7 +73,7 @@ def matching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
     step = GoalStep(tuple(blocks), tuple(tuple(i == j for j in range(n_bowls)) for i in range(n_blocks)),
                     tuple(bowls), "pose", 1.0)
     return Instance("put-block-into-matching-bowl", seed, tuple(blocks), (*bowls, "table"),
-                    tuple((b, "table") for b in blocks), (step,))
+                    tuple((b, "table") for b in blocks), (step,), n_blocks + 2)  # "Only one mistake allowed."
 
 
 def _towers(rng: random.Random, mode: str, seed: int, family: str, layers: int, n_blocks: int,
@@ -90,7 +91,9 @@ def _towers(rng: random.Random, mode: str, seed: int, family: str, layers: int, 
     first = GoalStep(tuple(tops[::-1] if reverse_tops else tops), _eye(len(tops)), tuple(targets), "pose", weights[0])
     second = GoalStep(tuple(hidden), _eye(len(hidden)), tuple(f"bowl-{colors[t * layers]}" for t in range(n_towers)),
                       "pose", weights[1])
-    return Instance(family, seed, tuple(blocks), (*bowls, *targets, "table"), tuple(on), (first, second))
+    # max_steps = len(selected_blocks) + 2 in each of these reset()s
+    budget = (2 if only_first else n_blocks) + 2
+    return Instance(family, seed, tuple(blocks), (*bowls, *targets, "table"), tuple(on), (first, second), budget)
 
 
 def hidden_block(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -99,7 +102,7 @@ def hidden_block(rng: random.Random, mode: str, seed: int) -> Instance:
     n = rng.randint(4, 7)
     inst = _towers(rng, mode, seed, "put-hidden-block-into-matching-bowl", 2, n, (0.001, 0.999), False, True)
     on = tuple((b, "table") if i > 1 else pair for i, (pair, b) in enumerate(zip(inst.on, inst.blocks)))
-    return Instance(inst.family, seed, inst.blocks, inst.places, on, inst.steps)
+    return Instance(inst.family, seed, inst.blocks, inst.places, on, inst.steps, inst.max_steps)
 
 
 def two_layer(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -128,7 +131,8 @@ def pyramid(rng: random.Random, mode: str, seed: int) -> Instance:
     steps = (GoalStep(blocks[:3], ones(3), slots[:3], "pose", 1 / 2),
              GoalStep(blocks[3:5], ones(2), slots[3:5], "pose", 1 / 3),
              GoalStep(blocks[5:], ones(1), slots[5:], "pose", 1 / 6))
-    return Instance("stack-block-pyramid", seed, blocks, (*slots, "table"), tuple((b, "table") for b in blocks), steps)
+    return Instance("stack-block-pyramid", seed, blocks, (*slots, "table"), tuple((b, "table") for b in blocks), steps,
+                    12)
 
 
 def corner(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -139,7 +143,7 @@ def corner(rng: random.Random, mode: str, seed: int) -> Instance:
     step = GoalStep(blocks, tuple((True,) for _ in blocks), ("zone",), "zone", 1.0,
                     tuple(box_points(SMALL) for _ in blocks))
     return Instance("put-all-block-on-corner", seed, blocks, ("zone", "table"), tuple((b, "table") for b in blocks),
-                    (step,))
+                    (step,), len(blocks) + 1)
 
 
 FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
