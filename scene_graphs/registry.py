@@ -50,8 +50,9 @@ WORLDS: dict[str, Callable[..., Any]] = {
 
 def make_world(task: Task, *, failure_prob: float = 0.0, seed: int | None = None,
                layout: str | Path | None = None, render_mode: str = "schematic",
-               labels: bool | None = None) -> GraphWorld:
-    """The world for ``task``'s domain (by the domain's PDDL name).
+               labels: bool | None = None) -> Any:
+    """The world for ``task``'s domain (by the domain's PDDL name): a :class:`GraphWorld`, or a world
+    behind the same ``Environment`` protocol that wraps another library (BabyAI) or its own state (LoHoRavens).
 
     ``render_mode``/``labels`` choose how the household view is drawn (see
     :func:`scene_graphs.views.check_render_mode`); Blocksworld has one view.

@@ -149,7 +149,7 @@ def score_plan(level: str, seed: int, optimal: str, output: str) -> dict[str, An
             "bot_reward": bot_reward, "llm_reward": llm_reward,
             "llm_ball_distance": manhattan_distance((final[0], final[1]), (ball, 0)) - 1,
             "llm_terminated": llm_terminated, "bot_terminated": bot_terminated,
-            "pgt_efficiency": n_bot / stepped if llm_terminated and stepped else (None if llm_terminated else 0),
+            "pgt_efficiency": n_bot / stepped if llm_terminated else 0,  # a terminated run stepped at least once
             "llm_truncated": llm_truncated, "llm_final_state": [list(final[0]), final[1]]}
 
 
