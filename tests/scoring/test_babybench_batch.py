@@ -111,3 +111,13 @@ def test_decompose_without_the_benchmark_code_is_one_clear_error(tmp_path, capsy
                                 "output": "(GoNextToSubgoal, (1, 6))"}) + "\n")
     assert main(["score", "babybench-batch", str(path), "--quiet"]) == 1
     assert "--babybench-code DIR" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_output_stays_json_lines_when_minigrid_redraws_a_level(tmp_path, capsys):
+    # BabyAI-GoToObjMaze-v0 seed 1 rejects one layout draw, which minigrid prints on standard output
+    path = tmp_path / "maze.jsonl"
+    path.write_text(json.dumps({"task": "predict", "env": "BabyAI-GoToObjMaze-v0", "seed": 1, "actions": "",
+                                "output": "((0, 0), 0)"}) + "\n")
+    assert main(["score", "babybench-batch", str(path), "--quiet"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == 1 and "success" in json.loads(lines[0])

@@ -15,6 +15,8 @@ minigrid is the optional extra ``babyai``; it is imported inside the functions.
 
 from __future__ import annotations
 
+import contextlib
+import io
 from typing import Any
 
 from toolkit.errors import PgtError, closest
@@ -74,7 +76,10 @@ def make_level(level: str, seed: int) -> Any:
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise PgtError(f"the seed must be an integer, got {seed!r}")
     env = gym.make(level, tile_size=32, render_mode="rgb_array")
-    env.reset(seed=seed)
+    # minigrid prints each rejected layout draw ("Sampling rejected: ...") on standard output, which
+    # is pgt's JSON Lines stream; the draws themselves are untouched.
+    with contextlib.redirect_stdout(io.StringIO()):
+        env.reset(seed=seed)
     return env
 
 
