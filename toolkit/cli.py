@@ -36,6 +36,7 @@ COMMANDS: dict[str, str] = {
     "import-scene": "scene_graphs.commands.import_scene",
     "babyai-problem": "scene_graphs.commands.babyai_problem",
     "lohoravens-problem": "scene_graphs.commands.lohoravens_problem",
+    "lohoravens-par": "scene_graphs.commands.lohoravens_par",
     "run": "benchmarks.commands",
     "report": "benchmarks.commands",
     "demo": "benchmarks.commands",

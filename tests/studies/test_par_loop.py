@@ -47,3 +47,17 @@ def test_unreadable_instructions_move_nothing_but_the_world_steps(tmp_path):
     world = _world(tmp_path)
     ep = run_par(world, Mumbler(), Oracle())
     assert ep.steps == world.instance.max_steps and ep.unreadable == ep.steps and ep.total_reward == 0.0
+
+
+def test_reporter_mistakes_cost_reward_and_the_cli_reports_loho_metrics(capsys):
+    import json
+
+    from toolkit.cli import main
+
+    argv = ["lohoravens-par", FAMILY, "--seeds", "12", "--wrong", "0.2", "--json"]
+    assert main(argv) == 0
+    clean = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert main([*argv, "--accuracy", "0.85"]) == 0
+    noisy = json.loads(capsys.readouterr().out.splitlines()[-1])
+    assert clean["episodes"] == noisy["episodes"] == 12
+    assert noisy["mean_reward"] < clean["mean_reward"] and noisy["success"] <= clean["success"]

@@ -14,8 +14,9 @@ an instruction it cannot read or carry out moves nothing, and the world still
 steps); the reporter is any pgt :class:`~toolkit.protocols.Grounder` asked
 whether each block rests on each place or block (oracle, noisy, VLM over an
 image); the planner is anything with :meth:`StepPlanner.next_step`:
-:class:`NoisyOraclePlanner` for offline studies (the oracle's next move, with a
-seeded chance of a wrong target or a skipped turn). The world is duck-typed
+:class:`NoisyOraclePlanner` for offline studies (the oracle's next move that the
+reporter does not report done, with a seeded chance of a wrong target or a
+skipped turn), so a reporter's mistakes cost steps as a VLM's would. The world is duck-typed
 (``scene_graphs/lohoravens.py`` ``LohoWorld``): ``toolkit`` imports no world.
 """
 
@@ -68,8 +69,14 @@ class NoisyOraclePlanner:
         self._rng = random.Random(self.seed)
 
     def next_step(self, goal: str, feedback: dict[str, str], history: list[str]) -> str:
+        """The first oracle move the reporter does not report done (at the start: the true placement)."""
         inst = self.world.instance
-        todo = [(b, p) for b, p in inst.oracle() if self.world.placement().at.get(b) != p]
+        seen = feedback.get("observation_description")
+        if seen is None:
+            todo = [(b, p) for b, p in inst.oracle() if self.world.placement().at.get(b) != p]
+        else:
+            reported = set(re.findall(r"the (.+?) is on the (.+?)(?:;|$)", seen))
+            todo = [(b, p) for b, p in inst.oracle() if (display(b), display(p)) not in reported]
         if not todo or self._rng.random() < self.skip:
             return "done." if not todo else "I am not sure what to do next."
         block, place = todo[0]
