@@ -94,3 +94,11 @@ def test_every_family_world_reports_the_official_trace_of_its_oracle(family):
 def test_unknown_family_is_one_line():
     with pytest.raises(PgtError, match="did you mean put-block-into-matching-bowl"):
         make_instance("put-block-into-matching-bowls", 0)
+
+
+def test_render_of_the_symbolic_tabletop_is_one_line(tmp_path, capsys):
+    from toolkit.cli import main
+
+    problem = shipped_domain("lohoravens").parent / "problems" / "put-block-into-matching-bowl_1.pddl"
+    assert main(["render", "lohoravens", str(problem), "--out", str(tmp_path)]) == 2
+    assert "the lohoravens world draws no images" in capsys.readouterr().err
