@@ -69,7 +69,8 @@ def _vlm_config(config: Any, log: bool = False):
                               cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
                               max_retries=getattr(config, "max_retries", None),
                               max_inflight=getattr(config, "max_inflight", None), rpm=getattr(config, "rpm", None),
-                              tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None)
+                              tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None,
+                              answer_reading="viplan" if getattr(config, "protocol", "").startswith("viplan-") else "pgt")
 
 
 def endpoint_limiter(config: Any):
