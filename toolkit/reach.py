@@ -294,6 +294,8 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
                 by_pred.setdefault(pred, []).append((rule, i, _plan(rule, i)))
 
     permanent = permanent_atoms(task, state)
+    # Predicates no action adds: a conditional effect waiting on a false atom of one never fires. (Derived
+    # predicates, once the loader has them, hold without an action adding them: they must be left out here.)
     never_added = set(task.domain.predicates) - changed_predicates(task, m.AddEffect)
     reached: set[Atom] = set(state)
     queue: list[Atom] = list(state)
