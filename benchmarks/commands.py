@@ -52,6 +52,7 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                    "replaced by a random one)")
     p.add_argument("--plan-missing", type=cli_args.probability, help="... P(a plan action is left out)")
     p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
+    _add_ask_static(p)
     add_render_arguments(p)
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     _add_executor(p)
@@ -88,6 +89,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--noise", type=noise_model, metavar="KIND[:NAME=VALUE,...]", help=NOISE_HELP)
     c.add_argument("--seeds", type=cli_args.seeds, default=1)
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
+    _add_ask_static(c)
     add_render_arguments(c)
     c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
     _add_executor(c)
@@ -110,6 +112,15 @@ def noise_model(text: str) -> str:
         return NoiseModel.parse(text).text
     except PgtError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_ask_static(p: argparse.ArgumentParser) -> None:
+    """``--ask-static``: whether known facts (predicates no action changes) are asked or read from the problem."""
+    p.add_argument("--ask-static", choices=["auto", "yes", "no"], default="auto",
+                   help="ask the grounder about predicates no action changes and the type predicates of an untyped "
+                        "domain (yes), or read them from the problem (no); auto: the ViPlan grounder protocol asks "
+                        "them on ViPlan's own domains as ViPlan's code does, every other study reads them "
+                        "(docs/your-domain.md)")
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:
@@ -142,7 +153,7 @@ def _config(args: argparse.Namespace):
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
-                     **_render_fields(args), **_executor_fields(args),
+                     ask_static=getattr(args, "ask_static", "auto"), **_render_fields(args), **_executor_fields(args),
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
 
 
@@ -315,6 +326,7 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
             for noise_name, noise in noises:
                 for protocol in ("viplan-grounder", "pgt-grounder"):
                     cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
+                                    ask_static=getattr(args, "ask_static", "auto"),
                                     persistence=args.persistence, noise=getattr(args, "noise", None), seeds=args.seeds,
                                     problems=args.problems, **_render_fields(args), **_executor_fields(args), **noise)
                     grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))

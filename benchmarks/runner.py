@@ -26,6 +26,7 @@ from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, Stud
                               write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
+from toolkit.known_facts import KnownFactsGiven, known_facts
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -68,6 +69,7 @@ class RunConfig:
     plan_extra: float | None = None  # ... P(a random action is inserted before an action)
     render_mode: str = "schematic"  # household images: schematic or pictorial (images and visibility differ)
     labels: bool = True  # household images: object names written in the image
+    ask_static: str = "auto"  # ask about predicates no action changes: yes, no, auto (see asks_static)
     # ---- execution options (see EXECUTION_FIELDS): how a study runs, never what it finds
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
@@ -96,6 +98,8 @@ class RunConfig:
         return cls(**fields)
 
     def __post_init__(self) -> None:
+        if self.ask_static not in ASK_STATIC:
+            raise PgtError(f"--ask-static {self.ask_static}: choose {', '.join(ASK_STATIC)}")
         # The noise model is decided once and recorded (a calibration's default may change later).
         if self.grounder != "noisy" or self.protocol == "viplan-planner":
             if self.noise is not None:
@@ -136,6 +140,26 @@ class RunConfig:
         """A short name for tables and plots."""
         fail = f",fail={self.action_failure}" if self.action_failure else ""
         return f"{self.protocol}[{self.noise_label()}{fail}]"
+
+
+ASK_STATIC = ("auto", "yes", "no")
+# The PDDL domains ViPlan's own code runs (ViPlan-BW, ViPlan-HH); there its enumeration asks every atom of the
+# state, static ones included (viplan/experiments/benchmark_blocksworld_plan.py, get_enumeration_questions).
+VIPLAN_DOMAINS = frozenset({"blocksworld", "igibson"})
+
+
+def asks_static(config: RunConfig, task: Task) -> bool:
+    """Whether the study's protocol asks about known facts (:mod:`toolkit.known_facts`) on ``task``.
+
+    ``yes``/``no`` say so; ``auto`` keeps each protocol's own rule: the ViPlan
+    grounder protocol asks them on ViPlan's own domains, as ViPlan's code does, and
+    reads them from the problem on every other domain (a study of an IPC domain
+    would otherwise measure how often static ``connected`` facts are misread);
+    ``pgt-grounder`` never asks them.
+    """
+    if config.ask_static != "auto":
+        return config.ask_static == "yes"
+    return config.protocol == "viplan-grounder" and task.domain.name.lower() in VIPLAN_DOMAINS
 
 
 def calibration_name(name_or_path: str) -> str:
@@ -300,6 +324,11 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
         task = _task(spec.domain, spec.problem)
         seed = _episode_seed(spec)
         env = make_environment(task, spec, seed)
+        if spec.config.protocol != "viplan-planner" and not asks_static(spec.config, task):
+            known = known_facts(task)
+            if known.predicates:
+                env = KnownFactsGiven(env, known)  # pgt-grounder reads them itself; the wrapper costs it nothing
+                record["given"] = known.to_json()
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
         record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
         record.update(result.to_json())
@@ -395,7 +424,8 @@ def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 
     return run_belief_agent(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
-                            BeliefAgentConfig(max_steps=spec.max_steps), seed)
+                            BeliefAgentConfig(max_steps=spec.max_steps, ask_static=asks_static(spec.config, task)),
+                            seed)
 
 
 # (task, env, spec, seed[, grounder or proposer]) -> EpisodeResult; the last argument replaces the study's own
