@@ -53,6 +53,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--plan-missing", type=cli_args.probability, help="... P(a plan action is left out)")
     p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
     _add_ask_static(p)
+    p.add_argument("--world", metavar="MODULE:CLASS", type=cli_args.non_empty,
+                   help="your own world (truth, executor, renderer) for the domain, e.g. mypkg.world:WarehouseWorld "
+                        "(default: a pgt.worlds entry point named after the domain, a shipped world, else the "
+                        "generic renderer's; docs/your-domain.md)")
     add_render_arguments(p)
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     _add_executor(p)
@@ -153,7 +157,8 @@ def _config(args: argparse.Namespace):
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
-                     ask_static=getattr(args, "ask_static", "auto"), **_render_fields(args), **_executor_fields(args),
+                     ask_static=getattr(args, "ask_static", "auto"), world=getattr(args, "world", None),
+                     **_render_fields(args), **_executor_fields(args),
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
 
 

@@ -69,6 +69,7 @@ class RunConfig:
     plan_extra: float | None = None  # ... P(a random action is inserted before an action)
     render_mode: str = "schematic"  # household images: schematic or pictorial (images and visibility differ)
     labels: bool = True  # household images: object names written in the image
+    world: str | None = None  # a user's world, module:Class (None: plug-in, shipped or generic world by domain)
     ask_static: str = "auto"  # ask about predicates no action changes: yes, no, auto (see asks_static)
     # ---- execution options (see EXECUTION_FIELDS): how a study runs, never what it finds
     base_url: str | None = None
@@ -217,13 +218,44 @@ def load_episode_code() -> None:
 
 
 def make_environment(task: Task, spec: EpisodeSpec, seed: int):
-    from scene_graphs.registry import WORLDS, make_world
-    from toolkit.simulator import SymbolicEnvironment
+    """The episode's world: ``--world``, a plug-in, the domain's shipped world, else the generic one (renders any state)."""
+    from scene_graphs.registry import make_world
 
-    if task.domain.name.lower() in WORLDS:
-        return make_world(task, failure_prob=spec.config.action_failure, seed=seed,
-                          render_mode=spec.config.render_mode, labels=spec.config.labels)
-    return SymbolicEnvironment(task, spec.config.action_failure, seed)
+    return make_world(task, failure_prob=spec.config.action_failure, seed=seed, render_mode=spec.config.render_mode,
+                      labels=spec.config.labels, world=spec.config.world)
+
+
+def episode_environment(task: Task, spec: EpisodeSpec, seed: int) -> tuple[Any, dict[str, list[str]] | None]:
+    """The episode's world, giving the known facts when the study does not ask them; and what it gives.
+
+    The known facts (:mod:`toolkit.known_facts`) are hidden from the view, so a
+    protocol fills them from the problem as it fills atoms the view hides.
+    """
+    env = make_environment(task, spec, seed)
+    if spec.config.protocol == "viplan-planner" or asks_static(spec.config, task):
+        return env, None
+    known = known_facts(task)
+    if not known.predicates:
+        return env, None
+    return KnownFactsGiven(env, known), known.to_json()  # pgt-grounder reads them itself; costs it nothing
+
+
+def needs_images(config: RunConfig) -> bool:
+    """Whether the study's model looks at pictures (a VLM grounder, or a VLM planner)."""
+    return config.grounder == "vlm"
+
+
+def check_images(config: RunConfig, spec: EpisodeSpec) -> None:
+    """Refuse, before anything starts, a VLM study whose world draws no picture (one line naming the world)."""
+    from scene_graphs.registry import world_source
+
+    task = _task(spec.domain, spec.problem)
+    env = make_environment(task, spec, 0)
+    obs = env.reset(0)
+    if getattr(obs, "render", None) is None:
+        raise PgtError(f"--grounder vlm needs a picture of every state, and the world of domain {task.domain.name} "
+                       f"({world_source(task, config.world)}) draws none; give it a renderer, or drop --world "
+                       "to use the generic one (docs/your-domain.md)")
 
 
 def make_grounder(task: Task, spec: EpisodeSpec, seed: int):
@@ -323,12 +355,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
     try:
         task = _task(spec.domain, spec.problem)
         seed = _episode_seed(spec)
-        env = make_environment(task, spec, seed)
-        if spec.config.protocol != "viplan-planner" and not asks_static(spec.config, task):
-            known = known_facts(task)
-            if known.predicates:
-                env = KnownFactsGiven(env, known)  # pgt-grounder reads them itself; the wrapper costs it nothing
-                record["given"] = known.to_json()
+        env, given = episode_environment(task, spec, seed)
+        if given:
+            record["given"] = given
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
         record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
         record.update(result.to_json())
@@ -559,6 +588,8 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     else:
         make_grounder(task, first, 0)
         make_planner(config.planner)
+    if needs_images(config) or config.world:
+        check_images(config, first)  # also loads a --world plug-in once: a bad one fails here, not per episode
     return specs
 
 

@@ -141,11 +141,13 @@ def name_question(words: str, args: list[str]) -> str:
     return as_question(f'Does "{words}" hold for {listed}')
 
 
-def name_phrasings(words: str, args: list[str], kinds: list[str]) -> tuple[str, str, str]:
+def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str] | None = None) -> tuple[str, str, str]:
     """Three questions from the predicate's words, the objects (with their type) and their type words.
 
     Words that repeat an argument's type are dropped (``item-at`` of an item: "at";
-    ``inColumn`` of a column: "in"), so the question names each thing once.
+    ``inColumn`` of a column: "in"), so the question names each thing once. When
+    the words end in a noun rather than a preposition ("in column"), the second
+    object follows by its ``bare`` name: "in column c1", not "in column the block c1".
 
     >>> name_phrasings("item at", ["the item box1", "the location dock"], ["item", "location"])[0]
     'Is the item box1 at the location dock?'
@@ -162,6 +164,8 @@ def name_phrasings(words: str, args: list[str], kinds: list[str]) -> tuple[str, 
     if len(args) == 2 and len(head) > 1 and head[-1] == kinds[1].split()[-1]:
         head = head[:-1]  # in-column ?c - column: "in"
     words = " ".join(head)
+    if len(args) == 2 and bare and head and head[-1] not in _PREPOSITIONS and head[0] not in ("has", "have"):
+        args = [args[0], bare[1]]
     if not args:
         main, statement = as_question(f"Is it the case that {words}"), words
     elif head and head[0] in ("has", "have") and len(args) <= 2:

@@ -184,7 +184,7 @@ class QuestionBook:
         words = ph.split_words(pred.name)
         args = [self._typed(a, "the ") for a in atom.args]
         kinds = [self.kind(a) for a in atom.args]
-        return ph.name_phrasings(words, args, kinds)
+        return ph.name_phrasings(words, args, kinds, shown)
 
     def atom_for_question(self, text: str) -> Atom | None:
         """The atom whose question is ``text`` (quotes, case and spacing ignored), if any."""

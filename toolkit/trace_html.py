@@ -50,16 +50,15 @@ def _image(png: bytes | None, alt: str) -> str:
 
 
 def state_images(task: Task, parsed: ParsedPlan, report: PlanReport) -> list[bytes | None] | None:
-    """A picture of the initial state and after each step, or None when no world renders this domain.
+    """A picture of the initial state and after each step, or None when no world can be built (Pillow missing).
 
-    The world replays the steps that the validator applied; a picture is kept only
-    where the world's state equals the validator's (else None: better no picture than a wrong one).
+    The domain's world replays the steps that the validator applied (a domain without
+    one gets the generic renderer's pictures); a picture is kept only where the
+    world's state equals the validator's (else None: better no picture than a wrong one).
     """
     try:
-        from scene_graphs.registry import WORLDS, make_world
+        from scene_graphs.registry import make_world
     except ImportError:
-        return None
-    if task.domain.name.lower() not in WORLDS:
         return None
     world = make_world(task)
     obs = world.reset(seed=0)
