@@ -19,12 +19,14 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a study: suite x protocol x grounder x seeds (resumable)",
-                       description="Run a grounding study. Each finished episode is appended to OUT/episodes.jsonl; "
+                       formatter_class=DefaultsShown, description="Run a grounding study. Each finished episode is appended to OUT/episodes.jsonl; "
                                    "re-running the same command resumes where it stopped.")
     p.add_argument("--suite", required=True, type=cli_args.non_empty, help="viplan-bw[/SPLIT[,SPLIT]], viplan-hh[/...], or a folder of problems")
     p.add_argument("--domain", help="domain for a folder suite (file, folder or shipped name)")
-    p.add_argument("--protocol", default="viplan-grounder", choices=["viplan-grounder", "viplan-planner", "pgt-grounder"])
-    p.add_argument("--grounder", default="noisy", choices=["oracle", "noisy", "vlm", "replay"])
+    p.add_argument("--protocol", default="viplan-grounder", choices=["viplan-grounder", "viplan-planner", "pgt-grounder"],
+                   help="the agent loop (docs/studies.md)")
+    p.add_argument("--grounder", default="noisy", choices=["oracle", "noisy", "vlm", "replay"],
+                   help="who answers the questions (or proposes the plans, with viplan-planner)")
     p.add_argument("--accuracy", type=cli_args.probability, help="noisy grounder: uniform accuracy (e.g. 0.97)")
     p.add_argument("--calibration", type=cli_args.non_empty, help="noisy grounder: calibration file or shipped name (see docs/grounders.md)")
     p.add_argument("--fp", type=cli_args.probability, help="noisy grounder: false-positive rate")
@@ -80,7 +82,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.set_defaults(func=demo_cmd)
 
     c = sub.add_parser("compare", help="pgt-grounder against the ViPlan grounder protocol over a noise grid (offline)",
-                       description="Run viplan-grounder and pgt-grounder under the same noisy oracle for every suite, "
+                       formatter_class=DefaultsShown, description="Run viplan-grounder and pgt-grounder under the same noisy oracle for every suite, "
                                    "noise setting and action-failure rate, then write one report (table and plots). "
                                    "Resumable: re-run the same command to finish an interrupted grid.")
     c.add_argument("--suites", default="viplan-bw,viplan-hh", type=cli_args.names, help="comma-separated suites")
@@ -91,16 +93,70 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--action-failures", default="0,0.1", type=cli_args.probabilities, help="action failure probabilities (comma-separated)")
     c.add_argument("--persistence", type=cli_args.probability, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
     c.add_argument("--noise", type=noise_model, metavar="KIND[:NAME=VALUE,...]", help=NOISE_HELP)
-    c.add_argument("--seeds", type=cli_args.seeds, default=1)
+    c.add_argument("--seeds", type=cli_args.seeds, default=1, help="seeds per problem")
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
     _add_ask_static(c)
     add_render_arguments(c)
-    c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
+    c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     _add_executor(c)
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
-    c.add_argument("--quiet", action="store_true")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_dry_run(c)
     c.set_defaults(func=compare_cmd)
+
+
+class DefaultsShown(argparse.HelpFormatter):
+    """Help that states every option's default (``(default: noisy)``) unless its text already does.
+
+    Flags without a value (``--quiet``) and options whose absence means "not set"
+    (default None) have nothing to state.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.option_strings and not any(action.default is v for v in (None, False, argparse.SUPPRESS))
+                and "default" not in text.lower() and not isinstance(action, argparse._HelpAction)):
+            text += " (default: %(default)s)"
+        return text
+
+
+def check_contradictions(args: argparse.Namespace) -> None:
+    """Refuse flags that contradict each other or the chosen grounder, with one line naming both.
+
+    Silently ignoring one (``--accuracy`` beside ``--calibration``, where the
+    calibration won; ``--model`` with the noisy grounder) ran a study other than
+    the one asked for.
+    """
+    def given(name: str) -> bool:
+        value = getattr(args, name, None)
+        return value is not None and value is not False and not (name == "persistence" and value == 0.0)
+
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    rates = [n for n in ("accuracy", "calibration", "fp") if given(n)]
+    if "fp" not in rates and given("fn"):
+        rates.append("fn")
+    if len(rates) > 1:
+        raise PgtError(f"{flag(rates[0])} and {flag(rates[1])} contradict each other: pass one error rate "
+                       "(--fp/--fn together are one)")
+    noisy_grounder = args.grounder == "noisy" and args.protocol != "viplan-planner"
+    for name in ("accuracy", "calibration", "fp", "fn", "persistence", "noise"):
+        if given(name) and not noisy_grounder:
+            what = (f"--grounder {args.grounder}" if args.grounder != "noisy"
+                    else "--protocol viplan-planner (its noisy planner takes --plan-wrong/--plan-missing/--plan-extra)")
+            raise PgtError(f"{flag(name)} and {what} contradict each other: {flag(name)} sets the noisy grounder's "
+                           "errors")
+    for name in ("model", "base_url"):
+        if given(name) and args.grounder != "vlm":
+            raise PgtError(f"{flag(name)} and --grounder {args.grounder} contradict each other: {flag(name)} is "
+                           "for --grounder vlm")
+    if given("replay") and args.grounder != "replay":
+        raise PgtError(f"--replay and --grounder {args.grounder} contradict each other: --replay is for "
+                       "--grounder replay")
+    if getattr(args, "ask_static", "auto") != "auto" and args.protocol == "viplan-planner":
+        raise PgtError("--ask-static and --protocol viplan-planner contradict each other: the planner protocol "
+                       "asks no questions")
 
 
 NOISE_HELP = ("noisy grounder: how errors are drawn: independent[:persistence=Q], deterministic (the same question "
@@ -144,6 +200,7 @@ def _executor_fields(args: argparse.Namespace) -> dict[str, object]:
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
 
+    check_contradictions(args)
     if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
         raise PgtError("--grounder noisy needs --accuracy, --calibration or --fp/--fn")
     _check_vlm_flags(args)  # flag ranges are checked by their argparse types (toolkit/cli_args.py)

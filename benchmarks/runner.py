@@ -503,9 +503,13 @@ class Progress:
     Errors are printed as they happen, bar or not, so a broken study never looks busy.
     """
 
-    def __init__(self, total: int, done: int, label: str, bar: bool = True) -> None:
+    def __init__(self, total: int, done: int, label: str, bar: bool = True, judged: int = 0,
+                 successes: int = 0) -> None:
+        """``judged``/``successes``: the study's episodes judged before this invocation (a resumed run),
+        so the success rate shown is the whole study's, as the closing summary's is."""
         self.total, self.done, self.label = total, done, label
-        self.new, self.successes, self.errors, self.start = 0, 0, 0, time.perf_counter()
+        self.judged, self.successes = judged, successes
+        self.new, self.errors, self.start = 0, 0, time.perf_counter()
         self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
@@ -514,6 +518,7 @@ class Progress:
         self.done += 1
         self.new += 1
         self.successes += record.get("outcome") == "success"
+        self.judged += record.get("outcome") in ("success", "failure")
         self.questions += int(record.get("questions") or 0)
         self.tokens += int(record.get("prompt_tokens") or 0) + int(record.get("completion_tokens") or 0)
         if record.get("outcome") == "error" and not record.get("fatal"):  # a fatal one ends the study: said then
@@ -536,7 +541,7 @@ class Progress:
         width = 24
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
-        sr = self.successes / self.new if self.new else 0.0
+        sr = self.successes / self.judged if self.judged else 0.0  # over the whole study, resumed or not
         errors = f" errors {self.errors}" if self.errors else ""
         tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
         return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
@@ -623,7 +628,12 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
         # the specs carry the config the episodes run with (a VLM study's gained its answer log above)
         todo = [s if s.config is config else dataclasses.replace(s, config=config) for s in specs
                 if s.id not in judged]
-        bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
+        wanted = {s.id for s in specs}
+        before = [r for r in collect(records).judged if r["id"] in wanted]
+        if before:  # said even with --quiet: the numbers that follow are for the whole study
+            print(f"{config.label()}: resuming: {len(before)} of {len(specs)} episodes done", file=sys.stderr)
+        bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress,
+                       judged=len(before), successes=sum(r.get("outcome") == "success" for r in before))
         results = _run_episodes(config, todo, workers)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:

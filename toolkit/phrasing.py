@@ -159,9 +159,9 @@ def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str
     if words.startswith(("is ", "are ")):  # is_red -> "Is block a red?"
         words = words.split(" ", 1)[1]
     head = words.split()
-    if args and len(head) > 1 and " ".join(head[:len(kinds[0].split())]) == kinds[0]:
+    if args and kinds[0] and len(head) > 1 and " ".join(head[:len(kinds[0].split())]) == kinds[0]:
         head = head[len(kinds[0].split()):]  # item-at ?i - item: "at"
-    if len(args) == 2 and len(head) > 1 and head[-1] == kinds[1].split()[-1]:
+    if len(args) == 2 and kinds[1] and len(head) > 1 and head[-1] == kinds[1].split()[-1]:
         head = head[:-1]  # in-column ?c - column: "in"
     words = " ".join(head)
     if len(args) == 2 and bare and head and head[-1] not in _PREPOSITIONS and head[0] not in ("has", "have"):

@@ -26,6 +26,7 @@ from toolkit import model as m
 from toolkit.errors import TypeMismatchError, UnknownSymbolError
 from toolkit.lint.domain_checks import check_domain
 from toolkit.lint.findings import Finding, Severity, at, from_error
+from toolkit.lint.question_checks import check_questions
 from toolkit.lint.reachability import relaxed_reachability
 from toolkit.task import Task
 from toolkit.textfile import read_text
@@ -103,6 +104,7 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
             problems.append(lp.model)
             whole.append(not lp.errors and not loaded.errors)
     findings.extend(check_domain(domain, tuple(problems)))
+    findings.extend(check_questions(domain))  # the questions.toml beside the domain file, if any
     for problem, complete in zip(problems, whole) if reachability else ():
         found = [f for f in check_problem(domain, problem) if not _repeats_invented(f, invented)]
         if not complete:
