@@ -78,10 +78,12 @@ def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[s
 
 
 def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str], *,
-               typing: str = "strict", reachability: bool = True) -> LintReport:
+               typing: str = "strict", reachability: bool = True,
+               questions: tuple[str, str] | None = None) -> LintReport:
     """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text.
 
     ``reachability=False`` skips the per-problem relaxed reachability (the slow part), for a first quick answer.
+    ``questions``: (path, text) of the domain's ``questions.toml`` as an editor holds it (else read from disk).
     """
     dpath, dtext, texts = domain_path, domain_text, problem_texts
     findings: list[Finding] = []
@@ -104,7 +106,7 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
             problems.append(lp.model)
             whole.append(not lp.errors and not loaded.errors)
     findings.extend(check_domain(domain, tuple(problems)))
-    findings.extend(check_questions(domain))  # the questions.toml beside the domain file, if any
+    findings.extend(check_questions(domain, *(questions or ())))  # the questions.toml beside the domain, if any
     for problem, complete in zip(problems, whole) if reachability else ():
         found = [f for f in check_problem(domain, problem) if not _repeats_invented(f, invented)]
         if not complete:

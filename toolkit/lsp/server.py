@@ -38,6 +38,9 @@ _KINDS = {"predicate": lsp.CompletionItemKind.Function, "action": lsp.Completion
           "object": lsp.CompletionItemKind.Variable}
 
 
+QUESTIONS_FILE = "questions.toml"  # a domain's question templates (toolkit/question_file.py), linted too
+
+
 class PddlServer(LanguageServer):
     """The PDDL language server: documents, their linked domain, and pending lint runs."""
 
@@ -64,7 +67,10 @@ class PddlServer(LanguageServer):
             return {}
 
     def domain_of(self, path: Path) -> Path | None:
-        """The domain file of a domain or problem file (same folder, else the folder above)."""
+        """The domain file of a domain, problem or ``questions.toml`` file (same folder, else the folder above)."""
+        if path.name == QUESTIONS_FILE:  # the question templates of the domain beside them
+            beside = path.parent / "domain.pddl"
+            return beside if beside.is_file() or from_fs_path(str(beside)) in self._open() else None
         head = domain_name_of(self.text(path))
         if head is None:
             return None
@@ -106,6 +112,9 @@ class PddlServer(LanguageServer):
         if domain is None:
             return None
         problems = self.problems_of(domain) if domain == path else [path]
+        questions = domain.parent / QUESTIONS_FILE
+        if path == questions or from_fs_path(str(questions)) in self._open():
+            problems = [p for p in problems if p != questions] + [questions]  # its unsaved text is linted
         return domain, {p: self.text(p) for p in (domain, *problems)}
 
     def diagnostics(self, path: Path, reachability: bool = True) -> list[lsp.Diagnostic]:
@@ -153,8 +162,9 @@ class PddlServer(LanguageServer):
 
 def lint_diagnostics(path: Path, domain: Path, texts: dict[Path, str], reachability: bool = True) -> list[lsp.Diagnostic]:
     """The lint findings on ``path`` as LSP diagnostics (pure: texts in, diagnostics out)."""
-    problems = {str(p): t for p, t in texts.items() if p != domain}
-    report = lint_texts(str(domain), texts[domain], problems, reachability=reachability)
+    problems = {str(p): t for p, t in texts.items() if p != domain and p.name != QUESTIONS_FILE}
+    questions = next(((str(p), t) for p, t in texts.items() if p.name == QUESTIONS_FILE), None)
+    report = lint_texts(str(domain), texts[domain], problems, reachability=reachability, questions=questions)
     out = []
     for f in report.findings:
         if Path(f.path) != path:
