@@ -4,7 +4,7 @@ Add a shipped world by adding one entry to :data:`WORLDS`; ``make_world`` picks 
 the task's domain name. A user's own world lives in their own project and is
 found without editing pgt, in this order:
 
-1. ``--world module:Class`` (``world=`` here): any importable class built as
+1. ``--world module:Class`` or ``--world path/to/file.py:Class`` (``world=`` here): a class built as
    ``Class(task, failure_prob=..., seed=...)`` that implements
    :class:`toolkit.protocols.Environment` (subclass :class:`scene_graphs.world.GraphWorld`
    for networkx truth, an executor and a renderer in one file);
@@ -56,14 +56,18 @@ class WorldPluginError(PgtError):
 
 def load_world_class(spec: str) -> Callable[..., Any]:
     """The class (or factory) named ``module:Class``; one-line errors for a bad spec, module or name."""
-    module_name, sep, attr = spec.partition(":")
+    module_name, sep, attr = spec.rpartition(":")
     if not sep or not module_name or not attr:
-        raise WorldPluginError(f"--world {spec}: expected MODULE:CLASS, e.g. mypkg.world:WarehouseWorld")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise WorldPluginError(f"--world {spec}: cannot import {module_name} ({exc}); is its folder on "
-                               "PYTHONPATH or the package installed?") from None
+        raise WorldPluginError(f"--world {spec}: expected MODULE:CLASS or FILE.py:CLASS, e.g. "
+                               "mypkg.world:WarehouseWorld")
+    if module_name.endswith(".py"):
+        module = _module_from_file(spec, Path(module_name))
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise WorldPluginError(f"--world {spec}: cannot import {module_name} ({exc}); is its folder on "
+                                   "PYTHONPATH or the package installed?") from None
     target: Any = module
     for part in attr.split("."):
         target = getattr(target, part, None)
@@ -72,6 +76,28 @@ def load_world_class(spec: str) -> Callable[..., Any]:
     if not callable(target):
         raise WorldPluginError(f"--world {spec}: {attr} is not a class")
     return target
+
+
+@functools.lru_cache(maxsize=16)
+def _module_from_file(spec: str, path: Path) -> Any:
+    """The module of a world file (``--world path/to/my_world.py:MyWorld``), loaded once per process."""
+    import importlib.util
+    import sys
+
+    if not path.is_file():
+        raise WorldPluginError(f"--world {spec}: no file {path}")
+    name = f"pgt_world_{path.stem}"
+    loader_spec = importlib.util.spec_from_file_location(name, path.resolve())
+    if loader_spec is None or loader_spec.loader is None:
+        raise WorldPluginError(f"--world {spec}: {path} is not a Python module")
+    module = importlib.util.module_from_spec(loader_spec)
+    sys.modules[name] = module  # dataclasses and pickling look a class's module up by name
+    try:
+        loader_spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - the user's file failed to import: named, never a traceback
+        del sys.modules[name]
+        raise WorldPluginError(f"--world {spec}: {path} failed to import: {type(exc).__name__}: {exc}") from None
+    return module
 
 
 @functools.lru_cache(maxsize=1)

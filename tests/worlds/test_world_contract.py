@@ -33,6 +33,8 @@ CASES = [
     ("generic-warehouse", WAREHOUSE / "domain.pddl", WAREHOUSE / "problems/swap.pddl", None),
     ("plugin-warehouse", WAREHOUSE / "domain.pddl", WAREHOUSE / "problems/swap.pddl",
      "warehouse_world:WarehouseWorld"),
+    ("plugin-file-warehouse", WAREHOUSE / "domain.pddl", WAREHOUSE / "problems/two-boxes.pddl",
+     f"{EXAMPLES / 'warehouse_world.py'}:WarehouseWorld"),
 ]
 
 
@@ -50,7 +52,7 @@ def test_world_contract(name: str, domain: Path, problem: Path, world: str | Non
     task = load_task(domain, problem)
     env = make_world(task, seed=0, world=world)
     if world:
-        assert type(env).__name__ == world.split(":")[1]
+        assert type(env).__name__ == world.rsplit(":", 1)[1]
     elif task.domain.name.lower() not in WORLDS:
         assert type(env).__name__ == "GenericWorld"
     obs = env.reset(seed=3)
@@ -79,7 +81,7 @@ def test_world_contract(name: str, domain: Path, problem: Path, world: str | Non
 def test_a_bad_world_spec_is_one_line() -> None:
     task = load_task(WAREHOUSE / "domain.pddl", WAREHOUSE / "problems/swap.pddl")
     for spec, words in (("warehouse_world", "expected MODULE:CLASS"), ("no_such_module:W", "cannot import"),
-                        ("warehouse_world:Nope", "has no Nope")):
+                        ("warehouse_world:Nope", "has no Nope"), ("missing.py:W", "no file missing.py")):
         with pytest.raises(WorldPluginError, match=words):
             make_world(task, world=spec)
     sys.modules.pop("no_such_module", None)
