@@ -67,18 +67,29 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_dry_run(p)
     p.set_defaults(func=run_cmd)
 
-    r = sub.add_parser("report", help="tables (Markdown, CSV) and PNG plots over one or more runs")
+    r = sub.add_parser("report", help="tables (Markdown, CSV) and PNG plots over one or more runs",
+                       formatter_class=DefaultsShown,
+                       description="Write report.md and report.csv (success ± SEM per split, accuracy per predicate, "
+                                   "questions, replans, actions and tokens per episode) and PNG plots (success "
+                                   "against accuracy and against predictions needed, the accuracy/success gap, "
+                                   "questions per episode, and the two grounder protocols side by side where the "
+                                   "runs pair them) over one or more run folders of pgt run, compare or demo. "
+                                   "Episodes that errored are left out and counted.")
     r.add_argument("runs", nargs="+", type=cli_args.input_path, help="run folders (or episodes.jsonl files)")
     r.add_argument("--out", type=cli_args.output_dir, help="report folder (default: the first run's folder/report)")
     r.set_defaults(func=report_cmd)
 
     d = sub.add_parser("demo", help="offline demo: ViPlan protocol vs pgt-grounder, noisy-oracle sweep on viplan-bw "
-                                    "(no key, no GPU)")
+                                    "(no key, no GPU)", formatter_class=DefaultsShown,
+                       description="Run the ViPlan grounder protocol and pgt-grounder on viplan-bw (simple, medium, "
+                                   "hard) under a noisy oracle at each accuracy, then print and write one report "
+                                   "(pgt report). Needs no API key and no GPU; resumable like pgt compare.")
     d.add_argument("--out", default="runs/demo", type=cli_args.output_dir, help="folder for the runs and the report")
-    d.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
-    d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0", type=cli_args.probabilities)
+    d.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
+    d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0", type=cli_args.probabilities,
+                   help="noisy oracle accuracies (comma-separated)")
     d.add_argument("--problems", type=cli_args.count, default=10, help="problems per split (25 = the full suite)")
-    d.add_argument("--quiet", action="store_true")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=demo_cmd)
 
     c = sub.add_parser("compare", help="pgt-grounder against the ViPlan grounder protocol over a noise grid (offline)",
