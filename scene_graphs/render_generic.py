@@ -6,7 +6,7 @@ picture is meant to be *read*, by a person or a VLM:
 
 - one lane per kind of object (its PDDL type, or in an untyped domain its type
   predicate: ferry's ``car`` and ``location``), lanes left to right by name,
-  objects top to bottom by name, a lane wrapping into more columns past
+  objects top to bottom by name (numbers as numbers: box2 before box10), a lane wrapping into more columns past
   :data:`PER_COLUMN` objects so 50 objects stay legible;
 - each object is a card with its name; its unary facts are badges on the card
   (``empty-ferry`` has no argument and sits in the header);
@@ -24,6 +24,7 @@ only on the task and the state, so the same state gives the same bytes.
 from __future__ import annotations
 
 import io
+import re
 from collections import defaultdict
 
 from scene_graphs.fonts import font
@@ -35,6 +36,11 @@ CARD_W, LINE_H, PAD, GAP, HEADER = 230, 20, 8, 14, 56
 PER_COLUMN = 12  # objects per column of a lane before it wraps
 BG, CARD, EDGE = (250, 250, 247), (255, 255, 255), (70, 70, 70)
 FACT, STATIC, BADGE, LANE = (20, 20, 20), (150, 150, 150), (214, 232, 255), (236, 236, 230)
+
+
+def natural(name: str) -> tuple:
+    """Sort key that reads numbers as numbers: box2 before box10."""
+    return tuple(int(part) if part.isdigit() else part for part in re.split(r"(\d+)", name))
 
 
 def kinds(task: Task) -> dict[str, str]:
@@ -74,7 +80,7 @@ def render_state(task: Task, state: frozenset[Atom]) -> bytes:
 
     kind = kinds(task)
     lanes: dict[str, list[str]] = defaultdict(list)
-    for obj in sorted(task.objects):
+    for obj in sorted(task.objects, key=natural):
         lanes[kind[obj]].append(obj)
     lines, header = card_lines(task, state)
     body = font(14)

@@ -58,6 +58,8 @@ def check_questions(domain: m.Domain, path: str | Path | None = None, text: str 
         if exc.key == "<toml>":
             at = _TOML_AT.search(exc.detail)
             line, col = (int(at.group(1)), int(at.group(2))) if at else (None, None)
+            if at is None and "end of document" in exc.detail:  # an unclosed value: point at the last line
+                line, col = max(len(text.rstrip("\n").split("\n")), 1), 1
         return [Finding(Severity.ERROR, "questions-file", f"{exc.key}: {exc.detail}", str(where), line, col,
                         "fix the template: placeholders name the predicate's or action's parameters "
                         "({b1} or {0}); keys name declared predicates and actions")]
