@@ -127,6 +127,12 @@ def markdown(runs: list[Run]) -> str:
         for label, table in preds.items():
             cells = [_fmt(table[p][0], 3) if p in table else "" for p in names]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    given = {f"{_suite(run)} {run.label}": sorted({p for r in run.records for p in (r.get("given") or {}).get("given", ())})
+             for run in runs}
+    if any(given.values()):  # known facts (toolkit/known_facts.py): read from the problem, so not in the table above
+        lines += ["", "Given, not asked (predicates no action changes, and an untyped domain's type predicates; "
+                  "`--ask-static`):", ""]
+        lines += [f"- {label}: {', '.join(names) if names else 'none (asked)'}" for label, names in given.items()]
     return "\n".join(lines) + "\n"
 
 

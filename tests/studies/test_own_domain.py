@@ -61,7 +61,11 @@ def test_a_study_on_an_own_domain_never_asks_a_known_fact(tmp_path: Path, protoc
     config = RunConfig(protocol=protocol, grounder="noisy", accuracy=0.97, noise="deterministic", seeds=2, **SUITE)
     records = _records(run_study(config, tmp_path / "run", progress=False).parent)
     assert len(records) == 4 and "connected" not in _asked(records)
-    assert all(r["given"] == {"given": ["connected"], "types": []} for r in records)  # the report says so
+    assert all(r["given"] == {"given": ["connected"], "types": []} for r in records)  # the records say so
+    from benchmarks.report import write_report
+
+    report = write_report([str(tmp_path / "run")], tmp_path / "report")["markdown"].read_text()
+    assert re.search(r"Given, not asked .*\n\n- .*: connected\n", report), report  # and the report
     asking = RunConfig(protocol=protocol, grounder="noisy", accuracy=0.97, noise="deterministic", seeds=1,
                        ask_static="yes", **SUITE)
     assert "connected" in _asked(_records(run_study(asking, tmp_path / "ask", progress=False).parent))
