@@ -245,14 +245,17 @@ def needs_images(config: RunConfig) -> bool:
     return config.grounder == "vlm"
 
 
-def check_images(config: RunConfig, spec: EpisodeSpec) -> None:
-    """Refuse, before anything starts, a VLM study whose world draws no picture (one line naming the world)."""
+def check_world(config: RunConfig, spec: EpisodeSpec) -> None:
+    """Build the study's world once; refuse a VLM study whose world draws no picture (one line naming it).
+
+    A ``--world`` plug-in that cannot be loaded fails here too, before the run folder exists.
+    """
     from scene_graphs.registry import world_source
 
     task = _task(spec.domain, spec.problem)
     env = make_environment(task, spec, 0)
     obs = env.reset(0)
-    if getattr(obs, "render", None) is None:
+    if needs_images(config) and getattr(obs, "render", None) is None:
         raise PgtError(f"--grounder vlm needs a picture of every state, and the world of domain {task.domain.name} "
                        f"({world_source(task, config.world)}) draws none; give it a renderer, or drop --world "
                        "to use the generic one (docs/your-domain.md)")
@@ -594,7 +597,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
         make_grounder(task, first, 0)
         make_planner(config.planner)
     if needs_images(config) or config.world:
-        check_images(config, first)  # also loads a --world plug-in once: a bad one fails here, not per episode
+        check_world(config, first)  # also loads a --world plug-in once: a bad one fails here, not per episode
     return specs
 
 

@@ -164,3 +164,6 @@ def test_a_study_whose_world_draws_nothing_is_refused_before_it_starts(tmp_path:
         err = capsys.readouterr().err.strip()
         assert len(err.splitlines()) == 1 and "draws none" in err and "blind_world:Blind" in err, err
         assert not out.exists()
+    # without a VLM nothing needs a picture: the same world runs an oracle study
+    assert main(["run", "--suite", SUITE["suite"], "--domain", SUITE["domain"], "--grounder", "oracle",
+                 "--world", "blind_world:Blind", "--problems", "1", "--out", str(tmp_path / "ok"), "--quiet"]) == 0

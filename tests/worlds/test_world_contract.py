@@ -85,3 +85,26 @@ def test_a_bad_world_spec_is_one_line() -> None:
         with pytest.raises(WorldPluginError, match=words):
             make_world(task, world=spec)
     sys.modules.pop("no_such_module", None)
+
+
+def test_an_entry_point_registers_a_world_for_its_domain(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``[project.entry-points."pgt.worlds"] warehouse = "warehouse_world:WarehouseWorld"`` in a user's package."""
+    from importlib import metadata
+
+    import scene_graphs.registry as registry
+
+    point = metadata.EntryPoint(name="warehouse", value="warehouse_world:WarehouseWorld", group="pgt.worlds")
+    monkeypatch.setattr(registry.metadata, "entry_points",
+                        lambda group: [point] if group == registry.ENTRY_POINT_GROUP else [])
+    registry.plugin_worlds.cache_clear()
+    try:
+        task = load_task(WAREHOUSE / "domain.pddl", WAREHOUSE / "problems/swap.pddl")
+        assert registry.world_source(task) == "entry point warehouse"
+        assert type(make_world(task)).__name__ == "WarehouseWorld"
+        broken = metadata.EntryPoint(name="warehouse", value="warehouse_world:Missing", group="pgt.worlds")
+        monkeypatch.setattr(registry.metadata, "entry_points", lambda group: [broken])
+        registry.plugin_worlds.cache_clear()
+        with pytest.raises(WorldPluginError, match="cannot be loaded"):
+            make_world(task)
+    finally:
+        registry.plugin_worlds.cache_clear()
