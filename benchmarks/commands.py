@@ -156,8 +156,8 @@ def check_contradictions(args: argparse.Namespace) -> None:
         if given(name) and not noisy_grounder:
             what = (f"--grounder {args.grounder}" if args.grounder != "noisy"
                     else "--protocol viplan-planner (its noisy planner takes --plan-wrong/--plan-missing/--plan-extra)")
-            raise PgtError(f"{flag(name)} and {what} contradict each other: {flag(name)} sets the noisy grounder's "
-                           "errors")
+            raise PgtError(f"{flag(name)} and {what} contradict each other: {flag(name)} is only for --grounder "
+                           "noisy (the noisy grounder's errors)")
     for name in ("model", "base_url"):
         if given(name) and args.grounder != "vlm":
             raise PgtError(f"{flag(name)} and --grounder {args.grounder} contradict each other: {flag(name)} is "
