@@ -313,14 +313,20 @@ def make_planner(name: str):
 
 
 @functools.lru_cache(maxsize=256)
-def predictions_needed(domain: str, problem: str, max_steps: int) -> int:
-    """Questions the ViPlan protocol asks with a perfect grounder (the x axis of ViPlan's Figure 2)."""
+def predictions_needed(domain: str, problem: str, max_steps: int, ask_static: bool = True) -> int:
+    """Questions the ViPlan protocol asks with a perfect grounder (the x axis of ViPlan's Figure 2).
+
+    ``ask_static``: whether it asks the known facts (the study's rule for the ViPlan protocol, :func:`asks_static`).
+    """
     from grounders.oracle import Oracle
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
     from toolkit.simulator import SymbolicEnvironment
 
     task = _task(domain, problem)
-    result = run_viplan_grounder(SymbolicEnvironment(task), Oracle(privileged=True), make_planner("default"),
+    env = SymbolicEnvironment(task)
+    known = known_facts(task)
+    result = run_viplan_grounder(env if ask_static or not known.predicates else KnownFactsGiven(env, known),
+                                 Oracle(privileged=True), make_planner("default"),
                                  ViPlanGrounderConfig(max_steps=max_steps))
     return result.ledger.questions
 
@@ -362,7 +368,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
         if given:
             record["given"] = given
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
-        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
+        viplan_rule = spec.config.ask_static == "yes" or (spec.config.ask_static == "auto"
+                                                          and task.domain.name.lower() in VIPLAN_DOMAINS)
+        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps, viplan_rule)
         record.update(result.to_json())
     except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
         fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
