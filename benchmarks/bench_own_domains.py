@@ -16,7 +16,7 @@ question about the same picture always gets the same answer):
 
 - the oracle's success (the ViPlan grounder protocol with a perfect grounder),
 - ``pgt-grounder`` (default ``--ask-static auto``: known facts read from the problem),
-- the ViPlan grounder protocol (``auto`` on a non-ViPlan domain: known facts read too),
+- the ViPlan grounder protocol (it asks every atom, static ones included, as ViPlan's code does),
 
 and prints success, questions per episode, pgt's success as a fraction of the
 oracle's, its questions as a fraction of ViPlan's, and how many of pgt's questions

@@ -26,7 +26,7 @@ from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, Stud
                               write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
-from toolkit.known_facts import KnownFactsGiven, known_facts
+from toolkit.known_facts import known_facts
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -81,6 +81,9 @@ class RunConfig:
     max_inflight: int | None = None  # VLM: most endpoint requests open at once, study-wide (None: the default)
     rpm: float | None = None  # VLM: endpoint requests per minute, study-wide (None: no limit)
     tpm: float | None = None  # VLM: prompt + completion tokens per minute, study-wide (None: no limit)
+    # The rules the protocols named after ViPlan follow: 2 = ViPlan's code (loop stop, attempt cap, ...);
+    # records without it were made under 1 (the paper's description), and a resume never mixes the two.
+    protocol_rules: int = 2
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
@@ -93,6 +96,9 @@ class RunConfig:
         """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in data.items() if k in names}
+        fields.setdefault("protocol_rules", 1)
+        if fields.get("planner", "default") == "default":
+            fields["planner"] = "auto"  # what "default" meant before the ViPlan protocols planned through UP
         if "noise" not in data and data.get("grounder", "noisy") == "noisy" and \
                 data.get("protocol", "viplan-grounder") != "viplan-planner":
             fields["noise"] = "independent"  # recorded before noise models: every draw was independent
@@ -101,6 +107,8 @@ class RunConfig:
     def __post_init__(self) -> None:
         if self.ask_static not in ASK_STATIC:
             raise PgtError(f"--ask-static {self.ask_static}: choose {', '.join(ASK_STATIC)}")
+        if self.planner == "default":  # recorded resolved: what "default" means may change, a record must not
+            object.__setattr__(self, "planner", default_planner(self.protocol))
         # The noise model is decided once and recorded (a calibration's default may change later).
         if self.grounder != "noisy" or self.protocol == "viplan-planner":
             if self.noise is not None:
@@ -144,23 +152,32 @@ class RunConfig:
 
 
 ASK_STATIC = ("auto", "yes", "no")
-# The PDDL domains ViPlan's own code runs (ViPlan-BW, ViPlan-HH); there its enumeration asks every atom of the
-# state, static ones included (viplan/experiments/benchmark_blocksworld_plan.py, get_enumeration_questions).
-VIPLAN_DOMAINS = frozenset({"blocksworld", "igibson"})
 
 
 def asks_static(config: RunConfig, task: Task) -> bool:
     """Whether the study's protocol asks about known facts (:mod:`toolkit.known_facts`) on ``task``.
 
-    ``yes``/``no`` say so; ``auto`` keeps each protocol's own rule: the ViPlan
-    grounder protocol asks them on ViPlan's own domains, as ViPlan's code does, and
-    reads them from the problem on every other domain (a study of an IPC domain
-    would otherwise measure how often static ``connected`` facts are misread);
-    ``pgt-grounder`` never asks them.
+    ``pgt-grounder`` reads them from the problem unless ``--ask-static yes``. The
+    ViPlan grounder protocol asks every atom of its state, static ones included, as
+    ViPlan's code does (``get_enumeration_questions`` enumerates ``leftof``/``rightof``
+    with ``on``); it does not yet take known facts, so ``--ask-static no`` is refused
+    for it (:func:`check_ask_static`).
     """
-    if config.ask_static != "auto":
-        return config.ask_static == "yes"
-    return config.protocol == "viplan-grounder" and task.domain.name.lower() in VIPLAN_DOMAINS
+    if config.protocol != "pgt-grounder":
+        return True
+    return config.ask_static == "yes"
+
+
+def check_ask_static(config: RunConfig) -> None:
+    """Refuse an ``--ask-static`` the study's protocol cannot honour (one line naming both)."""
+    if config.ask_static == "no" and config.protocol == "viplan-grounder":
+        raise PgtError("--ask-static no and --protocol viplan-grounder contradict each other: the ViPlan protocol "
+                       "asks every atom of its state, as ViPlan's code does")
+
+
+def default_planner(protocol: str) -> str:
+    """The protocols named after ViPlan plan as ViPlan's code does (UP's OneshotPlanner); pgt's own, optimally."""
+    return "up-oneshot" if protocol.startswith("viplan-") else "auto"
 
 
 def calibration_name(name_or_path: str) -> str:
@@ -185,7 +202,8 @@ class EpisodeSpec:
 
 def episode_specs(config: RunConfig) -> list[EpisodeSpec]:
     splits: list[Split] = resolve_suite(config.suite, config.domain, config.max_steps)
-    return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed, s.max_steps)
+    return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed,
+                        s.planner_max_steps if config.protocol == "viplan-planner" else s.max_steps)
             for s in splits for p in s.problems[: config.problems] for seed in range(config.seeds)]
 
 
@@ -226,18 +244,15 @@ def make_environment(task: Task, spec: EpisodeSpec, seed: int):
 
 
 def episode_environment(task: Task, spec: EpisodeSpec, seed: int) -> tuple[Any, dict[str, list[str]] | None]:
-    """The episode's world, giving the known facts when the study does not ask them; and what it gives.
+    """The episode's world, and the known facts the protocol is given instead of asking (None: none given).
 
-    The known facts (:mod:`toolkit.known_facts`) are hidden from the view, so a
-    protocol fills them from the problem as it fills atoms the view hides.
+    ``pgt-grounder`` reads them from the problem itself (``BeliefAgentConfig.ask_static``).
     """
     env = make_environment(task, spec, seed)
-    if spec.config.protocol == "viplan-planner" or asks_static(spec.config, task):
+    if spec.config.protocol != "pgt-grounder" or asks_static(spec.config, task):
         return env, None
     known = known_facts(task)
-    if not known.predicates:
-        return env, None
-    return KnownFactsGiven(env, known), known.to_json()  # pgt-grounder reads them itself; costs it nothing
+    return env, (known.to_json() if known.predicates else None)
 
 
 def needs_images(config: RunConfig) -> bool:
@@ -313,20 +328,14 @@ def make_planner(name: str):
 
 
 @functools.lru_cache(maxsize=256)
-def predictions_needed(domain: str, problem: str, max_steps: int, ask_static: bool = True) -> int:
-    """Questions the ViPlan protocol asks with a perfect grounder (the x axis of ViPlan's Figure 2).
-
-    ``ask_static``: whether it asks the known facts (the study's rule for the ViPlan protocol, :func:`asks_static`).
-    """
+def predictions_needed(domain: str, problem: str, max_steps: int, planner: str = "up-oneshot") -> int:
+    """Questions the ViPlan protocol asks with a perfect grounder (the x axis of ViPlan's Figure 2)."""
     from grounders.oracle import Oracle
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
     from toolkit.simulator import SymbolicEnvironment
 
     task = _task(domain, problem)
-    env = SymbolicEnvironment(task)
-    known = known_facts(task)
-    result = run_viplan_grounder(env if ask_static or not known.predicates else KnownFactsGiven(env, known),
-                                 Oracle(privileged=True), make_planner("default"),
+    result = run_viplan_grounder(SymbolicEnvironment(task), Oracle(privileged=True), make_planner(planner),
                                  ViPlanGrounderConfig(max_steps=max_steps))
     return result.ledger.questions
 
@@ -368,9 +377,8 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
         if given:
             record["given"] = given
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
-        viplan_rule = spec.config.ask_static == "yes" or (spec.config.ask_static == "auto"
-                                                          and task.domain.name.lower() in VIPLAN_DOMAINS)
-        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps, viplan_rule)
+        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps,
+                                                          spec.config.planner)
         record.update(result.to_json())
     except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
         fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
@@ -447,17 +455,25 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=Non
                                ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
 
 
+def _recorded(config: RunConfig) -> dict[str, list[str]] | None:
+    """The replies of the ``--replay`` run that ``--grounder replay`` replays (None for other grounders)."""
+    from benchmarks.store import recorded_replies
+
+    return recorded_replies(config.replay) if config.grounder == "replay" and config.replay else None
+
+
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
     from grounders.factory import build_proposer, image_object_names
-    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
+    from toolkit.agents.viplan_goals import goal_text_viplan, goal_with_names
+    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, run_viplan_planner
     from toolkit.questions import QuestionBook
 
-    # pictorial images: the goal names objects as they look, with the names actions take
+    # pictorial images: the goal also says how each object looks, with the names actions take
     names = image_object_names(spec.config, task)
     book = QuestionBook(task, objects=names) if names else None
-    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
+    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed, _recorded(spec.config)),
                               ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed,
-                              goal_text=lambda t: goal_in_words(t, book))
+                              goal_text=(lambda t: goal_with_names(t, book)) if book else goal_text_viplan)
 
 
 def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
@@ -590,6 +606,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     from benchmarks.executors import check_executor
 
     check_executor(config)
+    check_ask_static(config)
     specs = episode_specs(config)
     if not specs:
         return specs
@@ -600,7 +617,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     if config.protocol == "viplan-planner":
         from grounders.factory import build_proposer
 
-        build_proposer(config, task, first.id, 0)
+        build_proposer(config, task, first.id, 0, _recorded(config))
     else:
         make_grounder(task, first, 0)
         make_planner(config.planner)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from toolkit.protocols import Observation
 from toolkit.simulator import SymbolicEnvironment
-from toolkit.task import Task
+from toolkit.task import GroundAction, Task
 
 
 class GenericWorld(SymbolicEnvironment):
@@ -21,6 +21,10 @@ class GenericWorld(SymbolicEnvironment):
 
     def __init__(self, task: Task, failure_prob: float = 0.0, seed: int | None = None) -> None:
         super().__init__(task, failure_prob, seed)
+
+    def can_execute(self, action: GroundAction) -> bool:
+        """Whether ``action`` runs in the current state (the PDDL precondition)."""
+        return action.is_applicable(self._state)
 
     def observe(self) -> Observation:
         from scene_graphs.render_generic import render_state

@@ -44,9 +44,23 @@ def _household(task: Task, **kw: Any) -> Any:
     return HouseholdWorld(task, **kw)
 
 
+def _babyai(task: Task, **kw: Any) -> Any:
+    from scene_graphs.babyai import BabyAIWorld  # minigrid (extra babyai) loads only for BabyAI tasks
+
+    return BabyAIWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"))
+
+
+def _lohoravens(task: Task, **kw: Any) -> Any:
+    from scene_graphs.lohoravens import LohoWorld
+
+    return LohoWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"))
+
+
 WORLDS: dict[str, Callable[..., Any]] = {
     "blocksworld": _blocksworld,
     "igibson": _household,
+    "babyai": _babyai,
+    "lohoravens": _lohoravens,
 }
 
 

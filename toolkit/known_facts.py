@@ -12,11 +12,12 @@ make the belief worse (ferry at accuracy 0.97: 0 of 6 episodes succeeded while
 Which predicates are static is read off the *domain* (every add and delete of
 every action schema, through ``and``, ``forall`` and ``when``), so the set is the
 same for every problem of a domain. :func:`known_facts` returns them with the
-problem's true atoms of them; ``pgt-grounder`` never asks them, and a study's
-``--ask-static`` setting decides whether a ViPlan protocol asks them (ViPlan's own
-code asks every atom of its state, static ones included:
-``viplan/experiments/benchmark_blocksworld_plan.py`` ``get_enumeration_questions``
-enumerates ``leftof``/``rightof`` with ``on``).
+problem's true atoms of them; ``pgt-grounder`` never asks them (a study's
+``--ask-static yes`` makes it). The ViPlan protocol asks every atom of its state,
+static ones included, as ViPlan's own code does
+(``viplan/experiments/benchmark_blocksworld_plan.py`` ``get_enumeration_questions``
+enumerates ``leftof``/``rightof`` with ``on``); ``known_facts`` is what it would
+call to be given them instead.
 
 >>> from toolkit.domains import shipped_domain, shipped_problem
 >>> from toolkit.task import load_task
@@ -27,14 +28,12 @@ enumerates ``leftof``/``rightof`` with ``on``).
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Iterable
 
 from toolkit import model as m
 from toolkit.model import Atom
-from toolkit.protocols import Environment, Observation, StepOutcome
-from toolkit.task import GroundAction, Task
+from toolkit.task import Task
 
 
 def changed_predicates(domain: m.Domain) -> frozenset[str]:
@@ -111,49 +110,3 @@ def known_facts(task: Task) -> KnownFacts:
     return KnownFacts(predicates, type_predicates(task.domain),
                       frozenset(a for a in task.init if a.predicate in names))
 
-
-@dataclass(frozen=True)
-class _GivenObservation(Observation):
-    """An observation whose view does not show the given predicates (they are read, not seen)."""
-
-    given: frozenset[str] = frozenset()
-
-    def can_see(self, atom: Atom) -> bool:
-        return atom.predicate not in self.given and super().can_see(atom)
-
-
-class KnownFactsGiven:
-    """An environment wrapper that gives the known facts instead of showing them.
-
-    Its observations cannot "see" atoms of the known predicates, so a protocol fills
-    them from privileged information as it fills atoms the view hides (both ViPlan
-    protocols and ``pgt-grounder`` do): they are never asked, and since no action
-    changes them their true value is the problem's. This is how a study gives known
-    facts to a protocol without touching the protocol's own loop.
-    """
-
-    def __init__(self, env: Environment, known: KnownFacts) -> None:
-        self.inner = env
-        self.task = env.task
-        self.known = known
-        self._given = frozenset(known.predicates)
-
-    def _wrap(self, obs: Observation) -> Observation:
-        fields = {f.name: getattr(obs, f.name) for f in dataclasses.fields(Observation)}
-        return _GivenObservation(**fields, given=self._given)
-
-    def reset(self, seed: int | None = None) -> Observation:
-        return self._wrap(self.inner.reset(seed))
-
-    def observe(self) -> Observation:
-        return self._wrap(self.inner.observe())
-
-    def execute(self, action: GroundAction) -> StepOutcome:
-        outcome = self.inner.execute(action)
-        return dataclasses.replace(outcome, observation=self._wrap(outcome.observation))
-
-    def true_state(self) -> frozenset[Atom]:
-        return self.inner.true_state()
-
-    def __getattr__(self, name: str) -> Any:  # a world's extras (can_execute, graph) stay reachable
-        return getattr(self.inner, name)
