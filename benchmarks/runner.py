@@ -14,8 +14,6 @@ import dataclasses
 import functools
 import gc
 import json
-import os
-import re
 import sys
 import time
 from dataclasses import dataclass
@@ -26,6 +24,7 @@ from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, Stud
                               write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
+from toolkit.redact import redact, redact_url
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -72,6 +71,7 @@ class RunConfig:
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
     max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
+    max_reply_bytes: int | None = None  # VLM client: largest reply body read (None: the client's default, 4 MiB)
     cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
@@ -81,7 +81,8 @@ class RunConfig:
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
-    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "max_reply_bytes", "cache",
+                                                   "no_cache",
                                                    "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
@@ -108,7 +109,10 @@ class RunConfig:
         object.__setattr__(self, "persistence", model.persistence)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The config as written to ``config.json`` and every record: the base URL without its secrets."""
+        data = dataclasses.asdict(self)
+        data["base_url"] = redact_url(self.base_url)
+        return data
 
     def result_fields(self) -> dict[str, Any]:
         """The fields a resume must agree on (neither execution options nor scope)."""
@@ -359,16 +363,9 @@ def _first_endpoint_error(record: dict[str, Any]) -> str | None:
     return "the endpoint gave no answer"
 
 
-_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|(?:Bearer|api[_-]?key[=:])\s*[A-Za-z0-9_\-.]{6,})", re.I)
-_URL_CREDENTIALS = re.compile(r"(\w+://)[^/@\s]+@")
-
-
 def scrub(text: str) -> str:
-    """``text`` without secrets: the API key of the environment, ``sk-...`` tokens, URL credentials."""
-    key = os.environ.get("OPENAI_API_KEY", "")
-    if len(key) >= 4:
-        text = text.replace(key, "***")
-    return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
+    """An error text fit for a record: no secrets (:func:`toolkit.redact.redact`), at most 2000 characters."""
+    return redact(text)[:2000]
 
 
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):

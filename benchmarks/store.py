@@ -28,6 +28,7 @@ from typing import Any
 
 from toolkit.errors import PgtError
 from toolkit import jsontext
+from toolkit.redact import redact
 
 try:
     import fcntl
@@ -39,8 +40,8 @@ Record = dict[str, Any]
 
 
 def encode(record: Record) -> bytes:
-    """A record's line in ``episodes.jsonl``: its JSON and a newline, UTF-8."""
-    return (json.dumps(record) + "\n").encode("utf-8")
+    """A record's line in ``episodes.jsonl``: its JSON (secrets redacted) and a newline, UTF-8."""
+    return (redact(json.dumps(record)) + "\n").encode("utf-8")
 
 
 def brief(record: Record) -> Record:
@@ -191,7 +192,7 @@ class Appender:
 def write_config(path: Path, data: dict[str, Any]) -> None:
     """Replace ``config.json`` atomically, so a kill never leaves it half written."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    tmp.write_text(redact(json.dumps(data, indent=2)) + "\n", encoding="utf-8")
     os.replace(tmp, path)
 
 

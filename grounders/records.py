@@ -22,6 +22,7 @@ from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Verdict
 from toolkit import jsontext
+from toolkit.redact import redact
 
 SCHEMA = 1
 
@@ -116,6 +117,6 @@ class RecordWriter:
         self._lock = threading.Lock()
 
     def write(self, record: AnswerRecord) -> None:
-        line = record.to_json() + "\n"
+        line = redact(record.to_json()) + "\n"  # the raw reply of an endpoint that echoes a secret
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(line)
