@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
 
-from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, read_records, repair,
-                              write_config)
+from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, complete_tail,
+                              read_records, repair, write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
 from toolkit.redact import redact, redact_url
@@ -424,6 +424,8 @@ def _prepare_out(out: Path, config: RunConfig) -> list[Record]:
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
+    if complete_tail(episodes):  # a whole record that lacks only its newline is kept, not dropped as torn
+        print(f"{episodes}: the last record had no newline; kept it and added one", file=sys.stderr)
     dropped = repair(episodes)  # appends must start on a fresh line
     if dropped:
         print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
@@ -447,6 +449,7 @@ class Progress:
         self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
+        self.limiter: Any = None  # a VLM study's EndpointLimiter: its 429s and (clamped) pauses are shown
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
@@ -477,8 +480,11 @@ class Progress:
         sr = self.successes / self.new if self.new else 0.0
         errors = f" errors {self.errors}" if self.errors else ""
         tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
+        usage = getattr(self.limiter, "usage", None)
+        throttled = (f" 429s {usage.throttled} (paused {_duration(usage.retry_after)})"
+                     if usage is not None and usage.throttled else "")
         return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
-                f"{self.questions / elapsed:.1f} q/s{tokens} eta {_duration(left)}")
+                f"{self.questions / elapsed:.1f} q/s{tokens}{throttled} eta {_duration(left)}")
 
     def close(self) -> None:
         if self.bar:
@@ -561,6 +567,10 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
                 if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
         results = _run_episodes(config, todo, workers)
+        if endpoint_bound(config):
+            from grounders.factory import endpoint_limiter
+
+            bar.limiter = endpoint_limiter(config)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:
