@@ -57,8 +57,15 @@ def _suggest(name: str, known: set[str]) -> str:
     return f"; did you mean {', '.join(close)}?" if close else ""
 
 
-def _balance(code: str, path: str, lines: _Lines, closing: dict[int, int]) -> list[Finding]:
-    """A ``)`` with nothing open, or the first ``(`` never closed; fills ``closing`` (offset of each ``(``'s ``)``)."""
+def _balance(code: str, path: str, lines: _Lines) -> list[Finding]:
+    """A ``)`` with nothing open, or the first ``(`` never closed."""
+    depth = 0
+    for ch in re.sub(r"[^()]+", "", code):  # the parentheses alone: a short string, scanned fast
+        depth += 1 if ch == "(" else -1
+        if depth < 0:
+            break
+    if depth == 0:
+        return []
     open_at: list[int] = []
     for mt in re.finditer(r"[()]", code):
         i = mt.start()
@@ -67,7 +74,7 @@ def _balance(code: str, path: str, lines: _Lines, closing: dict[int, int]) -> li
         elif not open_at:
             return [_finding("syntax-error", "unexpected ')': no '(' is open here", path, lines, i)]
         else:
-            closing[open_at.pop()] = i + 1
+            open_at.pop()
     if open_at:
         return [_finding("syntax-error", "'(' is never closed (expected ')' before the end of the file)", path,
                          lines, open_at[0])]
@@ -98,30 +105,37 @@ def _action_checks(code: str, start: int, end: int, types: set[str], preds: dict
                    path: str, lines: _Lines) -> list[Finding]:
     """Unknown types, undeclared predicates and arity errors inside one ``(:action ...)`` (or ``:derived``)."""
     out: list[Finding] = []
-    tokens = [(m.group(), m.start()) for m in _TOKEN.finditer(code, start, end)]
-    for i, (tok, pos) in enumerate(tokens):
-        if tok == "-" and i + 1 < len(tokens) and _NAME.fullmatch(tokens[i + 1][0]):
-            name, where = tokens[i + 1]
-            if name.lower() not in types and i > 0 and tokens[i - 1][0].startswith("?"):
+    tokens = _TOKEN.findall(code, start, end)  # strings only; offsets are found again for a finding (rare)
+    offsets: list[int] = []
+
+    def offset(k: int) -> int:
+        if not offsets:
+            offsets.extend(m.start() for m in _TOKEN.finditer(code, start, end))
+        return offsets[k]
+
+    for i, tok in enumerate(tokens):
+        if tok == "-" and i + 1 < len(tokens) and _NAME.fullmatch(tokens[i + 1]):
+            name = tokens[i + 1]
+            if name.lower() not in types and i > 0 and tokens[i - 1].startswith("?"):
                 out.append(_finding("undeclared-name", f"unknown type '{name}'{_suggest(name, types)}", path, lines,
-                                    where))
+                                    offset(i + 1)))
         if tok != "(" or i + 1 >= len(tokens):
             continue
-        head, where = tokens[i + 1]
+        head = tokens[i + 1]
         low = head.lower()
         if not _NAME.fullmatch(head) or (low in _KEYWORDS and low not in preds) or low in funcs:
             continue
-        if i > 0 and tokens[i - 1][0].lower() in (":parameters", ":vars"):
+        if i > 0 and tokens[i - 1].lower() in (":parameters", ":vars"):
             continue
         if low not in preds:
-            if tokens[i - 1][0] == "(" and i > 1 and tokens[i - 2][0].lower() in ("forall", "exists"):
+            if tokens[i - 1] == "(" and i > 1 and tokens[i - 2].lower() in ("forall", "exists"):
                 continue  # a quantifier's variable list that starts with a name: not ours to judge
             out.append(_finding("undeclared-name", f"unknown predicate '{head}'{_suggest(head, set(preds))}", path,
-                                lines, where))
+                                lines, offset(i + 1)))
             continue
         depth, args, j = 0, 0, i + 2
         while j < len(tokens):
-            t = tokens[j][0]
+            t = tokens[j]
             if t == "(":
                 depth += 1
             elif t == ")":
@@ -133,7 +147,7 @@ def _action_checks(code: str, start: int, end: int, types: set[str], preds: dict
             j += 1
         if args != preds[low]:
             out.append(_finding("arity-error", f"predicate '{head}' takes {preds[low]} argument(s), got {args}", path,
-                                lines, tokens[i][1]))
+                                lines, offset(i)))
     return out
 
 
@@ -141,17 +155,16 @@ def quick_findings(path: str, text: str) -> list[Finding]:
     """Findings from one linear pass over a domain's or problem's text (see the module docstring)."""
     code = _blank_comments(text)
     lines = _Lines(text)
-    closing: dict[int, int] = {}
-    out = _balance(code, path, lines, closing)
+    out = _balance(code, path, lines)
     if out or not re.search(r"\(\s*define\s*\(\s*domain\b", code, re.I):
         return out  # an unbalanced file's sections cannot be told apart; problems need their domain
     types, preds, funcs = _declared(code)
     if not _section(code, ":types"):
         types = set()  # untyped: a "-" in a parameter list is a syntax matter for the full lint
-    for mt in re.finditer(r"\(\s*:(?:action|derived)\b", code, re.I):
-        body_start = mt.start() + len(mt.group())
-        checks = _action_checks(code, body_start, closing[mt.start()], types or {"__untyped__"}, preds, funcs, path,
-                                lines)
+    starts = [(m.start(), m.end()) for m in re.finditer(r"\(\s*:(?:action|derived)\b", code, re.I)]
+    for k, (head, body_start) in enumerate(starts):  # an action's tokens run to the next action (or the end)
+        end = starts[k + 1][0] if k + 1 < len(starts) else len(code)
+        checks = _action_checks(code, body_start, end, types or {"__untyped__"}, preds, funcs, path, lines)
         out += [f for f in checks if types or f.message.startswith("unknown predicate")
                 or f.code == "arity-error"]
     return out
