@@ -26,9 +26,14 @@ if TYPE_CHECKING:  # the simulated and replay proposers must not import openai
     from grounders.client import ChatClient
 
 
-def plan_json(actions: list[tuple[str, tuple[str, ...]]]) -> str:
-    """A plan in the ViPlan JSON format (parameters as a list)."""
-    return json.dumps({"plan": [{"action": n.lower(), "parameters": list(a)} for n, a in actions]})
+def plan_json(actions: list[GroundAction], style: str = "list") -> str:
+    """A plan in the ViPlan JSON format its prompt asks for: parameters as a list (ViPlan-HH) or, ``dict``,
+    keyed by parameter type (ViPlan-BW); names lower case, as ViPlan's prompts tell the model."""
+    def parameters(a: GroundAction):
+        values = [x.lower() for x in a.args]
+        return {types[0]: v for (_, types), v in zip(a.schema.params, values)} if style == "dict" else values
+
+    return json.dumps({"plan": [{"action": a.name.lower(), "parameters": parameters(a)} for a in actions]})
 
 
 class SimulatedProposer:
@@ -81,7 +86,9 @@ class SimulatedProposer:
     def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:
         result = self.planner.solve(self.task, init=observation.truth, timeout=30.0)
         plan = self.corrupt(list(result.plan)) if result.solved else []
-        return Proposal(plan_json([(a.name, a.args) for a in plan]))
+        from toolkit.agents.planner_prompts import domain_text
+
+        return Proposal(plan_json(plan, domain_text(self.task).parameters))
 
 
 @functools.lru_cache(maxsize=4)
