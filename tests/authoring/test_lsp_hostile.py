@@ -167,3 +167,17 @@ def test_a_fifo_dev_zero_and_a_huge_file_beside_a_domain_never_stop_the_server(w
     with open(f"/proc/{wire.proc.pid}/status") as fh:
         rss_kb = next(int(line.split()[1]) for line in fh if line.startswith("VmRSS"))
     assert rss_kb < 1_000_000, f"{rss_kb} kB resident"
+
+
+def test_a_20_mb_buffer_never_stops_the_server_answering(wire, tmp_path) -> None:
+    uri = (tmp_path / "domain.pddl").as_uri()
+    huge = "(define (domain huge)\n" + "".join(f"; line {i} " + "y" * 190 + "\n" for i in range(100_000)) + ")\n"
+    wire.open(uri, huge)  # about 20 MB
+    start = time.monotonic()
+    assert "result" in wire.hover(uri, 0, 17, 30)
+    wire.response(wire.request("shutdown", None), 30)
+    assert time.monotonic() - start < 10
+    start = time.monotonic()
+    wire.notify("exit", None)
+    wire.proc.wait(10)
+    assert time.monotonic() - start < 1.0
