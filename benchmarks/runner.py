@@ -390,6 +390,13 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=Non
                                ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
 
 
+def _recorded(config: RunConfig) -> dict[str, list[str]] | None:
+    """The replies of the ``--replay`` run that ``--grounder replay`` replays (None for other grounders)."""
+    from benchmarks.store import recorded_replies
+
+    return recorded_replies(config.replay) if config.grounder == "replay" and config.replay else None
+
+
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
     from grounders.factory import build_proposer, image_object_names
     from toolkit.agents.viplan_goals import goal_text_viplan, goal_with_names
@@ -399,7 +406,7 @@ def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None
     # pictorial images: the goal also says how each object looks, with the names actions take
     names = image_object_names(spec.config, task)
     book = QuestionBook(task, objects=names) if names else None
-    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
+    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed, _recorded(spec.config)),
                               ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed,
                               goal_text=(lambda t: goal_with_names(t, book)) if book else goal_text_viplan)
 
@@ -544,7 +551,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     if config.protocol == "viplan-planner":
         from grounders.factory import build_proposer
 
-        build_proposer(config, task, first.id, 0)
+        build_proposer(config, task, first.id, 0, _recorded(config))
     else:
         make_grounder(task, first, 0)
         make_planner(config.planner)

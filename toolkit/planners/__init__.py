@@ -34,6 +34,7 @@ PLANNERS: dict[str, Callable[..., Planner]] = {
     "fd-blind": lambda **kw: FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True, **kw),
     "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
     "up-oneshot": lambda **kw: _up_oneshot(**kw),
+    "enhsp": lambda **kw: _enhsp(**kw),  # numeric fluents: ENHSP (the `numeric` extra), imported when chosen
 }
 DEFAULT_PLANNER = "auto"
 
@@ -43,6 +44,12 @@ def _up_oneshot(**kw) -> Planner:
     from toolkit.planners.up_oneshot import UpOneshotPlanner
 
     return UpOneshotPlanner(**kw)
+
+
+def _enhsp(**kw) -> Planner:
+    from toolkit.planners.enhsp import EnhspPlanner
+
+    return EnhspPlanner(**kw)
 
 
 def get_planner(name: str = DEFAULT_PLANNER, *, cache: PlanCache | None = None, unknown_as: bool = False) -> Planner:
