@@ -39,6 +39,7 @@ COMMANDS: dict[str, str] = {
     "demo": "benchmarks.commands",
     "compare": "benchmarks.commands",
     "fidelity": "benchmarks.fidelity",
+    "import": "benchmarks.viplan_import",
 }
 
 
