@@ -45,11 +45,21 @@ class Walk:
     executed: int = 0
     truth_mismatches: int = 0  # ViPlan's logged truth differs from pgt's world: the replay may diverge here
     refused: int = 0  # actions ViPlan's simulator ran and pgt's world did not
+    foreign: int = 0  # answers about atoms the problem file does not declare (household scene objects)
 
     def atom(self, key: str) -> Atom:
+        """pgt's atom for ViPlan's key; names the problem file lacks are kept as ViPlan wrote them.
+
+        The household runs ask about every object of the iGibson scene instance, some of
+        which the problem file does not declare (``hardback_2``): pgt's world never asks
+        about those, but ViPlan's metrics count them, so the record keeps them.
+        """
         name, args = parse_key(key)
-        predicate = _resolve_predicate(self.task, name)
-        return Atom(predicate, tuple(self.task.resolve_object(a) for a in args))
+        try:
+            return Atom(_resolve_predicate(self.task, name), tuple(self.task.resolve_object(a) for a in args))
+        except PgtError:
+            self.foreign += 1
+            return Atom(name, args)
 
     def action(self, text: str) -> GroundAction | None:
         parsed = parse_action(text)
@@ -166,7 +176,16 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
             stop = "loop"
             break
         if replan_index >= len(replans):
-            raise PgtError(f"episode {ep.key}: attempt {number} failed but the log has no replan for it")
+            if number != len(attempts):
+                raise PgtError(f"attempt {number} failed, later attempts follow, and the log has no replan for it")
+            # The released Blocksworld runs without action failures (final_cot, final_no_cot) end 435
+            # episodes here: a failed last attempt and no replan logged. None of their replan
+            # enumerations holds a reply that is not yes/no, while their initial ones do (6%): the
+            # code that wrote them logged a replan only after its enumeration passed update_vlm_state,
+            # so these are bad answers whose enumeration went unlogged (the replay lacks them).
+            walk.events.append({"phase": "replan", "step": walk.executed, "reason": "mismatch", "logged": False})
+            stop = "bad_answer"
+            break
         replan = replans[replan_index]
         replan_index += 1
         walk.events.append({"phase": "replan", "step": walk.executed, "reason": "mismatch"})
@@ -236,7 +255,8 @@ def _answer_counts(walk: Walk) -> dict[str, Any]:
     return {"questions": len(asked), "answered": answered, "correct": correct,
             "unparseable": len(asked) - answered, "grounder_errors": 0,
             "per_predicate": dict(sorted(per.items())), "events": walk.events,
-            "truth_mismatches": walk.truth_mismatches, "refused_actions": walk.refused}
+            "truth_mismatches": walk.truth_mismatches, "refused_actions": walk.refused,
+            "foreign_atoms": walk.foreign}
 
 
 # ------------------------------------------------------------------- planner

@@ -28,7 +28,7 @@ from typing import Any
 from toolkit.errors import PgtError
 from toolkit import jsontext
 
-GROUNDER_KEYS = ("predicate_accuracy", "task_accuracy", "metadata")
+GROUNDER_KEYS = ("predicate_accuracy", "task_accuracy")
 PLANNER_KEYS = ("statistics", "metadata")
 RUN_KEYS = frozenset({"problem_stats", "predicate_stats", "predicate_accuracy", "macro_predicate_accuracy",
                       "action_accuracy", "task_accuracy", "fail_ratio", "metadata", "enumeration_accuracy",
@@ -112,16 +112,20 @@ def read_log(path: str | Path) -> ViPlanLog:
         where = f"line {exc.lineno}, column {exc.colno}"
         what = "truncated JSON" if exc.pos >= len(text.rstrip()) - 1 else f"not JSON ({exc.msg})"
         raise PgtError(f"{path}:{exc.lineno}:{exc.colno}: not a ViPlan result file: {what} at {where}") from None
-    if not isinstance(data, dict) or not isinstance(data.get("metadata"), dict):
-        raise PgtError(f"{path}: not a ViPlan result file (no 'metadata' object at the top level)")
+    if not isinstance(data, dict):
+        raise PgtError(f"{path}: not a ViPlan result file (the top level is not an object)")
     if all(k in data for k in GROUNDER_KEYS):
         protocol = "viplan-grounder"
-    elif all(k in data for k in PLANNER_KEYS):
+    elif all(k in data for k in PLANNER_KEYS) or isinstance(data.get("statistics"), dict):
         protocol = "viplan-planner"
     else:
         raise PgtError(f"{path}: not a ViPlan result file (neither the grounder's metrics nor the planner's "
                        "'statistics' at the top level)")
-    meta = data["metadata"]
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    layout = _layout(path)
+    if not meta and not layout:
+        raise PgtError(f"{path}: a ViPlan result without metadata must sit in ViPlan's layout "
+                       "(.../final_cot/vila/SPLIT/MODEL/results_*.json) to say what it ran")
     episodes = [_episode(path, key, value) for key, value in data.items() if key not in RUN_KEYS]
     if not episodes:
         raise PgtError(f"{path}: a ViPlan result file without episodes")
@@ -132,20 +136,37 @@ def read_log(path: str | Path) -> ViPlanLog:
     split = PurePosixPath(str(meta.get("problems_dir") or PurePosixPath(episodes[0].problem).parent)).name
     if split not in SPLITS:
         raise PgtError(f"{path}: unknown split {split!r} (ViPlan's are {', '.join(SPLITS)})")
-    model = str(meta.get("model_name") or meta.get("model") or "")
+    model = str(meta.get("model_name") or meta.get("model") or layout.get("model", ""))
     if not model:
         raise PgtError(f"{path}: the metadata names no model")
     model = model.rstrip("/").rsplit("/", 1)[-1]
-    cot = "_cot" in PurePosixPath(str(meta.get("prompt_path", ""))).stem
-    fail = float(meta.get("fail_probability") or 0.0)
+    if "prompt_path" in meta:
+        cot = "_cot" in PurePosixPath(str(meta["prompt_path"])).stem
+    else:
+        cot = bool(layout.get("cot"))
+    fail = float(meta["fail_probability"] if "fail_probability" in meta else layout.get("fail", 0.0))
     if protocol == "viplan-planner":
-        cap = int(meta.get("max_steps") or 0)
-        if cap <= 0:
-            raise PgtError(f"{path}: the planner run's metadata has no max_steps")
+        # the run scripts pass --max_steps 10/20/30 by split (sh_scripts/*/benchmark_*_vila_array.sh)
+        cap = int(meta.get("max_steps") or HOUSEHOLD_CAPS[split])
     else:
         cap = HOUSEHOLD_CAPS[split] if domain == "igibson" else 20
     top = {k: v for k, v in data.items() if k in RUN_KEYS}
     return ViPlanLog(path, domain, protocol, model, cot, split, fail, cap, meta, top, episodes)
+
+
+def _layout(path: Path) -> dict[str, Any]:
+    """What ViPlan's folder layout says of a result file: ``final_cot/vila/hard/gpt-4.1/results_*.json``.
+
+    Some released planner files carry no ``metadata`` (results/final/blocksworld/*/vila);
+    their folders still name the CoT setting, the failure probability and the model.
+    """
+    parts = path.resolve().parts
+    if len(parts) < 5 or parts[-4] not in ("predicates", "vila") or parts[-3] not in SPLITS:
+        return {}
+    run = parts[-5]
+    fail = re.search(r"fail(\d+)", run)
+    return {"model": parts[-2], "cot": "no_cot" not in run and "cot" in run,
+            "fail": float(f"{fail[1][0]}.{fail[1][1:] or 0}") if fail else 0.0}  # fail01: 0.1
 
 
 def _episode(path: Path, key: str, value: Any) -> ViPlanEpisode:
