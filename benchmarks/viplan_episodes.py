@@ -266,23 +266,23 @@ def planner_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str, 
     """The record fields of one VLM-as-planner episode (benchmark_*_vila.py, planning_loop)."""
     data = ep.data or {}
     plans = list(data.get("plans") or [])
-    actions = list(data.get("actions") or [])
+    actions = [a if isinstance(a, dict) else {} for a in data.get("actions") or []]
+    per_step = _actions_per_step(actions)
     for index, plan in enumerate(plans):
         steps = plan.get("plan") if isinstance(plan, dict) else None
         walk.events.append({"phase": "propose", "step": index, "reply": json.dumps(plan),
                             "plan": [_step_text(s) for s in steps] if isinstance(steps, list) else None})
-        if index < len(actions):
-            act = actions[index] if isinstance(actions[index], dict) else {}
+        for act in per_step[index] if index < len(per_step) else []:
             text, ok = str(act.get("action", "")), bool(act.get("success"))
             if ok:
                 walk.execute(text)
             walk.events.append({"phase": "act", "step": index + 1, "action": text, "executed": ok})
-    stop = planner_stop(log, data, plans, actions)
+    stop = planner_stop(log, data, plans, per_step)
     if stop == "invalid_json":
-        walk.events.append({"phase": "propose", "step": len(actions), "reply": UNLOGGED_REPLY, "plan": None})
+        walk.events.append({"phase": "propose", "step": len(plans), "reply": UNLOGGED_REPLY, "plan": None})
     calls = len(plans) + (stop == "invalid_json")
     return {**_answer_counts(walk), "questions": calls, "success": bool(data.get("completed")), "stop_reason": stop,
-            "actions": len(actions), "executed_actions": walk.executed, "replans": 0, "enumerations": 0,
+            "actions": len(plans), "executed_actions": walk.executed, "replans": 0, "enumerations": 0,
             "plan_lengths": [len(p["plan"]) for p in plans if isinstance(p, dict) and isinstance(p.get("plan"), list)],
             "action_failures": 0, "viplan_failed": ep.data is None}
 
@@ -305,6 +305,26 @@ def planner_stop(log: ViPlanLog, data: dict[str, Any], plans: list, actions: lis
     if len(actions) >= log.max_steps:
         return "step_cap"
     return "invalid_json"
+
+
+def _actions_per_step(actions: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """planning_loop's ``actions`` grouped by step: a step logs one entry, or two when reading its action failed.
+
+    The Blocksworld loop appends ``{'action': str(action)}`` before running it and, when
+    ``get_plan_action`` gave None (a plan without ``plan``/``parameters`` keys), its except
+    appends ``{'action': 'unknown action', 'success': False}`` too: the first entry then has
+    no ``success`` (benchmark_blocksworld_vila.py, planning_loop).
+    """
+    steps: list[list[dict[str, Any]]] = []
+    pending: list[dict[str, Any]] = []
+    for act in actions:
+        pending.append(act)
+        if "success" in act:
+            steps.append(pending)
+            pending = []
+    if pending:
+        steps.append(pending)
+    return steps
 
 
 def _first_step_readable(plan: Any) -> bool:

@@ -195,3 +195,20 @@ def viplan_metrics(records: Sequence[Record]) -> dict[str, dict[str, float | Non
         elif protocol == "viplan-planner":
             out[split] = planner_metrics(recs)
     return out
+
+
+def markdown(runs: Sequence[Any]) -> str:
+    """A report section with ViPlan's metrics per run and split, for the runs of a ``viplan-*`` protocol."""
+    rows = []
+    for run in runs:
+        for split, values in viplan_metrics(run.records).items():
+            rows.append((f"{run.label}", split, values))
+    if not rows:
+        return ""
+    names = list(dict.fromkeys(k for _, _, values in rows for k in values))
+    lines = ["", "ViPlan's metrics, as ViPlan's code computes them (benchmarks/viplan_metrics.py):", "",
+             "| run | split | " + " | ".join(names) + " |", "|---|---|" + "---:|" * len(names)]
+    for label, split, values in rows:
+        cells = ["" if k not in values else "n/a" if values[k] is None else f"{values[k]:.3f}" for k in names]
+        lines.append(f"| {label} | {split} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
