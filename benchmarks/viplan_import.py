@@ -107,6 +107,15 @@ def _write_run(folder: Path, logs: list[ViPlanLog], root: Path) -> ImportedRun:
     return ImportedRun(folder, tuple(logs), count, answers, mismatches, suites, str(domain_file))
 
 
+def _shown(path: Path, root: Path) -> str:
+    """A result file as ViPlan's checkout names it (``results/final/...``) when it lies inside the checkout."""
+    real = path.resolve()
+    try:
+        return real.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(real)
+
+
 def _problem_folder(root: Path, log: ViPlanLog) -> Path:
     return (root / log.episodes[0].problem).parent
 
@@ -135,7 +144,7 @@ def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
         record = {"schema": SCHEMA, "id": episode_id, "suite": config.suite, "split": log.split, "problem": stem,
                   "seed": seed, "label": label, "config": config.to_dict(), **fields,
                   "prompt_tokens": 0, "completion_tokens": 0, "seconds": 0.0,
-                  "imported": {"from": "viplan", "file": str(log.path), "key": ep.key, "scene": ep.scene,
+                  "imported": {"from": "viplan", "file": _shown(log.path, root), "key": ep.key, "scene": ep.scene,
                                "model": log.metadata.get("model_name") or log.metadata.get("model"),
                                "cot": log.cot, "split": log.split, "fail_probability": log.fail_probability,
                                "protocol": log.viplan_protocol, "job_id": log.metadata.get("job_id"),
@@ -158,6 +167,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     v.add_argument("--out", required=True, help="the run folder (a folder of run folders for several runs)")
     v.add_argument("--viplan", help="ViPlan's checkout, for its problem files (default: found above PATH)")
     v.set_defaults(func=import_cmd)
+    from benchmarks.viplan_calibrate import register_kind
+
+    register_kind(kinds)
 
 
 def import_cmd(args: argparse.Namespace) -> int:
