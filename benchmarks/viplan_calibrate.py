@@ -182,8 +182,8 @@ def fit_run(folder: str | Path, out: str | Path) -> Path:
     domain = "igibson" if "igibson" in str(first["config"].get("domain", "")) else "blocksworld"
     meta = {"model": first["config"]["model"], "domain": domain, "cot": bool(imported.get("cot")),
             "fail": float(imported.get("fail_probability") or 0.0)}
-    files = sorted({Path(str(r["imported"]["file"])).as_posix().split("results/final/")[-1] for r in records})
-    source = f"ViPlan's released results (merlerm/ViPlan, results/final): {', '.join(files)}"
+    files = sorted({str(r["imported"]["file"]) for r in records})
+    source = f"ViPlan's released results (merlerm/ViPlan): {', '.join(files)}"
     path = Path(out) / f"{calibration_name(meta)}.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(calibration_text(fit_records(records), meta, source), encoding="utf-8")

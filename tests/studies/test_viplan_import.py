@@ -185,3 +185,34 @@ def test_released_metrics_recomputed(path, tmp_path):
 def _records_list(folder: Path):
     for line in (folder / "episodes.jsonl").read_text(encoding="utf-8").splitlines():
         yield json.loads(line)
+
+
+def test_calibration_fitted_from_the_logged_answers(tmp_path):
+    """fp and fn per split and predicate against the logged truth; repeats decide the noise model."""
+    import tomllib
+
+    from grounders.calibration import load_calibration, load_noise
+
+    [run] = import_results(GROUNDER, tmp_path / "run")
+    assert main(["import", "viplan-calibration", str(run.folder), "--out", str(tmp_path / "cal")]) == 0
+    path = tmp_path / "cal" / "viplan-logs-bw-cot-TestVLM.toml"
+    data = tomllib.loads(path.read_text())
+    assert data["model"] == "TestVLM" and data["chain_of_thought"] is True
+    assert "results/final/blocksworld/final_cot/predicates/simple/TestVLM/results_1.json" in data["source"]
+    # clear: asked 6 times with a yes/no reply; the truth was no once (problem 1's replan, answered yes) and
+    # twice more in problem 1's attempts (both yes): fp = 3/3; the three true ones were all answered yes
+    assert data["rates"]["simple"]["clear"] == {"fp": 1.0, "fn": 0.0}
+    assert data["rates"]["simple"]["incolumn"]["fn"] == pytest.approx(1 / 3, abs=1e-4)  # r in c1 answered no
+    model = load_calibration(path, "simple")
+    assert model.rates("clear").fp == 1.0 and model.rates("incolumn").fn == pytest.approx(0.3333, abs=1e-4)
+    # "clear g" asked again in the same state after a wrong yes, wrong again every time: deterministic
+    assert data["repeat_wrong"] == 1.0 and load_noise(path).kind == "deterministic"
+
+
+def test_fidelity_against_the_released_run(tmp_path, capsys):
+    clone = tmp_path / "clone"
+    shutil.copytree(CLONE, clone)
+    [run] = import_results(clone / GROUNDER.relative_to(CLONE), tmp_path / "run")
+    assert main(["fidelity", "--released", str(run.folder), "--out", str(tmp_path / "fid"), "--quiet"]) == 0
+    text = (tmp_path / "fid" / "fidelity-released.md").read_text()
+    assert "| run | simple | 3 / 3 |" in text and "0.33 (" in text  # the released run: 1 success of 3
