@@ -16,7 +16,10 @@ more than one such run, each gets its own folder under RUN.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
+import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +39,7 @@ class ImportedRun:
     truth_mismatches: int
     suites: tuple[str, ...]  # the problem folders a replay runs, one per split
     domain_file: str
+    skipped: tuple[Path, ...] = ()  # earlier releases of a split that a later job replaced
 
 
 def find_viplan_root(path: Path, given: str | None) -> Path:
@@ -64,8 +68,30 @@ def import_results(path: str | Path, out: str | Path, viplan: str | None = None)
     runs = []
     for members in groups.values():
         folder = out if len(groups) == 1 else out / members[0].group_name()
-        runs.append(_write_run(folder, members, root))
+        kept, skipped = latest_per_split(members)
+        runs.append(dataclasses.replace(_write_run(folder, kept, root), skipped=tuple(skipped)))
     return runs
+
+
+def latest_per_split(logs: list[ViPlanLog]) -> tuple[list[ViPlanLog], list[Path]]:
+    """One file per split: the latest job where a run was released twice (the later one is the rerun).
+
+    ViPlan released two complete Molmo-7B CoT Blocksworld simple runs (jobs 7068688 and
+    7092963, "added missing molmo run"); its tables (results/tables/blocksworld_pred_full.csv,
+    accuracy 0.77) are those of the later job.
+    """
+    best: dict[str, ViPlanLog] = {}
+    skipped = []
+    for log in sorted(logs, key=_job):
+        if log.split in best:
+            skipped.append(best[log.split].path)
+        best[log.split] = log
+    return list(best.values()), skipped
+
+
+def _job(log: ViPlanLog) -> tuple[int, ...]:
+    text = str(log.metadata.get("job_id") or log.path.stem.removeprefix("results_"))
+    return tuple(int(n) for n in re.findall(r"\d+", text)) or (0,)
 
 
 def _write_run(folder: Path, logs: list[ViPlanLog], root: Path) -> ImportedRun:
@@ -179,6 +205,8 @@ def import_cmd(args: argparse.Namespace) -> int:
         extra = f", {run.truth_mismatches} logged truths differ from pgt's world" if run.truth_mismatches else ""
         print(f"{run.folder}: {run.episodes} episodes of {first.model} ({first.protocol}, "
               f"{'cot' if first.cot else 'no cot'}, {splits}), {run.answers} answers{extra}")
+        for path in run.skipped:
+            print(f"  {path}: left out, a later job of the same split is imported", file=sys.stderr)
     return 0
 
 
