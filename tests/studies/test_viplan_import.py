@@ -216,3 +216,18 @@ def test_fidelity_against_the_released_run(tmp_path, capsys):
     assert main(["fidelity", "--released", str(run.folder), "--out", str(tmp_path / "fid"), "--quiet"]) == 0
     text = (tmp_path / "fid" / "fidelity-released.md").read_text()
     assert "| run | simple | 3 / 3 |" in text and "0.33 (" in text  # the released run: 1 success of 3
+
+
+def test_a_split_released_twice_keeps_the_later_job(tmp_path):
+    clone = tmp_path / "clone"
+    shutil.copytree(CLONE / "data", clone / "data")
+    folder = clone / "results" / "final" / "blocksworld" / "final_cot" / "predicates" / "simple" / "TestVLM"
+    folder.mkdir(parents=True)
+    data = json.loads(GROUNDER.read_text())
+    for job, success in (("700_1", False), ("900_2", True)):
+        data["metadata"]["job_id"] = job
+        data["data/planning/blocksworld/problems/simple/simple_problem_0.pddl"]["goal_reached"] = success
+        (folder / f"results_{job}.json").write_text(json.dumps(data))
+    [run] = import_results(folder, tmp_path / "run")
+    assert [p.name for p in run.skipped] == ["results_700_1.json"]
+    assert _records(run.folder)["simple_problem_0"]["success"] is True
