@@ -231,6 +231,20 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=fidelity_cmd)
 
 
+def _paper_calibrations(names: Sequence[str]) -> list[str]:
+    """The shipped calibrations transcribed from a paper row; those fitted from released runs
+    (``viplan-logs-*``, checked with ``--released``) have none."""
+    rows = load_paper()
+    out = []
+    for name in names:
+        try:
+            paper_row(name, rows)
+        except PgtError:
+            continue
+        out.append(name)
+    return out
+
+
 def fidelity_cmd(args: argparse.Namespace) -> int:
     from benchmarks.runner import StudyStopped, episode_specs, preflight, run_study
     from benchmarks.store import collect, read_records
@@ -240,7 +254,7 @@ def fidelity_cmd(args: argparse.Namespace) -> int:
         from benchmarks.viplan_fidelity import released_cmd
 
         return released_cmd(args)
-    names = (list_calibrations() if args.calibrations == "shipped"
+    names = (_paper_calibrations(list_calibrations()) if args.calibrations == "shipped"
              else [c.strip() for c in args.calibrations.split(",") if c.strip()])
     configs = [(name, study_config(name, args.problems, args.seeds, args.noise)) for name in names]
     for _, cfg in configs:  # every setting is checked before the first episode runs

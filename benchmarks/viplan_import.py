@@ -174,7 +174,7 @@ def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
                                "model": log.metadata.get("model_name") or log.metadata.get("model"),
                                "cot": log.cot, "split": log.split, "fail_probability": log.fail_probability,
                                "protocol": log.viplan_protocol, "job_id": log.metadata.get("job_id"),
-                               "max_steps": log.max_steps}}
+                               "max_steps": log.max_steps, "prompt_path": log.metadata.get("prompt_path")}}
         record.setdefault("action_failures", 0)
         record["outcome"] = "success" if record["success"] else "failure"
         if not record["success"]:
@@ -205,6 +205,9 @@ def import_cmd(args: argparse.Namespace) -> int:
         extra = f", {run.truth_mismatches} logged truths differ from pgt's world" if run.truth_mismatches else ""
         print(f"{run.folder}: {run.episodes} episodes of {first.model} ({first.protocol}, "
               f"{'cot' if first.cot else 'no cot'}, {splits}), {run.answers} answers{extra}")
+        for log in run.logs:
+            for note in log.notes:
+                print(f"  {log.path}: {note}", file=sys.stderr)
         for path in run.skipped:
             print(f"  {path}: left out, a later job of the same split is imported", file=sys.stderr)
     return 0

@@ -66,6 +66,7 @@ class ViPlanLog:
     metadata: dict[str, Any]
     top: dict[str, Any]  # the run-level entries (metrics, statistics, metadata)
     episodes: list[ViPlanEpisode] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # where the file disagrees with itself
 
     @property
     def viplan_protocol(self) -> str:
@@ -140,10 +141,10 @@ def read_log(path: str | Path) -> ViPlanLog:
     if not model:
         raise PgtError(f"{path}: the metadata names no model")
     model = model.rstrip("/").rsplit("/", 1)[-1]
-    if "prompt_path" in meta:
-        cot = "_cot" in PurePosixPath(str(meta["prompt_path"])).stem
-    else:
-        cot = bool(layout.get("cot"))
+    ran_cot = "_cot" in PurePosixPath(str(meta["prompt_path"])).stem if "prompt_path" in meta else None
+    # The release's folder decides (ViPlan's tables follow it): two household files filed under
+    # final_cot (job 7191532: gemma-3-27b-it and llava-onevision-qwen2-7b-ov-hf, simple) ran prompt.md.
+    cot = bool(layout["cot"]) if layout else bool(ran_cot)
     fail = float(meta["fail_probability"] if "fail_probability" in meta else layout.get("fail", 0.0))
     if protocol == "viplan-planner":
         # the run scripts pass --max_steps 10/20/30 by split (sh_scripts/*/benchmark_*_vila_array.sh)
@@ -151,7 +152,9 @@ def read_log(path: str | Path) -> ViPlanLog:
     else:
         cap = HOUSEHOLD_CAPS[split] if domain == "igibson" else 20
     top = {k: v for k, v in data.items() if k in RUN_KEYS}
-    return ViPlanLog(path, domain, protocol, model, cot, split, fail, cap, meta, top, episodes)
+    notes = [] if ran_cot is None or ran_cot == cot else [
+        f"filed under {'CoT' if cot else 'no CoT'} but its metadata ran {meta['prompt_path']}"]
+    return ViPlanLog(path, domain, protocol, model, cot, split, fail, cap, meta, top, episodes, notes)
 
 
 def _layout(path: Path) -> dict[str, Any]:
