@@ -144,9 +144,10 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
         f"chain_of_thought = {str(meta['cot']).lower()}",
         f'source = "{source}"',
         'conversion = "fitted: per-predicate fp and fn from the logged answers and truth"',
-        f"repeat_wrong = {round(rw, 4) if rw is not None else -1}",
         f"action_failure = {meta['fail']:g}",
     ]
+    if rw is not None:  # no repeat after a wrong answer: no evidence either way, the default model stays
+        lines.append(f"repeat_wrong = {round(rw, 4)}")
     for split in splits:
         lines += ["", f"[accuracy.{split}]"]
         lines += [f"{p} = {t.accuracy():.4f}  # {t.answered} answers, {t.other} neither yes nor no"
