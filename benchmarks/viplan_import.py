@@ -19,6 +19,7 @@ import argparse
 import dataclasses
 import json
 import re
+import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -204,12 +205,16 @@ def import_cmd(args: argparse.Namespace) -> int:
         splits = ",".join(log.split for log in run.logs)
         extra = f", {run.truth_mismatches} logged truths differ from pgt's world" if run.truth_mismatches else ""
         print(f"{run.folder}: {run.episodes} episodes of {first.model} ({first.protocol}, "
-              f"{'cot' if first.cot else 'no cot'}, {splits}), {run.answers} answers{extra}")
+              f"{'cot' if first.cot else 'no cot'}, {splits})"
+              + (f", {run.answers} answers" if first.protocol == "viplan-grounder" else "") + extra)
         for log in run.logs:
             for note in log.notes:
                 print(f"  {log.path}: {note}", file=sys.stderr)
         for path in run.skipped:
             print(f"  {path}: left out, a later job of the same split is imported", file=sys.stderr)
+        for index, log in enumerate(run.logs):
+            out = run.folder / "replay" / log.split
+            print(f"  replay {log.split}: pgt {' '.join(shlex.quote(a) for a in replay_command(run, index, str(out)))}")
     return 0
 
 
@@ -232,8 +237,3 @@ def _scene_counts(log: ViPlanLog) -> dict[str, int]:
     for ep in log.episodes:
         counts[ep.problem] = counts.get(ep.problem, 0) + 1
     return counts
-
-
-def load_imported(folder: str | Path) -> dict[str, Any]:
-    """``config.json`` of an imported folder (for tools that need to know the run was imported)."""
-    return json.loads((Path(folder) / "config.json").read_text(encoding="utf-8"))
