@@ -149,7 +149,12 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
     replans = list(data.get("replans") or [])
     remaining = list(data.get("remaining_actions") or [])
     if attempts is None:  # ViPlan never had a first plan (compute_metrics: "failed")
-        stop = "bad_answer" if not init_clean else "no_plan"
+        # No enumeration logged in a run that enumerates: main's try around load_problem or around the
+        # enumeration raised before storing anything (43 released Blocksworld episodes): a model or
+        # endpoint error, or a problem that did not load. ViPlan counts the episode as failed.
+        enumerates = log.metadata.get("enumerate_initial_state", log.domain == "blocksworld")
+        stop = ("enumeration_error" if enum is None and enumerates else
+                "bad_answer" if not init_clean else "no_plan")
         return _grounder_fields(walk, data, stop, 0, 0, [], True, enum is not None)
     first_failure = next((i for i, a in enumerate(attempts) if not a.get("action_correct")), None)
     initial = [a.get("action", "") for a in attempts[: (first_failure + 1 if first_failure is not None else None)]]
