@@ -231,3 +231,16 @@ def test_a_split_released_twice_keeps_the_later_job(tmp_path):
     [run] = import_results(folder, tmp_path / "run")
     assert [p.name for p in run.skipped] == ["results_700_1.json"]
     assert _records(run.folder)["simple_problem_0"]["success"] is True
+
+
+def test_an_episode_with_nothing_logged_ended_on_an_enumeration_error(tmp_path):
+    clone = tmp_path / "clone"
+    shutil.copytree(CLONE / "data", clone / "data")
+    folder = clone / GROUNDER.parent.relative_to(CLONE)
+    folder.mkdir(parents=True)
+    data = json.loads(GROUNDER.read_text())
+    del data["data/planning/blocksworld/problems/simple/simple_problem_2.pddl"]["initial_state_enum"]
+    (folder / GROUNDER.name).write_text(json.dumps(data))
+    [run] = import_results(folder, tmp_path / "run")
+    record = _records(run.folder)["simple_problem_2"]
+    assert record["stop_reason"] == "enumeration_error" and record["questions"] == 0
