@@ -194,6 +194,9 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
         replan = replans[replan_index]
         replan_index += 1
         walk.events.append({"phase": "replan", "step": walk.executed, "reason": "mismatch"})
+        if not replan:  # replans.append({}) ran, then the enumeration raised (34 household episodes)
+            stop = "enumeration_error"
+            break
         if "enum_results" in replan and not walk.enumerate(replan["enum_results"]):
             stop = "bad_answer"  # update_vlm_state asserts on the answer; check_plan's except ends the episode
             break
