@@ -85,7 +85,8 @@ def _trace(record: dict[str, Any]) -> list[str]:
         if "atom" in e:
             out.append(f"{phase} {e['atom']} -> {e.get('answer')}")
         elif phase == "act":
-            out.append(f"act {_norm_action(str(e.get('action', '')))} ran={bool(e.get('executed'))}")
+            ran = e.get("executed", e.get("success"))  # pgt's key, or ViPlan's (the viplan-planner protocol)
+            out.append(f"act {_norm_action(str(e.get('action', '')))} ran={bool(ran)}")
         elif phase == "propose":
             out.append(f"propose #{e.get('step')}")
     return out

@@ -173,9 +173,9 @@ def planner_metrics(records: Sequence[Record]) -> dict[str, float | None]:
     tried = ran = done = 0
     for record in records:
         for event in record.get("events", ()):
-            if event.get("phase") == "act":
+            if event.get("phase") == "act":  # imported records say "executed", the protocol ViPlan's "success"
                 tried += 1
-                ran += bool(event.get("executed"))
+                ran += bool(event.get("executed", event.get("success")))
             elif event.get("phase") == "invalid":  # pgt's record of a step whose reply named no runnable action
                 tried += 1
         done += bool(record.get("success"))
