@@ -127,7 +127,9 @@ def markdown(runs: list[Run]) -> str:
         for label, table in preds.items():
             cells = [_fmt(table[p][0], 3) if p in table else "" for p in names]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    from benchmarks import viplan_metrics
+
+    return "\n".join(lines) + "\n" + viplan_metrics.markdown(runs)
 
 
 def plots(runs: list[Run], out: Path) -> list[Path]:

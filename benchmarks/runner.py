@@ -223,13 +223,23 @@ def make_environment(task: Task, spec: EpisodeSpec, seed: int):
 def make_grounder(task: Task, spec: EpisodeSpec, seed: int):
     from grounders.factory import build_grounder
 
-    return _EndOnError(build_grounder(spec.config, task, spec.split, seed))
+    return _EndOnError(build_grounder(spec.config, task, spec.split, seed, spec.id))
 
 
 class EndpointFailure(Exception):
     """A grounder answer with status ``error``: the episode cannot be judged, so it ends here."""
 
     error_kind = "endpoint"
+
+
+class ReplayGap(EndpointFailure):
+    """A replayed log has no answer for what this episode asked: the replay cannot go on.
+
+    Not an endpoint failure: the next episode may well be in the log, so a replay
+    study is never stopped for a run of these (see :func:`_stop_reason`).
+    """
+
+    error_kind = "replay"
 
 
 class _EndOnError:
@@ -249,6 +259,8 @@ class _EndOnError:
         answers = self.inner.ask(observation, atoms, **options)  # options: e.g. the noisy grounder's questions
         for answer in answers:
             if answer.status == "error":
+                if self.name == "replay":
+                    raise ReplayGap(f"the replayed log never answered {answer.atom}: {answer.raw}")
                 raise EndpointFailure(f"{self.name} could not answer '{answer.question}': {answer.raw}")
         return answers
 
@@ -336,8 +348,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(event.get(key), str):
                     event[key] = scrub(event[key])
     endpoint = _first_endpoint_error(record)
-    if endpoint is not None:
-        record.update(outcome="error", error_kind="endpoint", error=scrub(endpoint), fatal=False)
+    if endpoint is not None:  # a replayed planner run that ran out of replies is a replay gap, not an endpoint
+        kind = "replay" if spec.config.grounder == "replay" else "endpoint"
+        record.update(outcome="error", error_kind=kind, error=scrub(endpoint), fatal=False)
     else:
         record.update(outcome="success" if record["success"] else "failure")
         if not record["success"]:
@@ -623,7 +636,8 @@ def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str |
     A fatal error stops it at once. So does an opening of :data:`ENDPOINT_STOP`
     endpoint errors in a row: an endpoint that failed every episode so far, after
     the client's own retries, is down or misconfigured, and the rest would fail
-    the same way, slowly.
+    the same way, slowly. Replay gaps (``error_kind`` replay: the log lacks an
+    answer this episode asked for) never stop a study: each episode has its own.
     """
     if record.get("fatal"):
         return f"stopped at episode {record['id']}: {record['error']}"

@@ -63,6 +63,7 @@ class AnswerRecord:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached: bool = False
+    episode: str = ""  # the study episode that asked ("": any); one log may answer several episodes
     schema: int = SCHEMA
 
     @classmethod
