@@ -49,7 +49,8 @@ SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
     "plan:babybench": [("success", "success rate"), ("efficiency", "efficiency ratio (0 for failures)"),
                        ("steps_taken", "steps to the goal")],
     "predict:babybench": [("success", "success rate (position)"), ("manhattan", "Manhattan distance")],
-    "plan:actplan": [("best_lcs", "semantic LCS (best gold)"), ("best_normalized_lcs", "normalized semantic LCS (best gold)")],
+    "plan:actplan": [("best_lcs", "ActPlan-1K LCS (best gold)"), ("best_normalized_lcs", "normalized ActPlan-1K LCS (best gold)")],
+    "plan:semantic": [("best_lcs", "semantic LCS (best gold)"), ("best_normalized_lcs", "normalized semantic LCS (best gold)")],
 }
 
 
@@ -171,21 +172,27 @@ def score_predict_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> di
                                       ctx.text(rec, "prediction") or "", str(position)).to_json()
 
 
-def score_plan_actplan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
-    from toolkit.scoring.semantic import lcs_table
+def _lcs_record(metric: str) -> Callable[[dict[str, Any], BatchContext], dict[str, Any]]:
+    def score(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+        from toolkit.scoring.semantic import lcs_table
 
-    gold = _gold_of(rec, ctx)
-    if not gold:
-        raise PgtError("--metric actplan needs gold plans (\"gold\" or \"gold_paths\")")
-    rows = lcs_table(ctx.text(rec, "plan") or "", gold, "actplan", ctx.model)
-    return {"metric": "actplan", "gold": rows, "best_lcs": max(r["lcs"] for r in rows),
-            "best_normalized_lcs": max(r["normalized_lcs"] for r in rows)}
+        gold = _gold_of(rec, ctx)
+        if not gold:
+            raise PgtError(f"--metric {metric} needs gold plans (\"gold\" or \"gold_paths\")")
+        rows = lcs_table(ctx.text(rec, "plan") or "", gold, metric, ctx.model)
+        return {"metric": metric, "gold": rows, "best_lcs": max(r["lcs"] for r in rows),
+                "best_normalized_lcs": max(r["normalized_lcs"] for r in rows)}
+    return score
+
+
+score_plan_actplan_record = _lcs_record("actplan")
+score_plan_semantic_record = _lcs_record("semantic")
 
 
 SCORERS: dict[str, Callable[[dict[str, Any], BatchContext], dict[str, Any]]] = {
     "predict": score_predict_record, "plan": score_plan_record, "graph": score_graph_json,
     "plan:babybench": score_plan_babybench_record, "predict:babybench": score_predict_babybench_record,
-    "plan:actplan": score_plan_actplan_record,
+    "plan:actplan": score_plan_actplan_record, "plan:semantic": score_plan_semantic_record,
 }
 
 
