@@ -16,7 +16,7 @@ def kitchen(bottles_on_counter=("bottle1", "bottle2", "bottle3", "bottle4")):
     return {"nodes": {"room": [{"name": "kitchen1"}],
                       "asset": [{"name": n, "room": "kitchen1", "states": s} for n, s in
                                 (("table1", []), ("table2", []), ("counter1", []), ("fridge1", ["closed"]))],
-                      "object": objects}}
+                      "object": objects, "agent": {"name": "agent1", "location": "kitchen1"}}}
 
 
 THREE_ON_TABLES = {"relation": "ON", "count": 3, "class": "bottle", "target": {"class": "table"}}
@@ -151,13 +151,13 @@ def test_two_hands_plugs_postures_and_pour_as_virtualhome_programs_use_them():
         {"id": "lamp", "class_name": "lamp", "category": "furniture", "states": ["PLUGGED_OUT"]}],
         "edges": [{"from_id": x, "relation_type": "ON", "to_id": "t"} for x in ("cup", "jug", "pen")]})
     ok = execute(g, ["grab(cup)", "grab(jug)", "pour(jug, cup)", "put_on(cup, t)", "put_on(t)",
-                     "plugin(lamp)", "sit(sofa)"])
+                     "plugin(lamp)", "sit(sofa)"], hands=2)
     assert ok.failed_step is None, ok.reason
     assert "PLUGGED_IN" in ok.graph.nodes["lamp"].states and "SITTING" in ok.graph.nodes["c"].states
     assert ("jug", "ON", "t") in ok.graph.edges
-    third = execute(g, ["grab(cup)", "grab(jug)", "grab(pen)"])
+    third = execute(g, ["grab(cup)", "grab(jug)", "grab(pen)"], hands=2)
     assert third.failed_step == 3 and "both hands are full (cup and jug)" in third.reason
-    ambiguous = execute(g, ["grab(cup)", "grab(jug)", "put_on(t)"])
+    ambiguous = execute(g, ["grab(cup)", "grab(jug)", "put_on(t)"], hands=2)
     assert ambiguous.failed_step == 3 and "name the object" in ambiguous.reason
     dry = execute(g, ["pour(jug, cup)"])
     assert dry.failed_step == 1 and "not in hand" in dry.reason

@@ -26,6 +26,7 @@ from typing import Any
 
 from toolkit.commands.validate import load, read_text
 from toolkit import cli_args
+from toolkit.errors import PgtError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -86,6 +87,12 @@ def register(sub: argparse._SubParsersAction) -> None:
             _metric_args(b, ("pgt", "babybench", "actplan", "semantic"))
         elif kind == "predict-batch":
             _metric_args(b, ("pgt", "babybench"))
+        else:
+            b.add_argument("--hands", type=int, default=1, metavar="N",
+                           help="objects the agent can hold at once (default 1, GraSIF's one manipulator; "
+                                "2 for VirtualHome's character)")
+            b.add_argument("--any-room", action="store_true",
+                           help="let hands-on actions reach nodes in rooms the agent has not gone to")
         b.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
         b.add_argument("--csv", type=cli_args.output_file, metavar="PATH", help="write the summary table as CSV")
         b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
@@ -295,6 +302,10 @@ def run_batch(args: argparse.Namespace) -> int:
                        getattr(args, "planner", "auto"))
     metric = getattr(args, "metric", "pgt")
     ctx.position, ctx.model = getattr(args, "position", None), getattr(args, "model", None)
+    if kind == "graph":
+        if args.hands < 1:
+            raise PgtError("--hands must be at least 1")
+        ctx.hands, ctx.rooms = args.hands, not args.any_room
     if metric != "pgt":
         kind = f"{kind}:{metric}"
     results: list[dict[str, Any]] = []

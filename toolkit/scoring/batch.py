@@ -44,7 +44,8 @@ SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
     "plan": [("success", "success"), ("partial_credit", "partial credit"), ("efficiency", "efficiency ratio"),
              ("plan_length", "plan length"), ("best_lcs", "LCS (best gold)"),
              ("best_normalized_lcs", "normalized LCS (best gold)")],
-    "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share")],
+    "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share"),
+              ("tokens_per_action", "tokens per action (TPA, successful tasks)")],
     # Official definitions (``--metric``): see toolkit/scoring/babybench.py and semantic.py.
     "plan:babybench": [("success", "success rate"), ("efficiency", "efficiency ratio (0 for failures)"),
                        ("steps_taken", "steps to the goal")],
@@ -61,6 +62,7 @@ class BatchContext:
         self.base, self.timeout, self.optimal, self.planner = base, timeout, optimal, planner
         self.position: str | None = None  # --metric babybench: the predicate placing the agent
         self.model: str | None = None  # --metric actplan: a local all-MiniLM-L6-v2 folder
+        self.hands, self.rooms = 1, True  # graph tasks: GraSIF's one-manipulator agent, rooms enforced
         self.tasks: dict[tuple[str, str], Task] = {}
         self.optima: dict[int, OptimalLength] = {}
 
@@ -147,7 +149,7 @@ def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     for key in ("initial", "goal_graph", "goal", "plan"):
         if key not in rec and f"{key}_path" in rec:
             rec[key] = jsontext.loads(ctx.text(rec, key) or "null")
-    return score_graph_record(rec).to_json()
+    return score_graph_record(rec, ctx.hands, ctx.rooms).to_json()
 
 
 def _gold_of(rec: dict[str, Any], ctx: BatchContext) -> list[tuple[str, str]]:
