@@ -35,7 +35,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=cli_args.seeds, default=1, help="seeds per problem")
     p.add_argument("--problems", type=cli_args.count, help="use only the first N problems of each split")
     p.add_argument("--max-steps", type=cli_args.count, help="override the suite's step cap")
-    p.add_argument("--planner", default="default", type=cli_args.planner_name, help="planner name (see pgt plan --help)")
+    p.add_argument("--planner", default="default", type=cli_args.planner_name,
+                   help="planner name (see pgt plan --help); default: up-oneshot (ViPlan's own planner call) for the "
+                        "ViPlan protocols, auto (optimal) for pgt-grounder")
     p.add_argument("--model", type=cli_args.non_empty, help="VLM model name (grounder vlm)")
     p.add_argument("--base-url", type=cli_args.url, help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")

@@ -39,6 +39,7 @@ def _key(record: dict[str, Any]) -> tuple:
 
     cfg = RunConfig.from_dict(record["config"]).result_fields()
     cfg.pop("protocol", None)
+    cfg.pop("planner", None)  # each protocol's own planner (ViPlan's UP call; pgt's optimal search) is part of it
     return tuple(sorted((k, str(v)) for k, v in cfg.items()))
 
 

@@ -78,6 +78,9 @@ class RunConfig:
     max_inflight: int | None = None  # VLM: most endpoint requests open at once, study-wide (None: the default)
     rpm: float | None = None  # VLM: endpoint requests per minute, study-wide (None: no limit)
     tpm: float | None = None  # VLM: prompt + completion tokens per minute, study-wide (None: no limit)
+    # The rules the protocols named after ViPlan follow: 2 = ViPlan's code (loop stop, attempt cap, ...);
+    # records without it were made under 1 (the paper's description), and a resume never mixes the two.
+    protocol_rules: int = 2
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
@@ -90,12 +93,17 @@ class RunConfig:
         """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in data.items() if k in names}
+        fields.setdefault("protocol_rules", 1)
+        if fields.get("planner", "default") == "default":
+            fields["planner"] = "auto"  # what "default" meant before the ViPlan protocols planned through UP
         if "noise" not in data and data.get("grounder", "noisy") == "noisy" and \
                 data.get("protocol", "viplan-grounder") != "viplan-planner":
             fields["noise"] = "independent"  # recorded before noise models: every draw was independent
         return cls(**fields)
 
     def __post_init__(self) -> None:
+        if self.planner == "default":  # recorded resolved: what "default" means may change, a record must not
+            object.__setattr__(self, "planner", default_planner(self.protocol))
         # The noise model is decided once and recorded (a calibration's default may change later).
         if self.grounder != "noisy" or self.protocol == "viplan-planner":
             if self.noise is not None:
@@ -138,6 +146,11 @@ class RunConfig:
         return f"{self.protocol}[{self.noise_label()}{fail}]"
 
 
+def default_planner(protocol: str) -> str:
+    """The protocols named after ViPlan plan as ViPlan's code does (UP's OneshotPlanner); pgt's own, optimally."""
+    return "up-oneshot" if protocol.startswith("viplan-") else "auto"
+
+
 def calibration_name(name_or_path: str) -> str:
     """``viplan-bw-cot-gpt-4.1`` for that name or for ``.../viplan-bw-cot-gpt-4.1.toml`` (keeps the ``.1``)."""
     name = Path(name_or_path).name
@@ -160,7 +173,8 @@ class EpisodeSpec:
 
 def episode_specs(config: RunConfig) -> list[EpisodeSpec]:
     splits: list[Split] = resolve_suite(config.suite, config.domain, config.max_steps)
-    return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed, s.max_steps)
+    return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed,
+                        s.planner_max_steps if config.protocol == "viplan-planner" else s.max_steps)
             for s in splits for p in s.problems[: config.problems] for seed in range(config.seeds)]
 
 
@@ -254,14 +268,14 @@ def make_planner(name: str):
 
 
 @functools.lru_cache(maxsize=256)
-def predictions_needed(domain: str, problem: str, max_steps: int) -> int:
+def predictions_needed(domain: str, problem: str, max_steps: int, planner: str = "up-oneshot") -> int:
     """Questions the ViPlan protocol asks with a perfect grounder (the x axis of ViPlan's Figure 2)."""
     from grounders.oracle import Oracle
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
     from toolkit.simulator import SymbolicEnvironment
 
     task = _task(domain, problem)
-    result = run_viplan_grounder(SymbolicEnvironment(task), Oracle(privileged=True), make_planner("default"),
+    result = run_viplan_grounder(SymbolicEnvironment(task), Oracle(privileged=True), make_planner(planner),
                                  ViPlanGrounderConfig(max_steps=max_steps))
     return result.ledger.questions
 
@@ -301,7 +315,8 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
         seed = _episode_seed(spec)
         env = make_environment(task, spec, seed)
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
-        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
+        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps,
+                                                          spec.config.planner)
         record.update(result.to_json())
     except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
         fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
@@ -378,17 +393,25 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=Non
                                ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
 
 
+def _recorded(config: RunConfig) -> dict[str, list[str]] | None:
+    """The replies of the ``--replay`` run that ``--grounder replay`` replays (None for other grounders)."""
+    from benchmarks.store import recorded_replies
+
+    return recorded_replies(config.replay) if config.grounder == "replay" and config.replay else None
+
+
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
     from grounders.factory import build_proposer, image_object_names
-    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
+    from toolkit.agents.viplan_goals import goal_text_viplan, goal_with_names
+    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, run_viplan_planner
     from toolkit.questions import QuestionBook
 
-    # pictorial images: the goal names objects as they look, with the names actions take
+    # pictorial images: the goal also says how each object looks, with the names actions take
     names = image_object_names(spec.config, task)
     book = QuestionBook(task, objects=names) if names else None
-    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
+    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed, _recorded(spec.config)),
                               ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed,
-                              goal_text=lambda t: goal_in_words(t, book))
+                              goal_text=(lambda t: goal_with_names(t, book)) if book else goal_text_viplan)
 
 
 def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
@@ -525,7 +548,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     if config.protocol == "viplan-planner":
         from grounders.factory import build_proposer
 
-        build_proposer(config, task, first.id, 0)
+        build_proposer(config, task, first.id, 0, _recorded(config))
     else:
         make_grounder(task, first, 0)
         make_planner(config.planner)

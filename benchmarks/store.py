@@ -19,6 +19,7 @@ true duplicates. :func:`collect` picks one record per id and counts the rest.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import threading
@@ -239,3 +240,20 @@ class StudyLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+@functools.lru_cache(maxsize=4)
+def recorded_replies(path: str) -> dict[str, list[str]]:
+    """Episode id -> the plan replies a viplan-planner run recorded, in order."""
+    file = Path(path) / "episodes.jsonl" if Path(path).is_dir() else Path(path)
+    if not file.is_file():
+        raise PgtError(f"--replay {path}: no such run folder or episodes file")
+    episodes = collect(read_records(file)).judged
+    if not episodes:
+        raise PgtError(f"--replay {path}: no finished episodes in {file}")
+    protocols = {r.get("config", {}).get("protocol") for r in episodes}
+    if protocols != {"viplan-planner"}:
+        raise PgtError(f"--replay {path}: a viplan-planner run's episodes are needed, this holds "
+                       f"{', '.join(sorted(map(str, protocols)))}")
+    return {r["id"]: [str(e.get("reply", "")) for e in r.get("events", ()) if e.get("phase") == "propose"]
+            for r in episodes}

@@ -30,7 +30,7 @@ from grounders.client import ChatClient, Completion, Logprobs, RetryPolicy, chec
 from grounders.limits import EndpointLimiter, shared_limiter
 from grounders.prompts import PromptSet, prompt_set
 from grounders.records import AnswerRecord, RecordWriter
-from toolkit.answers import parse_answer
+from toolkit.answers import parse_answer, parse_viplan_answer
 from toolkit.errors import EndpointError, GrounderError, MalformedReplyError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict
@@ -55,6 +55,7 @@ class VLMConfig:
     logprobs: bool = True
     default_confidence: float = 1.0  # used when the endpoint gives no log-probabilities
     ask_invisible: bool = False  # ask about atoms the observation cannot show
+    answer_reading: str = "pgt"  # "viplan": replies read as ViPlan's code reads them (the ViPlan protocols)
     cache_path: str | None = None
     log_path: str | None = None
     max_inflight: int | None = None  # study-wide limits (grounders.limits), shared by every client of the endpoint
@@ -181,7 +182,7 @@ class VLMGrounder:
 
     def _answer(self, atom: Atom, question: str, reply: Completion) -> Answer:
         pt, ct = (0, 0) if reply.cached else (reply.prompt_tokens, reply.completion_tokens)
-        parsed = parse_answer(reply.text)
+        parsed = parse_viplan_answer(reply.text) if self.config.answer_reading == "viplan" else parse_answer(reply.text)
         if parsed.verdict is Verdict.UNKNOWN:
             return Answer(atom, Verdict.UNKNOWN, 0.5, reply.text, question, "unparseable", pt, ct)
         p_yes = _logprob_yes(reply.logprobs)
