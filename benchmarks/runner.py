@@ -14,18 +14,17 @@ import dataclasses
 import functools
 import gc
 import json
-import os
-import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
 
-from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, read_records, repair,
-                              write_config)
+from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, complete_tail,
+                              read_records, repair, write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
+from toolkit.redact import redact, redact_url
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -72,6 +71,7 @@ class RunConfig:
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
     max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
+    max_reply_bytes: int | None = None  # VLM client: largest reply body read (None: the client's default, 4 MiB)
     cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
@@ -84,7 +84,8 @@ class RunConfig:
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
-    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "max_reply_bytes", "cache",
+                                                   "no_cache",
                                                    "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
@@ -116,7 +117,10 @@ class RunConfig:
         object.__setattr__(self, "persistence", model.persistence)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The config as written to ``config.json`` and every record: the base URL without its secrets."""
+        data = dataclasses.asdict(self)
+        data["base_url"] = redact_url(self.base_url)
+        return data
 
     def result_fields(self) -> dict[str, Any]:
         """The fields a resume must agree on (neither execution options nor scope)."""
@@ -374,16 +378,9 @@ def _first_endpoint_error(record: dict[str, Any]) -> str | None:
     return "the endpoint gave no answer"
 
 
-_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|(?:Bearer|api[_-]?key[=:])\s*[A-Za-z0-9_\-.]{6,})", re.I)
-_URL_CREDENTIALS = re.compile(r"(\w+://)[^/@\s]+@")
-
-
 def scrub(text: str) -> str:
-    """``text`` without secrets: the API key of the environment, ``sk-...`` tokens, URL credentials."""
-    key = os.environ.get("OPENAI_API_KEY", "")
-    if len(key) >= 4:
-        text = text.replace(key, "***")
-    return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
+    """An error text fit for a record: no secrets (:func:`toolkit.redact.redact`), at most 2000 characters."""
+    return redact(text)[:2000]
 
 
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
@@ -450,6 +447,8 @@ def _prepare_out(out: Path, config: RunConfig) -> list[Record]:
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
+    if complete_tail(episodes):  # a whole record that lacks only its newline is kept, not dropped as torn
+        print(f"{episodes}: the last record had no newline; kept it and added one", file=sys.stderr)
     dropped = repair(episodes)  # appends must start on a fresh line
     if dropped:
         print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
@@ -473,6 +472,7 @@ class Progress:
         self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
+        self.limiter: Any = None  # a VLM study's EndpointLimiter: its 429s and (clamped) pauses are shown
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
@@ -503,8 +503,11 @@ class Progress:
         sr = self.successes / self.new if self.new else 0.0
         errors = f" errors {self.errors}" if self.errors else ""
         tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
+        usage = getattr(self.limiter, "usage", None)
+        throttled = (f" 429s {usage.throttled} (paused {_duration(usage.retry_after)})"
+                     if usage is not None and usage.throttled else "")
         return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
-                f"{self.questions / elapsed:.1f} q/s{tokens} eta {_duration(left)}")
+                f"{self.questions / elapsed:.1f} q/s{tokens}{throttled} eta {_duration(left)}")
 
     def close(self) -> None:
         if self.bar:
@@ -587,6 +590,10 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
                 if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
         results = _run_episodes(config, todo, workers)
+        if endpoint_bound(config):
+            from grounders.factory import endpoint_limiter
+
+            bar.limiter = endpoint_limiter(config)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:

@@ -68,6 +68,7 @@ def _vlm_config(config: Any, log: bool = False):
     return VLMConfig.from_env(model=config.model, base_url=config.base_url, cot=config.cot,
                               cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
                               max_retries=getattr(config, "max_retries", None),
+                              max_reply_bytes=getattr(config, "max_reply_bytes", None),
                               max_inflight=getattr(config, "max_inflight", None), rpm=getattr(config, "rpm", None),
                               tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None,
                               answer_reading="viplan" if getattr(config, "protocol", "").startswith("viplan-") else "pgt")
