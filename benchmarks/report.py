@@ -133,7 +133,9 @@ def markdown(runs: list[Run]) -> str:
         lines += ["", "Given, not asked (predicates no action changes, and an untyped domain's type predicates; "
                   "`--ask-static`):", ""]
         lines += [f"- {label}: {', '.join(names) if names else 'none (asked)'}" for label, names in given.items()]
-    return "\n".join(lines) + "\n"
+    from benchmarks import viplan_metrics
+
+    return "\n".join(lines) + "\n" + viplan_metrics.markdown(runs)
 
 
 def plots(runs: list[Run], out: Path) -> list[Path]:

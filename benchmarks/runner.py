@@ -14,19 +14,18 @@ import dataclasses
 import functools
 import gc
 import json
-import os
-import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
 
-from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, read_records, repair,
-                              write_config)
+from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, complete_tail,
+                              read_records, repair, write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
 from toolkit.known_facts import known_facts
+from toolkit.redact import redact, redact_url
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -75,6 +74,7 @@ class RunConfig:
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
     max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
+    max_reply_bytes: int | None = None  # VLM client: largest reply body read (None: the client's default, 4 MiB)
     cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
@@ -87,7 +87,8 @@ class RunConfig:
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
-    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "max_reply_bytes", "cache",
+                                                   "no_cache",
                                                    "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
@@ -121,7 +122,10 @@ class RunConfig:
         object.__setattr__(self, "persistence", model.persistence)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The config as written to ``config.json`` and every record: the base URL without its secrets."""
+        data = dataclasses.asdict(self)
+        data["base_url"] = redact_url(self.base_url)
+        return data
 
     def result_fields(self) -> dict[str, Any]:
         """The fields a resume must agree on (neither execution options nor scope)."""
@@ -279,13 +283,23 @@ def check_world(config: RunConfig, spec: EpisodeSpec) -> None:
 def make_grounder(task: Task, spec: EpisodeSpec, seed: int):
     from grounders.factory import build_grounder
 
-    return _EndOnError(build_grounder(spec.config, task, spec.split, seed))
+    return _EndOnError(build_grounder(spec.config, task, spec.split, seed, spec.id))
 
 
 class EndpointFailure(Exception):
     """A grounder answer with status ``error``: the episode cannot be judged, so it ends here."""
 
     error_kind = "endpoint"
+
+
+class ReplayGap(EndpointFailure):
+    """A replayed log has no answer for what this episode asked: the replay cannot go on.
+
+    Not an endpoint failure: the next episode may well be in the log, so a replay
+    study is never stopped for a run of these (see :func:`_stop_reason`).
+    """
+
+    error_kind = "replay"
 
 
 class _EndOnError:
@@ -305,6 +319,8 @@ class _EndOnError:
         answers = self.inner.ask(observation, atoms, **options)  # options: e.g. the noisy grounder's questions
         for answer in answers:
             if answer.status == "error":
+                if self.name == "replay":
+                    raise ReplayGap(f"the replayed log never answered {answer.atom}: {answer.raw}")
                 raise EndpointFailure(f"{self.name} could not answer '{answer.question}': {answer.raw}")
         return answers
 
@@ -394,8 +410,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(event.get(key), str):
                     event[key] = scrub(event[key])
     endpoint = _first_endpoint_error(record)
-    if endpoint is not None:
-        record.update(outcome="error", error_kind="endpoint", error=scrub(endpoint), fatal=False)
+    if endpoint is not None:  # a replayed planner run that ran out of replies is a replay gap, not an endpoint
+        kind = "replay" if spec.config.grounder == "replay" else "endpoint"
+        record.update(outcome="error", error_kind=kind, error=scrub(endpoint), fatal=False)
     else:
         record.update(outcome="success" if record["success"] else "failure")
         if not record["success"]:
@@ -436,16 +453,9 @@ def _first_endpoint_error(record: dict[str, Any]) -> str | None:
     return "the endpoint gave no answer"
 
 
-_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|(?:Bearer|api[_-]?key[=:])\s*[A-Za-z0-9_\-.]{6,})", re.I)
-_URL_CREDENTIALS = re.compile(r"(\w+://)[^/@\s]+@")
-
-
 def scrub(text: str) -> str:
-    """``text`` without secrets: the API key of the environment, ``sk-...`` tokens, URL credentials."""
-    key = os.environ.get("OPENAI_API_KEY", "")
-    if len(key) >= 4:
-        text = text.replace(key, "***")
-    return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
+    """An error text fit for a record: no secrets (:func:`toolkit.redact.redact`), at most 2000 characters."""
+    return redact(text)[:2000]
 
 
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
@@ -513,6 +523,8 @@ def _prepare_out(out: Path, config: RunConfig) -> list[Record]:
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
+    if complete_tail(episodes):  # a whole record that lacks only its newline is kept, not dropped as torn
+        print(f"{episodes}: the last record had no newline; kept it and added one", file=sys.stderr)
     dropped = repair(episodes)  # appends must start on a fresh line
     if dropped:
         print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
@@ -540,6 +552,7 @@ class Progress:
         self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
+        self.limiter: Any = None  # a VLM study's EndpointLimiter: its 429s and (clamped) pauses are shown
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
@@ -571,8 +584,11 @@ class Progress:
         sr = self.successes / self.judged if self.judged else 0.0  # over the whole study, resumed or not
         errors = f" errors {self.errors}" if self.errors else ""
         tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
+        usage = getattr(self.limiter, "usage", None)
+        throttled = (f" 429s {usage.throttled} (paused {_duration(usage.retry_after)})"
+                     if usage is not None and usage.throttled else "")
         return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
-                f"{self.questions / elapsed:.1f} q/s{tokens} eta {_duration(left)}")
+                f"{self.questions / elapsed:.1f} q/s{tokens}{throttled} eta {_duration(left)}")
 
     def close(self) -> None:
         if self.bar:
@@ -663,6 +679,10 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress,
                        judged=len(before), successes=sum(r.get("outcome") == "success" for r in before))
         results = _run_episodes(config, todo, workers)
+        if endpoint_bound(config):
+            from grounders.factory import endpoint_limiter
+
+            bar.limiter = endpoint_limiter(config)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:
@@ -692,7 +712,8 @@ def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str |
     A fatal error stops it at once. So does an opening of :data:`ENDPOINT_STOP`
     endpoint errors in a row: an endpoint that failed every episode so far, after
     the client's own retries, is down or misconfigured, and the rest would fail
-    the same way, slowly.
+    the same way, slowly. Replay gaps (``error_kind`` replay: the log lacks an
+    answer this episode asked for) never stop a study: each episode has its own.
     """
     if record.get("fatal"):
         return f"stopped at episode {record['id']}: {record['error']}"

@@ -146,7 +146,7 @@ class QuestionBook:
         >>> from toolkit.task import load_task
         >>> book = QuestionBook(load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0")))
         >>> book.phrasings(Atom("clear", ("r",)))[:2]
-        ('Is the red block the topmost block of its column?', 'Is there no block on top of the red block?')
+        ('Is the red block the topmost of its column?', 'Is there no block on top of the red block?')
         """
         hit = self._phrasings.get(atom)
         if hit is None and not self.has_template(atom.predicate) and atom.predicate in self.task.domain.predicates:

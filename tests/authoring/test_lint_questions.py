@@ -1,4 +1,4 @@
-"""``pgt lint`` and ``pgt lsp`` check a domain's questions.toml; ``pgt questions --init`` writes one that passes."""
+"""``pgt lint`` checks a domain's questions.toml; ``pgt questions --init`` writes one that passes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import pytest
 
 from toolkit.cli import main
 from toolkit.lint import lint
-from toolkit.lsp.server import PddlServer
 from toolkit.question_file import load_question_spec
 from toolkit.task import load_domain_cached
 
@@ -59,10 +58,3 @@ def test_the_skeleton_loads_lints_clean_and_reads_well(domain: Path, capsys) -> 
     assert main(["questions", str(domain), "--init"]) == 2  # never over an author's file
     assert "exists" in capsys.readouterr().err
 
-
-def test_the_language_server_shows_questions_findings_on_the_file(domain: Path) -> None:
-    path = domain.parent / "questions.toml"
-    path.write_text("[questions]\nitem-at = 'Is {i} at {place}?'\n")
-    found = PddlServer().diagnostics(path)
-    assert len(found) == 1 and found[0].range.start.line == 1 and "{place}" in found[0].message
-    assert all("place" not in d.message for d in PddlServer().diagnostics(domain))  # on its own file only

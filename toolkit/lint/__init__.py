@@ -62,8 +62,10 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def _read(path: Path) -> str:
-    """The file's text; an unreadable file is bad input (PgtError, exit 2)."""
-    return read_text(path)
+    """The file's text; an unreadable file is bad input (PgtError, exit 2). BDDL is read as PDDL (toolkit.bddl)."""
+    from toolkit.bddl import is_bddl, read_as_pddl
+
+    return read_as_pddl(path) if is_bddl(path) else read_text(path)
 
 
 def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = (),
