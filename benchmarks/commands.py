@@ -193,9 +193,10 @@ def noise_model(text: str) -> str:
 def _add_ask_static(p: argparse.ArgumentParser) -> None:
     """``--ask-static``: whether known facts (predicates no action changes) are asked or read from the problem."""
     p.add_argument("--ask-static", choices=["auto", "yes", "no"], default="auto",
-                   help="pgt-grounder: ask the grounder about predicates no action changes and the type predicates "
-                        "of an untyped domain (yes), or read them from the problem (no, and auto); the ViPlan grounder "
-                        "protocol asks every atom, as ViPlan's code does (docs/your-domain.md)")
+                   help="ask the grounder about predicates no action changes and the type predicates of an untyped "
+                        "domain (yes), or read them from the problem (no); auto: pgt-grounder reads them, the ViPlan "
+                        "grounder protocol asks them on ViPlan's own domains (as its code does) and reads them "
+                        "elsewhere (docs/your-domain.md)")
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:

@@ -161,22 +161,23 @@ ASK_STATIC = ("auto", "yes", "no")
 def asks_static(config: RunConfig, task: Task) -> bool:
     """Whether the study's protocol asks about known facts (:mod:`toolkit.known_facts`) on ``task``.
 
-    ``pgt-grounder`` reads them from the problem unless ``--ask-static yes``. The
-    ViPlan grounder protocol asks every atom of its state, static ones included, as
-    ViPlan's code does (``get_enumeration_questions`` enumerates ``leftof``/``rightof``
-    with ``on``); it does not yet take known facts, so ``--ask-static no`` is refused
-    for it (:func:`check_ask_static`).
+    ``--ask-static yes`` / ``no`` decide. ``auto``: ``pgt-grounder`` reads them from the
+    problem; the ViPlan grounder protocol asks every atom of its state on ViPlan's own
+    domains, as ViPlan's code does (``get_enumeration_questions`` enumerates ``leftof`` /
+    ``rightof`` with ``on``), and on any other domain reads them from the problem, so a
+    study on an IPC domain does not fail on ``connected`` facts no action changes.
     """
-    if config.protocol != "pgt-grounder":
-        return True
-    return config.ask_static == "yes"
+    if config.ask_static != "auto":
+        return config.ask_static == "yes"
+    if config.protocol == "viplan-grounder":
+        from toolkit.domains import shipped_twin
+
+        return shipped_twin(task.domain) in ("blocksworld", "household")
+    return False
 
 
 def check_ask_static(config: RunConfig) -> None:
-    """Refuse an ``--ask-static`` the study's protocol cannot honour (one line naming both)."""
-    if config.ask_static == "no" and config.protocol == "viplan-grounder":
-        raise PgtError("--ask-static no and --protocol viplan-grounder contradict each other: the ViPlan protocol "
-                       "asks every atom of its state, as ViPlan's code does")
+    """Every grounder protocol honours ``--ask-static``; the planner protocol asks nothing (refused in the CLI)."""
 
 
 def default_planner(protocol: str) -> str:
@@ -253,7 +254,7 @@ def episode_environment(task: Task, spec: EpisodeSpec, seed: int) -> tuple[Any, 
     ``pgt-grounder`` reads them from the problem itself (``BeliefAgentConfig.ask_static``).
     """
     env = make_environment(task, spec, seed)
-    if spec.config.protocol != "pgt-grounder" or asks_static(spec.config, task):
+    if spec.config.protocol == "viplan-planner" or asks_static(spec.config, task):
         return env, None
     known = known_facts(task)
     return env, (known.to_json() if known.predicates else None)
@@ -461,8 +462,11 @@ def scrub(text: str) -> str:
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
 
+    from toolkit.known_facts import known_facts
+
+    known = None if asks_static(spec.config, task) else known_facts(task)
     return run_viplan_grounder(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
-                               ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
+                               ViPlanGrounderConfig(max_steps=spec.max_steps, known=known), seed)
 
 
 def _recorded(config: RunConfig) -> dict[str, list[str]] | None:

@@ -86,7 +86,6 @@ CONTRADICTIONS = [
     (["--accuracy", "0.9", "--fp", "0.1"], ("--accuracy", "--fp")),
     (["--grounder", "oracle", "--replay", "x.jsonl"], ("--replay", "--grounder oracle")),
     (["--protocol", "viplan-planner", "--ask-static", "no"], ("--ask-static", "--protocol viplan-planner")),
-    (["--grounder", "oracle", "--ask-static", "no"], ("--ask-static no", "--protocol viplan-grounder")),
 ]
 
 
