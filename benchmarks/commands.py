@@ -19,12 +19,14 @@ if TYPE_CHECKING:
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("run", help="run a study: suite x protocol x grounder x seeds (resumable)",
-                       description="Run a grounding study. Each finished episode is appended to OUT/episodes.jsonl; "
+                       formatter_class=DefaultsShown, description="Run a grounding study. Each finished episode is appended to OUT/episodes.jsonl; "
                                    "re-running the same command resumes where it stopped.")
     p.add_argument("--suite", required=True, type=cli_args.non_empty, help="viplan-bw[/SPLIT[,SPLIT]], viplan-hh[/...], or a folder of problems")
     p.add_argument("--domain", help="domain for a folder suite (file, folder or shipped name)")
-    p.add_argument("--protocol", default="viplan-grounder", choices=["viplan-grounder", "viplan-planner", "pgt-grounder"])
-    p.add_argument("--grounder", default="noisy", choices=["oracle", "noisy", "vlm", "replay"])
+    p.add_argument("--protocol", default="viplan-grounder", choices=["viplan-grounder", "viplan-planner", "pgt-grounder"],
+                   help="the agent loop (docs/studies.md)")
+    p.add_argument("--grounder", default="noisy", choices=["oracle", "noisy", "vlm", "replay"],
+                   help="who answers the questions (or proposes the plans, with viplan-planner)")
     p.add_argument("--accuracy", type=cli_args.probability, help="noisy grounder: uniform accuracy (e.g. 0.97)")
     p.add_argument("--calibration", type=cli_args.non_empty, help="noisy grounder: calibration file or shipped name (see docs/grounders.md)")
     p.add_argument("--fp", type=cli_args.probability, help="noisy grounder: false-positive rate")
@@ -41,7 +43,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--model", type=cli_args.non_empty, help="VLM model name (grounder vlm)")
     p.add_argument("--base-url", type=cli_args.url, help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")
-    p.add_argument("--timeout", type=cli_args.seconds, default=60.0, help="grounder vlm: seconds per endpoint request (default 60)")
+    p.add_argument("--timeout", type=cli_args.seconds, default=60.0, help="grounder vlm: seconds for a whole endpoint "
+                   "request, the reply's body included (default 60)")
+    p.add_argument("--max-reply-bytes", type=cli_args.count, metavar="N", help="grounder vlm: largest reply body read; "
+                   "a longer one is dropped while it streams in and recorded as an error answer (default 4194304)")
     p.add_argument("--max-retries", type=cli_args.non_negative, default=4,
                    help="grounder vlm: retries of a failed request (429, 5xx, timeout), honouring Retry-After (default 4)")
     p.add_argument("--cache", metavar="PATH", type=cli_args.output_file, help="grounder vlm: reply cache file "
@@ -54,6 +59,11 @@ def register(sub: argparse._SubParsersAction) -> None:
                                                    "replaced by a random one)")
     p.add_argument("--plan-missing", type=cli_args.probability, help="... P(a plan action is left out)")
     p.add_argument("--plan-extra", type=cli_args.probability, help="... P(a random action is inserted before a plan action)")
+    _add_ask_static(p)
+    p.add_argument("--world", metavar="MODULE:CLASS", type=cli_args.non_empty,
+                   help="your own world (truth, executor, renderer) for the domain, e.g. mypkg.world:WarehouseWorld "
+                        "(default: a pgt.worlds entry point named after the domain, a shipped world, else the "
+                        "generic renderer's; docs/your-domain.md)")
     add_render_arguments(p)
     p.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     _add_executor(p)
@@ -62,22 +72,33 @@ def register(sub: argparse._SubParsersAction) -> None:
     _add_dry_run(p)
     p.set_defaults(func=run_cmd)
 
-    r = sub.add_parser("report", help="tables (Markdown, CSV) and PNG plots over one or more runs")
+    r = sub.add_parser("report", help="tables (Markdown, CSV) and PNG plots over one or more runs",
+                       formatter_class=DefaultsShown,
+                       description="Write report.md and report.csv (success ± SEM per split, accuracy per predicate, "
+                                   "questions, replans, actions and tokens per episode) and PNG plots (success "
+                                   "against accuracy and against predictions needed, the accuracy/success gap, "
+                                   "questions per episode, and the two grounder protocols side by side where the "
+                                   "runs pair them) over one or more run folders of pgt run, compare or demo. "
+                                   "Episodes that errored are left out and counted.")
     r.add_argument("runs", nargs="+", type=cli_args.input_path, help="run folders (or episodes.jsonl files)")
     r.add_argument("--out", type=cli_args.output_dir, help="report folder (default: the first run's folder/report)")
     r.set_defaults(func=report_cmd)
 
     d = sub.add_parser("demo", help="offline demo: ViPlan protocol vs pgt-grounder, noisy-oracle sweep on viplan-bw "
-                                    "(no key, no GPU)")
+                                    "(no key, no GPU)", formatter_class=DefaultsShown,
+                       description="Run the ViPlan grounder protocol and pgt-grounder on viplan-bw (simple, medium, "
+                                   "hard) under a noisy oracle at each accuracy, then print and write one report "
+                                   "(pgt report). Needs no API key and no GPU; resumable like pgt compare.")
     d.add_argument("--out", default="runs/demo", type=cli_args.output_dir, help="folder for the runs and the report")
-    d.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
-    d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0", type=cli_args.probabilities)
+    d.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
+    d.add_argument("--accuracies", default="0.9,0.95,0.97,0.99,1.0", type=cli_args.probabilities,
+                   help="noisy oracle accuracies (comma-separated)")
     d.add_argument("--problems", type=cli_args.count, default=10, help="problems per split (25 = the full suite)")
-    d.add_argument("--quiet", action="store_true")
+    d.add_argument("--quiet", action="store_true", help="no progress bar")
     d.set_defaults(func=demo_cmd)
 
     c = sub.add_parser("compare", help="pgt-grounder against the ViPlan grounder protocol over a noise grid (offline)",
-                       description="Run viplan-grounder and pgt-grounder under the same noisy oracle for every suite, "
+                       formatter_class=DefaultsShown, description="Run viplan-grounder and pgt-grounder under the same noisy oracle for every suite, "
                                    "noise setting and action-failure rate, then write one report (table and plots). "
                                    "Resumable: re-run the same command to finish an interrupted grid.")
     c.add_argument("--suites", default="viplan-bw,viplan-hh", type=cli_args.names, help="comma-separated suites")
@@ -88,15 +109,70 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--action-failures", default="0,0.1", type=cli_args.probabilities, help="action failure probabilities (comma-separated)")
     c.add_argument("--persistence", type=cli_args.probability, default=0.0, help="noisy grounder: repeat a wrong answer with this probability")
     c.add_argument("--noise", type=noise_model, metavar="KIND[:NAME=VALUE,...]", help=NOISE_HELP)
-    c.add_argument("--seeds", type=cli_args.seeds, default=1)
+    c.add_argument("--seeds", type=cli_args.seeds, default=1, help="seeds per problem")
     c.add_argument("--problems", type=cli_args.count, help="first N problems of each split (default: all)")
+    _add_ask_static(c)
     add_render_arguments(c)
-    c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1))
+    c.add_argument("--workers", type=cli_args.count, default=min(2, os.cpu_count() or 1), help="worker processes")
     _add_executor(c)
     c.add_argument("--out", default="runs/compare", type=cli_args.output_dir, help="folder for the runs and the report")
-    c.add_argument("--quiet", action="store_true")
+    c.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_dry_run(c)
     c.set_defaults(func=compare_cmd)
+
+
+class DefaultsShown(argparse.HelpFormatter):
+    """Help that states every option's default (``(default: noisy)``) unless its text already does.
+
+    Flags without a value (``--quiet``) and options whose absence means "not set"
+    (default None) have nothing to state.
+    """
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if (action.option_strings and not any(action.default is v for v in (None, False, argparse.SUPPRESS))
+                and "default" not in text.lower() and not isinstance(action, argparse._HelpAction)):
+            text += " (default: %(default)s)"
+        return text
+
+
+def check_contradictions(args: argparse.Namespace) -> None:
+    """Refuse flags that contradict each other or the chosen grounder, with one line naming both.
+
+    Silently ignoring one (``--accuracy`` beside ``--calibration``, where the
+    calibration won; ``--model`` with the noisy grounder) ran a study other than
+    the one asked for.
+    """
+    def given(name: str) -> bool:
+        value = getattr(args, name, None)
+        return value is not None and value is not False and not (name == "persistence" and value == 0.0)
+
+    def flag(name: str) -> str:
+        return "--" + name.replace("_", "-")
+
+    rates = [n for n in ("accuracy", "calibration", "fp") if given(n)]
+    if "fp" not in rates and given("fn"):
+        rates.append("fn")
+    if len(rates) > 1:
+        raise PgtError(f"{flag(rates[0])} and {flag(rates[1])} contradict each other: pass one error rate "
+                       "(--fp/--fn together are one)")
+    noisy_grounder = args.grounder == "noisy" and args.protocol != "viplan-planner"
+    for name in ("accuracy", "calibration", "fp", "fn", "persistence", "noise"):
+        if given(name) and not noisy_grounder:
+            what = (f"--grounder {args.grounder}" if args.grounder != "noisy"
+                    else "--protocol viplan-planner (its noisy planner takes --plan-wrong/--plan-missing/--plan-extra)")
+            raise PgtError(f"{flag(name)} and {what} contradict each other: {flag(name)} is only for --grounder "
+                           "noisy (the noisy grounder's errors)")
+    for name in ("model", "base_url"):
+        if given(name) and args.grounder != "vlm":
+            raise PgtError(f"{flag(name)} and --grounder {args.grounder} contradict each other: {flag(name)} is "
+                           "for --grounder vlm")
+    if given("replay") and args.grounder != "replay":
+        raise PgtError(f"--replay and --grounder {args.grounder} contradict each other: --replay is for "
+                       "--grounder replay")
+    if getattr(args, "ask_static", "auto") != "auto" and args.protocol == "viplan-planner":
+        raise PgtError("--ask-static and --protocol viplan-planner contradict each other: the planner protocol "
+                       "asks no questions")
 
 
 NOISE_HELP = ("noisy grounder: how errors are drawn: independent[:persistence=Q], deterministic (the same question "
@@ -112,6 +188,15 @@ def noise_model(text: str) -> str:
         return NoiseModel.parse(text).text
     except PgtError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _add_ask_static(p: argparse.ArgumentParser) -> None:
+    """``--ask-static``: whether known facts (predicates no action changes) are asked or read from the problem."""
+    p.add_argument("--ask-static", choices=["auto", "yes", "no"], default="auto",
+                   help="ask the grounder about predicates no action changes and the type predicates of an untyped "
+                        "domain (yes), or read them from the problem (no); auto: pgt-grounder reads them, the ViPlan "
+                        "grounder protocol asks them on ViPlan's own domains (as its code does) and reads them "
+                        "elsewhere (docs/your-domain.md)")
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:
@@ -131,6 +216,7 @@ def _executor_fields(args: argparse.Namespace) -> dict[str, object]:
 def _config(args: argparse.Namespace):
     from benchmarks.runner import RunConfig
 
+    check_contradictions(args)
     if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
         raise PgtError("--grounder noisy needs --accuracy, --calibration or --fp/--fn")
     _check_vlm_flags(args)  # flag ranges are checked by their argparse types (toolkit/cli_args.py)
@@ -144,6 +230,7 @@ def _config(args: argparse.Namespace):
                      max_steps=args.max_steps, planner=args.planner, model=args.model, base_url=args.base_url,
                      cot=args.cot, replay=args.replay, problems=args.problems, plan_wrong=args.plan_wrong,
                      plan_missing=args.plan_missing, plan_extra=args.plan_extra,
+                     ask_static=getattr(args, "ask_static", "auto"), world=getattr(args, "world", None),
                      **_render_fields(args), **_executor_fields(args),
                      **{k: getattr(args, k) for k in EXECUTION_FLAGS if getattr(args, k, None) is not None})
 
@@ -162,6 +249,10 @@ def _check_vlm_flags(args: argparse.Namespace) -> None:
 
     check_timeout(args.timeout)
     check_max_retries(args.max_retries)
+    if getattr(args, "max_reply_bytes", None) is not None:
+        from grounders.client import check_max_reply_bytes
+
+        check_max_reply_bytes(args.max_reply_bytes)
     if args.cache and args.no_cache:
         raise PgtError("--cache and --no-cache contradict each other; pass one")
     limits = [f"--{n.replace('_', '-')}" for n in LIMIT_FLAGS if getattr(args, n, None) is not None]
@@ -186,7 +277,7 @@ def _accuracy_text(s: dict[str, float]) -> str:
 
 
 # execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
-EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache", "max_inflight", "rpm", "tpm")
+EXECUTION_FLAGS = ("timeout", "max_retries", "max_reply_bytes", "cache", "no_cache", "max_inflight", "rpm", "tpm")
 LIMIT_FLAGS = ("max_inflight", "rpm", "tpm")  # study-wide endpoint limits (grounders/limits.py)
 
 
@@ -317,6 +408,7 @@ def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
             for noise_name, noise in noises:
                 for protocol in ("viplan-grounder", "pgt-grounder"):
                     cfg = RunConfig(suite=suite, protocol=protocol, grounder="noisy", action_failure=fail,
+                                    ask_static=getattr(args, "ask_static", "auto"),
                                     persistence=args.persistence, noise=getattr(args, "noise", None), seeds=args.seeds,
                                     problems=args.problems, **_render_fields(args), **_executor_fields(args), **noise)
                     grid.append((f"{suite.replace('/', '-')}-{noise_name}-fail{fail:g}-{protocol}", cfg))

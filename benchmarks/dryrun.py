@@ -167,7 +167,7 @@ def _play_once(spec: EpisodeSpec, vlm: bool) -> tuple[int, int, int]:
     config = spec.config
     task = runner._task(spec.domain, spec.problem)
     seed = runner._episode_seed(spec)
-    env = runner.make_environment(task, spec, seed)
+    env, _ = runner.episode_environment(task, spec, seed)
     play = runner.PROTOCOL_RUNNERS[config.protocol]
     if config.protocol == "viplan-planner":
         perfect = build_proposer(dataclasses.replace(config, grounder="oracle"), task, spec.id, seed)

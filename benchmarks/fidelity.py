@@ -225,7 +225,24 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", default="runs/fidelity", type=cli_args.output_dir, help="folder for the runs and fidelity.md")
     p.add_argument("--check", action="store_true", help="exit 1 when a model's combined success is outside 2 SEM")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--released", nargs="+", metavar="RUN",
+                   help="imported ViPlan grounder runs (pgt import viplan-results): fit a calibration from each "
+                        "run's answers and compare with the released success on ViPlan's own problems instead")
     p.set_defaults(func=fidelity_cmd)
+
+
+def _paper_calibrations(names: Sequence[str]) -> list[str]:
+    """The shipped calibrations transcribed from a paper row; those fitted from released runs
+    (``viplan-logs-*``, checked with ``--released``) have none."""
+    rows = load_paper()
+    out = []
+    for name in names:
+        try:
+            paper_row(name, rows)
+        except PgtError:
+            continue
+        out.append(name)
+    return out
 
 
 def fidelity_cmd(args: argparse.Namespace) -> int:
@@ -233,7 +250,11 @@ def fidelity_cmd(args: argparse.Namespace) -> int:
     from benchmarks.store import collect, read_records
     from grounders.calibration import list_calibrations
 
-    names = (list_calibrations() if args.calibrations == "shipped"
+    if args.released:
+        from benchmarks.viplan_fidelity import released_cmd
+
+        return released_cmd(args)
+    names = (_paper_calibrations(list_calibrations()) if args.calibrations == "shipped"
              else [c.strip() for c in args.calibrations.split(",") if c.strip()])
     configs = [(name, study_config(name, args.problems, args.seeds, args.noise)) for name in names]
     for _, cfg in configs:  # every setting is checked before the first episode runs

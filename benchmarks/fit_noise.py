@@ -57,8 +57,10 @@ def score(domain: str, noise: str, problems: int, seeds: int, out: Path, workers
     from benchmarks.store import collect, read_records
     from grounders.calibration import list_calibrations
 
+    from benchmarks.fidelity import _paper_calibrations
+
     total, lines = 0.0, []
-    for cal in list_calibrations():
+    for cal in _paper_calibrations(list_calibrations()):  # fitted ones (viplan-logs-*) have no paper row
         row = paper_row(cal)
         if row.domain != domain:
             continue
@@ -115,7 +117,9 @@ def main(argv: list[str] | None = None) -> int:
 
                 note = (f"python -m benchmarks.fit_noise --problems {args.problems} --seeds {args.seeds} "
                         f"(simple split only, sum z^2 = {scores[best]:.2f})")
-                for cal in list_calibrations():
+                from benchmarks.fidelity import _paper_calibrations
+
+                for cal in _paper_calibrations(list_calibrations()):
                     if paper_row(cal).domain == domain:
                         print(f"  wrote {write_noise(cal, best, note)}")
     except PgtError as exc:

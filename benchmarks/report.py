@@ -127,7 +127,15 @@ def markdown(runs: list[Run]) -> str:
         for label, table in preds.items():
             cells = [_fmt(table[p][0], 3) if p in table else "" for p in names]
             lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+    given = {f"{_suite(run)} {run.label}": sorted({p for r in run.records for p in (r.get("given") or {}).get("given", ())})
+             for run in runs}
+    if any(given.values()):  # known facts (toolkit/known_facts.py): read from the problem, so not in the table above
+        lines += ["", "Given, not asked (predicates no action changes, and an untyped domain's type predicates; "
+                  "`--ask-static`):", ""]
+        lines += [f"- {label}: {', '.join(names) if names else 'none (asked)'}" for label, names in given.items()]
+    from benchmarks import viplan_metrics
+
+    return "\n".join(lines) + "\n" + viplan_metrics.markdown(runs)
 
 
 def plots(runs: list[Run], out: Path) -> list[Path]:
@@ -182,15 +190,44 @@ def plots(runs: list[Run], out: Path) -> list[Path]:
     return written + _predictions_plot(runs, out, plt)
 
 
+MAX_LINES = 4  # series one axis holds readably; more get one small panel each (shared axes)
+
+
 def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
-    """Success against predictions needed (ViPlan Figure 2), one line per run."""
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    """Success against predictions needed (ViPlan Figure 2): one line per run, or one panel per run past
+    :data:`MAX_LINES` (ten overlapping lines with error bars could not be told apart)."""
+    series = []
     for run in runs[:MAX_BARS]:
         pts = metrics.success_by_predictions(run.records)
         if pts:
+            series.append((run.label, pts))
+    xlabel, title = "predictions a perfect grounder needs for the task", "Compounding errors (cf. ViPlan Figure 2)"
+    if len(series) <= MAX_LINES:
+        fig, ax = plt.subplots(figsize=(7, 4.5))
+        for label, pts in series:
             xs2, ys, es, _ = zip(*pts)
-            ax.errorbar(xs2, ys, yerr=es, marker="o", capsize=3, label=run.label)
-    _success_axes(fig, ax, "predictions a perfect grounder needs for the task", "Compounding errors (cf. ViPlan Figure 2)")
+            ax.errorbar(xs2, ys, yerr=es, marker="o", capsize=3, label=label)
+        _success_axes(fig, ax, xlabel, title)
+        return [_save(fig, out / "success_vs_predictions.png", plt)]
+    cols = min(4, len(series))
+    rows = -(-len(series) // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(3.2 * cols, 2.6 * rows + 0.6), sharex=True, sharey=True,
+                             squeeze=False)
+    for ax, (label, pts) in zip(axes.flat, series):
+        xs2, ys, es, _ = zip(*pts)
+        ax.errorbar(xs2, ys, yerr=es, marker="o", capsize=2, markersize=3)
+        ax.set_title(label, fontsize=7)
+        ax.set_ylim(-0.02, 1.02)
+        ax.grid(alpha=0.3)
+    for i, ax in enumerate(axes.flat):
+        if i >= len(series):
+            ax.set_visible(False)
+        elif i + cols >= len(series):  # nothing drawn below it: its own x labels
+            ax.xaxis.set_tick_params(labelbottom=True)
+    fig.supxlabel(xlabel, fontsize=9)
+    fig.supylabel("success rate (± SEM)", fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
     return [_save(fig, out / "success_vs_predictions.png", plt)]
 
 

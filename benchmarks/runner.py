@@ -14,18 +14,18 @@ import dataclasses
 import functools
 import gc
 import json
-import os
-import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
 
-from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, read_records, repair,
-                              write_config)
+from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, complete_tail,
+                              read_records, repair, write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
+from toolkit.known_facts import known_facts
+from toolkit.redact import redact, redact_url
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -68,10 +68,13 @@ class RunConfig:
     plan_extra: float | None = None  # ... P(a random action is inserted before an action)
     render_mode: str = "schematic"  # household images: schematic or pictorial (images and visibility differ)
     labels: bool = True  # household images: object names written in the image
+    world: str | None = None  # a user's world, module:Class (None: plug-in, shipped or generic world by domain)
+    ask_static: str = "auto"  # ask about predicates no action changes: yes, no, auto (see asks_static)
     # ---- execution options (see EXECUTION_FIELDS): how a study runs, never what it finds
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
     max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
+    max_reply_bytes: int | None = None  # VLM client: largest reply body read (None: the client's default, 4 MiB)
     cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
@@ -84,7 +87,8 @@ class RunConfig:
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
-    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "max_reply_bytes", "cache",
+                                                   "no_cache",
                                                    "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
@@ -102,6 +106,8 @@ class RunConfig:
         return cls(**fields)
 
     def __post_init__(self) -> None:
+        if self.ask_static not in ASK_STATIC:
+            raise PgtError(f"--ask-static {self.ask_static}: choose {', '.join(ASK_STATIC)}")
         if self.planner == "default":  # recorded resolved: what "default" means may change, a record must not
             object.__setattr__(self, "planner", default_planner(self.protocol))
         # The noise model is decided once and recorded (a calibration's default may change later).
@@ -116,7 +122,10 @@ class RunConfig:
         object.__setattr__(self, "persistence", model.persistence)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The config as written to ``config.json`` and every record: the base URL without its secrets."""
+        data = dataclasses.asdict(self)
+        data["base_url"] = redact_url(self.base_url)
+        return data
 
     def result_fields(self) -> dict[str, Any]:
         """The fields a resume must agree on (neither execution options nor scope)."""
@@ -144,6 +153,31 @@ class RunConfig:
         """A short name for tables and plots."""
         fail = f",fail={self.action_failure}" if self.action_failure else ""
         return f"{self.protocol}[{self.noise_label()}{fail}]"
+
+
+ASK_STATIC = ("auto", "yes", "no")
+
+
+def asks_static(config: RunConfig, task: Task) -> bool:
+    """Whether the study's protocol asks about known facts (:mod:`toolkit.known_facts`) on ``task``.
+
+    ``--ask-static yes`` / ``no`` decide. ``auto``: ``pgt-grounder`` reads them from the
+    problem; the ViPlan grounder protocol asks every atom of its state on ViPlan's own
+    domains, as ViPlan's code does (``get_enumeration_questions`` enumerates ``leftof`` /
+    ``rightof`` with ``on``), and on any other domain reads them from the problem, so a
+    study on an IPC domain does not fail on ``connected`` facts no action changes.
+    """
+    if config.ask_static != "auto":
+        return config.ask_static == "yes"
+    if config.protocol == "viplan-grounder":
+        from toolkit.domains import shipped_twin
+
+        return shipped_twin(task.domain) in ("blocksworld", "household")
+    return False
+
+
+def check_ask_static(config: RunConfig) -> None:
+    """Every grounder protocol honours ``--ask-static``; the planner protocol asks nothing (refused in the CLI)."""
 
 
 def default_planner(protocol: str) -> str:
@@ -207,25 +241,66 @@ def load_episode_code() -> None:
 
 
 def make_environment(task: Task, spec: EpisodeSpec, seed: int):
-    from scene_graphs.registry import WORLDS, make_world
-    from toolkit.simulator import SymbolicEnvironment
+    """The episode's world: ``--world``, a plug-in, the domain's shipped world, else the generic one (renders any state)."""
+    from scene_graphs.registry import make_world
 
-    if task.domain.name.lower() in WORLDS:
-        return make_world(task, failure_prob=spec.config.action_failure, seed=seed,
-                          render_mode=spec.config.render_mode, labels=spec.config.labels)
-    return SymbolicEnvironment(task, spec.config.action_failure, seed)
+    return make_world(task, failure_prob=spec.config.action_failure, seed=seed, render_mode=spec.config.render_mode,
+                      labels=spec.config.labels, world=spec.config.world)
+
+
+def episode_environment(task: Task, spec: EpisodeSpec, seed: int) -> tuple[Any, dict[str, list[str]] | None]:
+    """The episode's world, and the known facts the protocol is given instead of asking (None: none given).
+
+    ``pgt-grounder`` reads them from the problem itself (``BeliefAgentConfig.ask_static``).
+    """
+    env = make_environment(task, spec, seed)
+    if spec.config.protocol == "viplan-planner" or asks_static(spec.config, task):
+        return env, None
+    known = known_facts(task)
+    return env, (known.to_json() if known.predicates else None)
+
+
+def needs_images(config: RunConfig) -> bool:
+    """Whether the study's model looks at pictures (a VLM grounder, or a VLM planner)."""
+    return config.grounder == "vlm"
+
+
+def check_world(config: RunConfig, spec: EpisodeSpec) -> None:
+    """Build the study's world once; refuse a VLM study whose world draws no picture (one line naming it).
+
+    A ``--world`` plug-in that cannot be loaded fails here too, before the run folder exists.
+    """
+    from scene_graphs.registry import world_source
+
+    task = _task(spec.domain, spec.problem)
+    env = make_environment(task, spec, 0)
+    obs = env.reset(0)
+    if needs_images(config) and getattr(obs, "render", None) is None:
+        raise PgtError(f"--grounder vlm needs a picture of every state, and the world of domain {task.domain.name} "
+                       f"({world_source(task, config.world)}) draws none; give it a renderer, or drop --world "
+                       "to use the generic one (docs/your-domain.md)")
 
 
 def make_grounder(task: Task, spec: EpisodeSpec, seed: int):
     from grounders.factory import build_grounder
 
-    return _EndOnError(build_grounder(spec.config, task, spec.split, seed))
+    return _EndOnError(build_grounder(spec.config, task, spec.split, seed, spec.id))
 
 
 class EndpointFailure(Exception):
     """A grounder answer with status ``error``: the episode cannot be judged, so it ends here."""
 
     error_kind = "endpoint"
+
+
+class ReplayGap(EndpointFailure):
+    """A replayed log has no answer for what this episode asked: the replay cannot go on.
+
+    Not an endpoint failure: the next episode may well be in the log, so a replay
+    study is never stopped for a run of these (see :func:`_stop_reason`).
+    """
+
+    error_kind = "replay"
 
 
 class _EndOnError:
@@ -245,6 +320,8 @@ class _EndOnError:
         answers = self.inner.ask(observation, atoms, **options)  # options: e.g. the noisy grounder's questions
         for answer in answers:
             if answer.status == "error":
+                if self.name == "replay":
+                    raise ReplayGap(f"the replayed log never answered {answer.atom}: {answer.raw}")
                 raise EndpointFailure(f"{self.name} could not answer '{answer.question}': {answer.raw}")
         return answers
 
@@ -313,7 +390,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
     try:
         task = _task(spec.domain, spec.problem)
         seed = _episode_seed(spec)
-        env = make_environment(task, spec, seed)
+        env, given = episode_environment(task, spec, seed)
+        if given:
+            record["given"] = given
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
         record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps,
                                                           spec.config.planner)
@@ -332,8 +411,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
                 if isinstance(event.get(key), str):
                     event[key] = scrub(event[key])
     endpoint = _first_endpoint_error(record)
-    if endpoint is not None:
-        record.update(outcome="error", error_kind="endpoint", error=scrub(endpoint), fatal=False)
+    if endpoint is not None:  # a replayed planner run that ran out of replies is a replay gap, not an endpoint
+        kind = "replay" if spec.config.grounder == "replay" else "endpoint"
+        record.update(outcome="error", error_kind=kind, error=scrub(endpoint), fatal=False)
     else:
         record.update(outcome="success" if record["success"] else "failure")
         if not record["success"]:
@@ -374,23 +454,19 @@ def _first_endpoint_error(record: dict[str, Any]) -> str | None:
     return "the endpoint gave no answer"
 
 
-_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|(?:Bearer|api[_-]?key[=:])\s*[A-Za-z0-9_\-.]{6,})", re.I)
-_URL_CREDENTIALS = re.compile(r"(\w+://)[^/@\s]+@")
-
-
 def scrub(text: str) -> str:
-    """``text`` without secrets: the API key of the environment, ``sk-...`` tokens, URL credentials."""
-    key = os.environ.get("OPENAI_API_KEY", "")
-    if len(key) >= 4:
-        text = text.replace(key, "***")
-    return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
+    """An error text fit for a record: no secrets (:func:`toolkit.redact.redact`), at most 2000 characters."""
+    return redact(text)[:2000]
 
 
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
 
+    from toolkit.known_facts import known_facts
+
+    known = None if asks_static(spec.config, task) else known_facts(task)
     return run_viplan_grounder(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
-                               ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
+                               ViPlanGrounderConfig(max_steps=spec.max_steps, known=known), seed)
 
 
 def _recorded(config: RunConfig) -> dict[str, list[str]] | None:
@@ -418,7 +494,8 @@ def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
     from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 
     return run_belief_agent(env, grounder or make_grounder(task, spec, seed), make_planner(spec.config.planner),
-                            BeliefAgentConfig(max_steps=spec.max_steps), seed)
+                            BeliefAgentConfig(max_steps=spec.max_steps, ask_static=asks_static(spec.config, task)),
+                            seed)
 
 
 # (task, env, spec, seed[, grounder or proposer]) -> EpisodeResult; the last argument replaces the study's own
@@ -450,6 +527,8 @@ def _prepare_out(out: Path, config: RunConfig) -> list[Record]:
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
+    if complete_tail(episodes):  # a whole record that lacks only its newline is kept, not dropped as torn
+        print(f"{episodes}: the last record had no newline; kept it and added one", file=sys.stderr)
     dropped = repair(episodes)  # appends must start on a fresh line
     if dropped:
         print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
@@ -467,17 +546,23 @@ class Progress:
     Errors are printed as they happen, bar or not, so a broken study never looks busy.
     """
 
-    def __init__(self, total: int, done: int, label: str, bar: bool = True) -> None:
+    def __init__(self, total: int, done: int, label: str, bar: bool = True, judged: int = 0,
+                 successes: int = 0) -> None:
+        """``judged``/``successes``: the study's episodes judged before this invocation (a resumed run),
+        so the success rate shown is the whole study's, as the closing summary's is."""
         self.total, self.done, self.label = total, done, label
-        self.new, self.successes, self.errors, self.start = 0, 0, 0, time.perf_counter()
+        self.judged, self.successes = judged, successes
+        self.new, self.errors, self.start = 0, 0, time.perf_counter()
         self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
+        self.limiter: Any = None  # a VLM study's EndpointLimiter: its 429s and (clamped) pauses are shown
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
         self.new += 1
         self.successes += record.get("outcome") == "success"
+        self.judged += record.get("outcome") in ("success", "failure")
         self.questions += int(record.get("questions") or 0)
         self.tokens += int(record.get("prompt_tokens") or 0) + int(record.get("completion_tokens") or 0)
         if record.get("outcome") == "error" and not record.get("fatal"):  # a fatal one ends the study: said then
@@ -500,11 +585,14 @@ class Progress:
         width = 24
         filled = int(width * self.done / max(self.total, 1))
         bar = "#" * filled + "." * (width - filled)
-        sr = self.successes / self.new if self.new else 0.0
+        sr = self.successes / self.judged if self.judged else 0.0  # over the whole study, resumed or not
         errors = f" errors {self.errors}" if self.errors else ""
         tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
+        usage = getattr(self.limiter, "usage", None)
+        throttled = (f" 429s {usage.throttled} (paused {_duration(usage.retry_after)})"
+                     if usage is not None and usage.throttled else "")
         return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
-                f"{self.questions / elapsed:.1f} q/s{tokens} eta {_duration(left)}")
+                f"{self.questions / elapsed:.1f} q/s{tokens}{throttled} eta {_duration(left)}")
 
     def close(self) -> None:
         if self.bar:
@@ -538,6 +626,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     from benchmarks.executors import check_executor
 
     check_executor(config)
+    check_ask_static(config)
     specs = episode_specs(config)
     if not specs:
         return specs
@@ -552,6 +641,8 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     else:
         make_grounder(task, first, 0)
         make_planner(config.planner)
+    if needs_images(config) or config.world:
+        check_world(config, first)  # also loads a --world plug-in once: a bad one fails here, not per episode
     return specs
 
 
@@ -585,8 +676,17 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
         # the specs carry the config the episodes run with (a VLM study's gained its answer log above)
         todo = [s if s.config is config else dataclasses.replace(s, config=config) for s in specs
                 if s.id not in judged]
-        bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
+        wanted = {s.id for s in specs}
+        before = [r for r in collect(records).judged if r["id"] in wanted]
+        if before:  # said even with --quiet: the numbers that follow are for the whole study
+            print(f"{config.label()}: resuming: {len(before)} of {len(specs)} episodes done", file=sys.stderr)
+        bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress,
+                       judged=len(before), successes=sum(r.get("outcome") == "success" for r in before))
         results = _run_episodes(config, todo, workers)
+        if endpoint_bound(config):
+            from grounders.factory import endpoint_limiter
+
+            bar.limiter = endpoint_limiter(config)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:
@@ -616,7 +716,8 @@ def _stop_reason(record: dict[str, Any], opening: list[dict[str, Any]]) -> str |
     A fatal error stops it at once. So does an opening of :data:`ENDPOINT_STOP`
     endpoint errors in a row: an endpoint that failed every episode so far, after
     the client's own retries, is down or misconfigured, and the rest would fail
-    the same way, slowly.
+    the same way, slowly. Replay gaps (``error_kind`` replay: the log lacks an
+    answer this episode asked for) never stop a study: each episode has its own.
     """
     if record.get("fatal"):
         return f"stopped at episode {record['id']}: {record['error']}"

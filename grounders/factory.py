@@ -30,13 +30,13 @@ def _error_model(config: Any, split: str):
     return ErrorModel.uniform(config.accuracy)
 
 
-def _oracle(config: Any, task: Task, split: str, seed: int):
+def _oracle(config: Any, task: Task, split: str, seed: int, episode: str | None = None):
     from grounders.oracle import Oracle
 
     return Oracle(QuestionBook(task))
 
 
-def _noisy(config: Any, task: Task, split: str, seed: int):
+def _noisy(config: Any, task: Task, split: str, seed: int, episode: str | None = None):
     from grounders.noisy import NoisyOracle
 
     model = _error_model(config, split)
@@ -68,6 +68,7 @@ def _vlm_config(config: Any, log: bool = False):
     return VLMConfig.from_env(model=config.model, base_url=config.base_url, cot=config.cot,
                               cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
                               max_retries=getattr(config, "max_retries", None),
+                              max_reply_bytes=getattr(config, "max_reply_bytes", None),
                               max_inflight=getattr(config, "max_inflight", None), rpm=getattr(config, "rpm", None),
                               tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None,
                               answer_reading="viplan" if getattr(config, "protocol", "").startswith("viplan-") else "pgt")
@@ -78,7 +79,7 @@ def endpoint_limiter(config: Any):
     return _vlm_config(config).limiter()
 
 
-def _vlm(config: Any, task: Task, split: str, seed: int):
+def _vlm(config: Any, task: Task, split: str, seed: int, episode: str | None = None):
     from grounders.vlm import VLMGrounder
 
     return VLMGrounder(image_question_book(config, task), _vlm_config(config, log=True))
@@ -99,7 +100,7 @@ def image_question_book(config: Any, task: Task) -> QuestionBook:
     return QuestionBook(task, objects=image_object_names(config, task))
 
 
-def _replay(config: Any, task: Task, split: str, seed: int):
+def _replay(config: Any, task: Task, split: str, seed: int, episode: str | None = None):
     from grounders.replay import ReplayGrounder
 
     if not config.replay:
@@ -107,22 +108,23 @@ def _replay(config: Any, task: Task, split: str, seed: int):
     path = Path(config.replay)
     if not path.is_file():
         raise PgtError(f"--replay {config.replay}: no such answer log")
-    grounder = ReplayGrounder(path)
-    if not len(grounder):
+    grounder = ReplayGrounder(path, episode=episode)
+    if not grounder.total:
         raise PgtError(f"--replay {config.replay}: the answer log holds no answers")
     return grounder
 
 
-GROUNDER_FACTORIES: dict[str, Callable[[Any, Task, str, int], Any]] = {
+# (config, task, split, seed, episode id) -> grounder; the replay grounder answers that episode from its log
+GROUNDER_FACTORIES: dict[str, Callable[..., Any]] = {
     "oracle": _oracle, "noisy": _noisy, "vlm": _vlm, "replay": _replay,
 }
 
 
-def build_grounder(config: Any, task: Task, split: str, seed: int):
+def build_grounder(config: Any, task: Task, split: str, seed: int, episode: str | None = None):
     factory = GROUNDER_FACTORIES.get(config.grounder)
     if factory is None:
         raise UnknownSymbolError("grounder", config.grounder, GROUNDER_FACTORIES)
-    return factory(config, task, split, seed)
+    return factory(config, task, split, seed, episode)
 
 
 def build_proposer(config: Any, task: Task, episode_id: str, seed: int,

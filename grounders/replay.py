@@ -8,7 +8,9 @@ without calling the model again.
 Lookup is by (state key text, atom); the n-th time an atom is asked in a state it
 gets the n-th recorded answer there (the last one once the log runs out). With
 ``match_state=False`` the state is ignored (for logs recorded without state
-keys). An atom the log does not have comes back UNKNOWN with status ``error`` and
+keys). A log may answer several episodes (an imported ViPlan run holds one per
+problem and scene): given ``episode``, only that episode's records (and records
+that name no episode) answer. An atom the log does not have comes back UNKNOWN with status ``error`` and
 a message that says so; replay never invents an answer.
 """
 
@@ -29,13 +31,19 @@ class ReplayGrounder:
     Args:
         log: a JSON Lines file, or records already read.
         match_state: look answers up by state as well as atom.
+        episode: answer only from the records of this episode (and those naming none).
     """
 
     name = "replay"
 
-    def __init__(self, log: str | Path | Sequence[AnswerRecord], match_state: bool = True) -> None:
+    def __init__(self, log: str | Path | Sequence[AnswerRecord], match_state: bool = True,
+                 episode: str | None = None) -> None:
         records = list(read_records(log)) if isinstance(log, (str, Path)) else list(log)
         self.source = str(log) if isinstance(log, (str, Path)) else "<records>"
+        self.total = len(records)
+        if episode is not None:
+            records = [r for r in records if r.episode in ("", episode)]
+        self.episode = episode
         self.match_state = match_state
         self._table: dict[tuple[str, str], list[AnswerRecord]] = defaultdict(list)
         for record in records:
@@ -56,9 +64,10 @@ class ReplayGrounder:
             found = self._table.get(key)
             if not found:
                 where = f" in state {state!r}" if self.match_state else ""
+                episode = f" for episode {self.episode}" if self.episode is not None else ""
                 out.append(Answer(atom, Verdict.UNKNOWN, 0.5,
-                                  f"replay: no recorded answer for {atom}{where} in {self.source}",
-                                  "", "error"))
+                                  f"replay: no recorded answer for {atom}{where}{episode} in {self.source}",
+                                  str(atom), "error"))
                 continue
             index = min(self._asked[key], len(found) - 1)
             self._asked[key] += 1

@@ -18,6 +18,7 @@ record or an error text.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import os
 import threading
@@ -49,7 +50,8 @@ class VLMConfig:
     max_retries: int = 4
     backoff_base: float = 1.0
     backoff_max: float = 30.0
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds for a whole request
+    max_reply_bytes: int | None = None  # None: grounders.client.DEFAULT_MAX_REPLY_BYTES
     temperature: float = 0.0
     max_tokens: int | None = None  # None: 32 without CoT, 1024 with CoT
     logprobs: bool = True
@@ -77,7 +79,10 @@ class VLMConfig:
         return cls(model=model, **given)
 
     def policy(self) -> RetryPolicy:
-        return RetryPolicy(self.timeout, self.max_retries, self.backoff_base, self.backoff_max)
+        policy = RetryPolicy(self.timeout, self.max_retries, self.backoff_base, self.backoff_max)
+        if self.max_reply_bytes is not None:
+            policy = dataclasses.replace(policy, max_reply_bytes=self.max_reply_bytes)
+        return policy
 
     def limiter(self) -> EndpointLimiter | None:
         """The process's one limiter for this endpoint and limits (None when none is set)."""

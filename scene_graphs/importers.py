@@ -9,11 +9,12 @@ Two JSON shapes are read:
 * VirtualHome / RobotHow: ``{"nodes": [{"id", "class_name", "category", "states",
   "properties"}], "edges": [{"from_id", "to_id", "relation_type"}]}``. Rooms are
   nodes of category ``Rooms``; ``GRABBABLE`` nodes are movable; nodes with
-  ``CAN_OPEN``/``CONTAINERS`` or an OPEN/CLOSED state are containers (never
-  invented from an INSIDE edge: VirtualHome's example homes put books INSIDE a
-  bookshelf that has neither); the rest is furniture. ``ON`` -> ontop, ``INSIDE`` ->
-  inside (in_room when the target is a room; dropped and counted when the target
-  is not a container), ``CLOSE`` ->
+  ``CAN_OPEN``/``CONTAINERS`` or an OPEN/CLOSED state are containers, and so is a
+  piece of furniture that the scene (or the goal scene) puts something INSIDE:
+  VirtualHome's homes put books INSIDE a bookshelf that has neither property, and
+  use it as a container (:func:`containers_from_use`); the rest is furniture.
+  ``ON`` -> ontop, ``INSIDE`` -> inside (in_room when the target is a room; dropped
+  and counted when the target is a movable object), ``CLOSE`` ->
   nextto, ``HOLDS_RH``/``HOLDS_LH`` -> holds; other relations (``FACING``,
   ``BETWEEN``) have no PDDL counterpart and are dropped (counted in the report).
 * The ``{"init_graph": ..., "final_graph": ...}`` wrapper (VirtualHome / Embodied
@@ -21,7 +22,16 @@ Two JSON shapes are read:
   goal unless ``--goal`` names another file.
 * GraSIF hierarchical: ``{"nodes": {"room"|"rooms": [...], "asset": [...],
   "object"|"objects": [...], "agent": {...}}}`` with ``relation`` ``ontop_of`` /
-  ``inside_of`` and ``related_to``.
+  ``inside_of`` and ``related_to``. Assets and objects with ``open``/``close``
+  affordances or states are containers; so is a node with a ``put_inside`` affordance
+  and no ``pick_up`` one, and a node something is ``inside_of`` (here or in the goal
+  scene). A graspable object whose affordances list ``put_inside`` stays movable:
+  GraSIF's own example (LookPlanGraph appendix, the planner prompt) gives a water
+  glass ``["pick_up", "put_on", "put_under", "attach", "put_inside"]``, where it says
+  what can be done with the glass, not that things go inside it.
+
+Relations that have no PDDL counterpart are dropped, counted in the report and
+listed in the written problem's header comment.
 """
 
 from __future__ import annotations
@@ -152,8 +162,11 @@ def _virtualhome(data: dict) -> ImportReport:
             add_rel(g, u, v, "holds")
         elif rel_type == "INSIDE" and kind_v == "room":
             add_rel(g, u, v, "in_room")
+        elif rel_type == "INSIDE" and kind_v == "furniture" and u != AGENT:
+            g.nodes[v].update(kind="container", open=True)  # used as a container: containers_from_use
+            add_rel(g, u, v, "inside")
         elif rel_type == "INSIDE" and kind_v != "container":
-            key = "INSIDE (target not a container in the source)"
+            key = f"INSIDE (target is {'the agent' if v == AGENT else 'a movable object'})"
             report.dropped[key] = report.dropped.get(key, 0) + 1
         elif rel_type in REL_MAP and kind_v != "room" and u != AGENT and v != AGENT:
             add_rel(g, u, v, REL_MAP[rel_type])
@@ -175,6 +188,8 @@ def _grasif(nodes: dict) -> ImportReport:
         aff = {str(a).lower() for a in n.get("affordances") or []}
         if states & {"open", "closed"} or aff & {"open", "close"}:
             g.add_node(name(n), kind="container", label=name(n), open="open" in states)
+        elif "put_inside" in aff and "pick_up" not in aff:
+            g.add_node(name(n), kind="container", label=name(n), open=True)
         elif is_object and ("pick_up" in aff or not aff):
             g.add_node(name(n), kind="movable", label=name(n))
         else:
@@ -188,7 +203,7 @@ def _grasif(nodes: dict) -> ImportReport:
         if rel and n.get("related_to"):
             target = pddl_name(n["related_to"])
             _need(g, target, n)
-            if rel == "INSIDE_OF" and g.nodes[target]["kind"] != "container":
+            if rel in ("INSIDE_OF", "INSIDE") and g.nodes[target]["kind"] not in ("container", "room"):
                 g.nodes[target].update(kind="container", open=True)
             if rel in REL_MAP:
                 add_rel(g, name(n), target, REL_MAP[rel])
@@ -206,6 +221,40 @@ def _grasif(nodes: dict) -> ImportReport:
             _need(g, pddl_name(held), agent)
             add_rel(g, AGENT, pddl_name(held), "holds")
     return report
+
+
+def containers_from_use(*reports: ImportReport | None) -> list[str]:
+    """Make a node a container in every graph where it is one in any (the start and the goal scene).
+
+    A basket that the goal puts things inside is a container in the start scene too,
+    or the written problem would type it ``movable`` and refuse the goal's
+    ``(inside x basket)``. Returns the nodes changed.
+    """
+    graphs = [r.graph for r in reports if r is not None]
+    used = {n for g in graphs for n, k in g.nodes(data="kind") if k == "container"}
+    changed = []
+    for g in graphs:
+        for n in sorted(used):
+            if n in g and g.nodes[n].get("kind") in ("furniture", "movable"):
+                g.nodes[n].update(kind="container", open=True)
+                if not targets(g, n, "in_room"):  # a container stands in a room: that of what it rests on
+                    add_rel(g, n, _room_below(g, n), "in_room")
+                changed.append(n)
+    return changed
+
+
+def _room_below(g: nx.MultiDiGraph, node: str) -> str:
+    """The room of the first thing under ``node`` (ontop/inside, transitively) that has one."""
+    seen, cur = {node}, node
+    while True:
+        rooms = targets(g, cur, "in_room")
+        if rooms:
+            return rooms[0]
+        below = [t for rel in ("ontop", "inside") for t in targets(g, cur, rel) if t not in seen]
+        if not below:
+            return sorted(n for n, k in g.nodes(data="kind") if k == "room")[0]
+        cur = below[0]
+        seen.add(cur)
 
 
 def _need(g: nx.MultiDiGraph, node: str, entry: Any) -> None:
@@ -307,7 +356,7 @@ def prune(g: nx.MultiDiGraph, keep: set[str]) -> nx.MultiDiGraph:
 
 
 def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiDiGraph | None = None,
-               goal_lines: list[str] | None = None) -> str:
+               goal_lines: list[str] | None = None, dropped: dict[str, int] | None = None) -> str:
     """An igibson-domain PDDL problem for a household graph.
 
     The goal is ``goal_lines`` (see :func:`goal_literals`), or else the relation and
@@ -330,7 +379,11 @@ def to_problem(g: nx.MultiDiGraph, name: str = "imported_scene", goal: nx.MultiD
     facts = "\n".join(f"        {a}" for a in init)
     closed = "\n".join(f"        (not (open {c}))" for c in groups["container"] if not g.nodes[c].get("open"))
     body = "\n".join(f"            {line}" for line in goal_lines)
-    return (f"(define (problem {pddl_name(name)})\n    (:domain igibson)\n    (:objects\n{objs}\n    )\n"
+    header = ""
+    if dropped:
+        header = ("; dropped relations without a PDDL counterpart: "
+                  + ", ".join(f"{k} x{v}" for k, v in sorted(dropped.items())) + "\n")
+    return (header + f"(define (problem {pddl_name(name)})\n    (:domain igibson)\n    (:objects\n{objs}\n    )\n"
             f"    (:init\n{facts}\n{closed}\n    )\n    (:goal\n        (and\n{body}\n        )\n    )\n)\n")
 
 

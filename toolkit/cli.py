@@ -42,6 +42,7 @@ COMMANDS: dict[str, str] = {
     "demo": "benchmarks.commands",
     "compare": "benchmarks.commands",
     "fidelity": "benchmarks.fidelity",
+    "import": "benchmarks.viplan_import",
 }
 
 # Pieces of the outer layers that toolkit commands use, by module path as above (imported only when used):

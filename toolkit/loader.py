@@ -236,8 +236,9 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
 
 def _read(path: str | Path) -> str:
     from toolkit.textfile import read_text  # one reader for every command's files (BOM, UTF-16, Latin-1 comments)
+    from toolkit.bddl import is_bddl, read_as_pddl  # BEHAVIOR's BDDL: translated to PDDL on its own lines
 
-    return read_text(path)
+    return read_as_pddl(path) if is_bddl(path) else read_text(path)
 
 
 def load_domain(path: str | Path) -> m.Domain:

@@ -139,3 +139,50 @@ def name_question(words: str, args: list[str]) -> str:
         return as_question(f"Is {args[0]} {words} {args[1]}")
     listed = ", ".join(args[:-1]) + f" and {args[-1]}"
     return as_question(f'Does "{words}" hold for {listed}')
+
+
+def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str] | None = None) -> tuple[str, str, str]:
+    """Three questions from the predicate's words, the objects (with their type) and their type words.
+
+    Words that repeat an argument's type are dropped (``item-at`` of an item: "at";
+    ``inColumn`` of a column: "in"), so the question names each thing once. When
+    the words end in a noun rather than a preposition ("in column"), the second
+    object follows by its ``bare`` name: "in column c1", not "in column the block c1".
+
+    >>> name_phrasings("item at", ["the item box1", "the location dock"], ["item", "location"])[0]
+    'Is the item box1 at the location dock?'
+    >>> name_phrasings("at", ["the car c0", "the location l1"], ["car", "location"])[1]
+    'Is it true that the car c0 is at the location l1?'
+    >>> name_phrasings("has fuel", ["the plane p1"], ["plane"])[0]
+    'Does the plane p1 have fuel?'
+    """
+    if words.startswith(("is ", "are ")):  # is_red -> "Is block a red?"
+        words = words.split(" ", 1)[1]
+    head = words.split()
+    if args and kinds[0] and len(head) > 1 and " ".join(head[:len(kinds[0].split())]) == kinds[0]:
+        head = head[len(kinds[0].split()):]  # item-at ?i - item: "at"
+    if len(args) == 2 and kinds[1] and len(head) > 1 and head[-1] == kinds[1].split()[-1]:
+        head = head[:-1]  # in-column ?c - column: "in"
+    words = " ".join(head)
+    if len(args) == 2 and bare and head and head[-1] not in _PREPOSITIONS and head[0] not in ("has", "have"):
+        args = [args[0], bare[1]]
+    if not args:
+        main, statement = as_question(f"Is it the case that {words}"), words
+    elif head and head[0] in ("has", "have") and len(args) <= 2:
+        rest = " ".join([*head[1:], *args[1:]])
+        main = as_question(f"Does {args[0]} have {rest}")
+        statement = f"{args[0]} has {rest}"
+    elif len(args) == 1 and len(head) > 1 and head[-1] in _PREPOSITIONS:
+        subject = f"the {' '.join(head[:-1])}"  # robot-at ?l: the robot is at the place
+        main = as_question(f"Is {subject} {head[-1]} {args[0]}")
+        statement = f"{subject} is {head[-1]} {args[0]}"
+    elif len(args) <= 2:
+        main = as_question(f"Is {' '.join([args[0], words, *args[1:]])}")
+        statement = " ".join([args[0], "is", words, *args[1:]])
+    else:
+        listed = ", ".join(args[:-1]) + f" and {args[-1]}"
+        main = as_question(f'Does "{words}" hold for {listed}')
+        statement = f'"{words}" holds for {listed}'
+    main = " ".join(main.split())
+    return (main, as_question(f"Is it true that {statement}"),
+            as_question(f"Looking at the picture, would you say that {statement}"))

@@ -54,6 +54,7 @@ class QuestionBook:
             found = find_question_file(task.domain)
             spec = cached_question_spec(found, task.domain) if found else QuestionSpec()
         self.spec = spec
+        self._kind = _object_kinds(task)
         bases = Counter(ph.instance_base(o) for o in task.objects)
         self._unique_base = {b for b, n in bases.items() if b and n == 1}
         self._display: dict[str, str] = {o: self._make_display(o) for o in task.objects}
@@ -97,15 +98,19 @@ class QuestionBook:
         except KeyError:
             raise UnknownSymbolError("object", obj, self.task.objects) from None
 
-    def _typed(self, obj: str) -> str:
-        """The display name, prefixed with its type word when it is a bare name ("block a")."""
+    def kind(self, obj: str) -> str:
+        """The words for what ``obj`` is: its type, or in an untyped domain its type predicate ("car")."""
+        return ph.split_words(self._kind.get(obj) or self.task.objects[obj])
+
+    def _typed(self, obj: str, article: str = "") -> str:
+        """The display name, prefixed with its type word when it is a bare name ("block a", "the car c0")."""
         shown = self.display_name(obj)
         if ph.is_phrase(shown):
             return shown
-        type_words = ph.split_words(self.task.objects[obj])
+        type_words = self.kind(obj)
         if type_words == "object" or type_words in ph.split_words(obj) or ph.instance_base(obj):
             return shown
-        return f"{type_words} {shown}"
+        return f"{article}{type_words} {shown}"
 
     # ---------------------------------------------------------- questions
 
@@ -141,9 +146,11 @@ class QuestionBook:
         >>> from toolkit.task import load_task
         >>> book = QuestionBook(load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0")))
         >>> book.phrasings(Atom("clear", ("r",)))[:2]
-        ('Is the red block the topmost block of its column?', 'Is there no block on top of the red block?')
+        ('Is the red block the topmost of its column?', 'Is there no block on top of the red block?')
         """
         hit = self._phrasings.get(atom)
+        if hit is None and not self.has_template(atom.predicate) and atom.predicate in self.task.domain.predicates:
+            hit = self._phrasings[atom] = self.fallback_phrasings(atom)
         if hit is None:
             texts = [self.question(atom)]
             templates = self.spec.phrasings.get(atom.predicate, ())
@@ -157,6 +164,17 @@ class QuestionBook:
 
     def fallback_question(self, atom: Atom) -> str:
         """The question written without a template: from the ``;;`` comment, else from the name."""
+        return self.fallback_phrasings(atom)[0]
+
+    def fallback_phrasings(self, atom: Atom) -> tuple[str, ...]:
+        """Three wordings of ``atom`` without a template, the first being :meth:`fallback_question`'s.
+
+        From the predicate's ``;;`` comment when it names every argument, else from
+        its name split into words, the objects named with their type ("Is the car c0
+        at the location l1?"; in an untyped domain the type is the object's type
+        predicate). Three, because a temperature-0 grounder answers one wording the
+        same way every time: an agent that wants a second opinion needs another one.
+        """
         pred = self.task.domain.predicates[atom.predicate]
         shown = [self.display_name(a) for a in atom.args]
         if pred.comment:
@@ -164,8 +182,13 @@ class QuestionBook:
                 pred.comment, [v.lstrip("?") for v, _ in pred.params], [t[0] for _, t in pred.params],
                 shown, [ph.is_phrase(s) for s in shown])
             if filled is not None:
-                return ph.capitalize_first(ph.statement_to_question(filled))
-        return ph.name_question(ph.split_words(pred.name), [self._typed(a) for a in atom.args])
+                return (ph.capitalize_first(ph.statement_to_question(filled)),
+                        ph.as_question(f"Is it true that {filled}"),
+                        ph.as_question(f"Looking at the picture, would you say that {filled}"))
+        words = ph.split_words(pred.name)
+        args = [self._typed(a, "the ") for a in atom.args]
+        kinds = [self.kind(a) for a in atom.args]
+        return ph.name_phrasings(words, args, kinds, shown)
 
     def atom_for_question(self, text: str) -> Atom | None:
         """The atom whose question is ``text`` (quotes, case and spacing ignored), if any."""
@@ -209,3 +232,15 @@ class QuestionBook:
         """Parse action text back to ``(action name, object names)``; None if it fits no template or is ambiguous."""
         hit = self.language.parse(text)
         return (hit.name, hit.args) if hit is not None and not hit.ambiguous else None
+
+
+def _object_kinds(task: Task) -> dict[str, str]:
+    """In an untyped domain, each object's type predicate true in the problem (``c0`` -> ``car``)."""
+    from toolkit.known_facts import type_predicates
+
+    kinds = type_predicates(task.domain)
+    out: dict[str, str] = {}
+    for atom in sorted(task.init):
+        if atom.predicate in kinds and atom.args and atom.args[0] not in out:
+            out[atom.args[0]] = atom.predicate
+    return out

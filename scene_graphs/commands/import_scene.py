@@ -33,10 +33,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from scene_graphs.importers import load_scene, pddl_name, to_layout, to_problem
 
-    from scene_graphs.importers import goal_literals, prune, relevant_objects
+    from scene_graphs.importers import containers_from_use, goal_literals, prune, relevant_objects
 
     start = _naming(args.scene, load_scene, args.scene)
     goal = _naming(args.goal, load_scene, args.goal) if args.goal else start.final
+    containers_from_use(start, goal)
     goal_lines = _naming(args.goal or args.scene, goal_literals, start, goal) if goal is not None else []
     graph = start.graph
     if args.prune == "goal":
@@ -48,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     (out / "problems").mkdir(parents=True, exist_ok=True)
     (out / "layouts").mkdir(parents=True, exist_ok=True)
     problem = out / "problems" / f"{name}.pddl"
-    problem.write_text(to_problem(graph, name, goal_lines=goal_lines))
+    problem.write_text(to_problem(graph, name, goal_lines=goal_lines, dropped=start.dropped))
     (out / "layouts" / f"{name}.toml").write_text(to_layout(graph))
     kinds: dict[str, int] = {}
     for _, kind in graph.nodes(data="kind"):

@@ -82,9 +82,36 @@ def test_fallback_from_the_name_when_there_is_no_comment(tmp_path: Path) -> None
         " (:action noop :parameters (?b - block) :precondition (is_red ?b) :effect (handEmpty)))")
     (tmp_path / "p.pddl").write_text("(define (problem p) (:domain d) (:objects a c1 - block) (:init) (:goal (handEmpty)))")
     book = QuestionBook(load_task(tmp_path / "domain.pddl", tmp_path / "p.pddl"))
-    assert book.question(Atom("inColumn", ("a", "c1"))) == "Is block a in column block c1?"
-    assert book.question(Atom("is_red", ("a",))) == "Is block a red?"
+    assert book.question(Atom("inColumn", ("a", "c1"))) == "Is the block a in column c1?"
+    assert book.question(Atom("is_red", ("a",))) == "Is the block a red?"
     assert book.question(Atom("handEmpty")) == "Is it the case that hand empty?"
+
+
+def test_fallback_questions_read_well_on_any_domain(tmp_path: Path) -> None:
+    """Typed objects with an article, words that repeat a type dropped, an untyped domain's type predicates
+    as types, and three distinct wordings (a temperature-0 grounder needs another wording for a second opinion)."""
+    (tmp_path / "domain.pddl").write_text(
+        "(define (domain wh) (:requirements :typing) (:types item location)"
+        " (:predicates (item-at ?i - item ?l - location) (has-label ?i - item))"
+        " (:action a :parameters (?i - item ?l - location) :precondition (has-label ?i) :effect (item-at ?i ?l)))")
+    (tmp_path / "p.pddl").write_text("(define (problem p) (:domain wh) (:objects box1 - item dock - location)"
+                                     " (:init) (:goal (item-at box1 dock)))")
+    book = QuestionBook(load_task(tmp_path / "domain.pddl", tmp_path / "p.pddl"))
+    assert book.question(Atom("item-at", ("box1", "dock"))) == "Is the item box1 at the location dock?"
+    assert book.question(Atom("has-label", ("box1",))) == "Does the item box1 have label?"
+    words = book.phrasings(Atom("item-at", ("box1", "dock")))
+    assert len(set(words)) == 3 and words[1] == "Is it true that the item box1 is at the location dock?"
+    ferry = tmp_path / "ferry"
+    ferry.mkdir()
+    (ferry / "domain.pddl").write_text(
+        "(define (domain ferry) (:predicates (car ?c) (location ?l) (at ?c ?l) (at-ferry ?l))"
+        " (:action sail :parameters (?f ?t) :precondition (and (location ?f) (location ?t) (at-ferry ?f))"
+        " :effect (and (at-ferry ?t) (not (at-ferry ?f)))))")
+    (ferry / "p.pddl").write_text("(define (problem p) (:domain ferry) (:objects c0 l1 l2)"
+                                  " (:init (car c0) (location l1) (location l2) (at c0 l1) (at-ferry l1))"
+                                  " (:goal (at-ferry l2)))")
+    book = QuestionBook(load_task(ferry / "domain.pddl", ferry / "p.pddl"))
+    assert book.question(Atom("at", ("c0", "l1"))) == "Is the car c0 at the location l1?"
 
 
 BAD_FILES = [

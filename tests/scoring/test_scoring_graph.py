@@ -16,7 +16,7 @@ def kitchen(bottles_on_counter=("bottle1", "bottle2", "bottle3", "bottle4")):
     return {"nodes": {"room": [{"name": "kitchen1"}],
                       "asset": [{"name": n, "room": "kitchen1", "states": s} for n, s in
                                 (("table1", []), ("table2", []), ("counter1", []), ("fridge1", ["closed"]))],
-                      "object": objects}}
+                      "object": objects, "agent": {"name": "agent1", "location": "kitchen1"}}}
 
 
 THREE_ON_TABLES = {"relation": "ON", "count": 3, "class": "bottle", "target": {"class": "table"}}
@@ -151,15 +151,63 @@ def test_two_hands_plugs_postures_and_pour_as_virtualhome_programs_use_them():
         {"id": "lamp", "class_name": "lamp", "category": "furniture", "states": ["PLUGGED_OUT"]}],
         "edges": [{"from_id": x, "relation_type": "ON", "to_id": "t"} for x in ("cup", "jug", "pen")]})
     ok = execute(g, ["grab(cup)", "grab(jug)", "pour(jug, cup)", "put_on(cup, t)", "put_on(t)",
-                     "plugin(lamp)", "sit(sofa)"])
+                     "plugin(lamp)", "sit(sofa)"], hands=2)
     assert ok.failed_step is None, ok.reason
     assert "PLUGGED_IN" in ok.graph.nodes["lamp"].states and "SITTING" in ok.graph.nodes["c"].states
     assert ("jug", "ON", "t") in ok.graph.edges
-    third = execute(g, ["grab(cup)", "grab(jug)", "grab(pen)"])
+    third = execute(g, ["grab(cup)", "grab(jug)", "grab(pen)"], hands=2)
     assert third.failed_step == 3 and "both hands are full (cup and jug)" in third.reason
-    ambiguous = execute(g, ["grab(cup)", "grab(jug)", "put_on(t)"])
+    ambiguous = execute(g, ["grab(cup)", "grab(jug)", "put_on(t)"], hands=2)
     assert ambiguous.failed_step == 3 and "name the object" in ambiguous.reason
     dry = execute(g, ["pour(jug, cup)"])
     assert dry.failed_step == 1 and "not in hand" in dry.reason
     stand = execute(g, ["lie(sofa)", "standup"])
     assert stand.failed_step is None and not {"SITTING", "LYING"} & stand.graph.nodes["c"].states
+
+
+def two_rooms():
+    return {"nodes": {"room": [{"name": "kitchen1"}, {"name": "garden1"}],
+                      "asset": [{"name": "table1", "room": "kitchen1"}, {"name": "bench1", "room": "garden1"},
+                                {"name": "bin1", "room": "garden1", "states": ["closed"]}],
+                      "object": [{"name": "cup1", "relation": "ontop_of", "related_to": "table1"},
+                                 {"name": "cup2", "relation": "ontop_of", "related_to": "table1"}],
+                      "agent": {"name": "agent1", "location": "kitchen1"}}}
+
+
+def test_graspif_agent_has_one_manipulator_unless_told_otherwise():
+    goal = [{"relation": "ON", "from": "cup1", "to": "bench1"}, {"relation": "ON", "from": "cup2", "to": "bench1"}]
+    both = ["pick_up(cup1)", "pick_up(cup2)", "go_to(garden1)", "put_on(cup1, bench1)", "put_on(cup2, bench1)"]
+    one = score_graph_record({"initial": two_rooms(), "goal": goal, "plan": both})
+    assert not one.success and one.run.failed_step == 2 and "only 1 item(s) and holds cup1" in one.run.reason
+    assert score_graph_record({"initial": two_rooms(), "goal": goal, "plan": both}, hands=2).success
+    trips = ["pick_up(cup1)", "go_to(garden1)", "put_on(bench1)", "go_to(kitchen1)", "pick_up(cup2)",
+             "go_to(garden1)", "put_on(bench1)"]
+    assert score_graph_record({"initial": two_rooms(), "goal": goal, "plan": trips}).success
+
+
+def test_acting_in_a_room_the_agent_never_went_to_is_infeasible():
+    goal = [{"relation": "ON", "from": "cup1", "to": "bench1"}]
+    skipped = score_graph_record({"initial": two_rooms(), "goal": goal, "plan": ["pick_up(cup1)", "put_on(bench1)"]})
+    assert skipped.run.failed_step == 2 and "bench1 is in garden1 and the agent is in kitchen1" in skipped.run.reason
+    assert score_graph_record({"initial": two_rooms(), "goal": goal, "plan": ["pick_up(cup1)", "put_on(bench1)"]},
+                              rooms=False).success
+    opened = score_graph_record({"initial": two_rooms(), "goal": [{"state": "OPEN", "node": "bin1"}],
+                                 "plan": ["open(bin1)"]})
+    assert opened.run.failed_step == 1 and "go_to(garden1) first" in opened.run.reason
+    # rearrange, LookPlanGraph's own macro action, moves an object from any room (its prompt says so)
+    moved = score_graph_record({"initial": two_rooms(), "goal": goal, "plan": ["rearrange(cup1, ontop, bench1)"]})
+    assert moved.success
+
+
+def test_tokens_per_action_and_the_other_baselines_vocabularies():
+    goal = [{"relation": "ON", "from": "cup1", "to": "bench1"}]
+    react = ["think: the cup must go outside", "pick up cup1", "go to garden1", "put on bench1", "done"]
+    s = score_graph_record({"initial": two_rooms(), "goal": goal, "plan": react, "tokens": 1000})
+    assert s.success and s.tokens_per_action == 200.0 and s.to_json()["tokens_per_action"] == 200.0
+    sayplan = ["expand_node(garden1)", "contract_node(kitchen1)", "verify_plan()", "discover_objects(table1)",
+               "rearrange(cup1, ontop, bench1)", "done()"]
+    assert score_graph_record({"initial": two_rooms(), "goal": goal, "plan": sayplan, "tokens": 60}).tokens_per_action == 10
+    failed = score_graph_record({"initial": two_rooms(), "goal": goal, "plan": ["done"], "tokens": 50})
+    assert failed.tokens_per_action is None  # TPA is over successfully completed tasks only
+    with pytest.raises(GraphTaskError, match="'tokens' must be a non-negative integer"):
+        score_graph_record({"initial": two_rooms(), "goal": goal, "plan": [], "tokens": "many"})

@@ -177,8 +177,62 @@ def test_semantic_lcs_with_the_packaged_all_minilm_l6_v2_matches_sentence_transf
     # 0.798 is not above 0.8: "walk to the kitchen" and "go to the kitchen" do not match.
     (tmp_path / "m.txt").write_text("1. walk to the kitchen\n2. open the fridge\n")
     (tmp_path / "g.txt").write_text("go to the kitchen\nopen fridge\neat an apple\n")
+    assert main(["score", "lcs", str(tmp_path / "m.txt"), str(tmp_path / "g.txt"), "--json", "--metric", "semantic"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["metric"] == "semantic" and out["best_lcs"] == 1 and out["best_normalized_lcs"] == 1 / 3
+    # ActPlan-1K's own script splits on "\n": the numbered steps stay numbered, and the two
+    # empty last steps (trailing newlines) are one more match (cosine 1.0 >= 0.8): 3 and 4 steps.
     assert main(["score", "lcs", str(tmp_path / "m.txt"), str(tmp_path / "g.txt"), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["metric"] == "actplan" and out["best_lcs"] == 1 and out["best_normalized_lcs"] == 1 / 3
+    assert out["metric"] == "actplan" and out["gold"][0]["length"] == 4
+    assert out["best_normalized_lcs"] == out["best_lcs"] / 4 and out["best_lcs"] >= 1
     assert main(["score", "lcs", str(tmp_path / "m.txt"), str(tmp_path / "g.txt"), "--model", str(tmp_path)]) == 2
     assert "not a sentence-transformers model folder" in capsys.readouterr().err
+
+
+def _fake_similarity(monkeypatch, table):
+    """Similarities from a table (1.0 on equal texts), so the official rules can be pinned without the model."""
+    import toolkit.scoring.semantic as semantic
+
+    def sim(a, b, model=None):
+        return [[1.0 if x == y else table.get((x, y), table.get((y, x), 0.0)) for y in b] for x in a]
+    monkeypatch.setattr(semantic, "similarity", sim)
+
+
+def test_official_actplan_lcs_splits_on_newlines_and_matches_at_exactly_point_eight(monkeypatch):
+    from toolkit.scoring.actplan import official_lcs, official_steps
+
+    _fake_similarity(monkeypatch, {("walk to kitchen", "go to kitchen"): 0.8, ("open fridge", "open the fridge"): 0.79})
+    assert official_steps("a\r\nb\n") == ["a", "b", ""]
+    r = official_lcs("walk to kitchen\nopen fridge\n", "go to kitchen\nopen the fridge")
+    # 0.8 matches (lcs.py: >= 0.8; the paper's "greater than" would not); 0.79 does not; the empty
+    # third step of the candidate counts in max(m, n) = 3.
+    assert (r.lcs, r.normalized, r.candidate_steps, r.reference_steps) == (1, 1 / 3, 3, 2)
+    assert lcs_table("walk to kitchen\nopen fridge\n", [("g", "go to kitchen\nopen the fridge")], "semantic")[0][
+        "normalized_lcs"] == 0.0  # pgt's variant: strictly above 0.8, blank lines dropped
+
+
+def test_lcs_batch_pairs_as_the_official_scripts_do(tmp_path, monkeypatch, capsys):
+    from toolkit.scoring.actplan import annotation_pairs
+
+    _fake_similarity(monkeypatch, {})
+    a = tmp_path / "annotation" / "Beechwood_0_int" / "act" / "0" / "sample_0"
+    b = tmp_path / "annotation" / "Beechwood_0_int" / "act" / "1" / "sample_0"
+    for folder in (a, b):
+        folder.mkdir(parents=True)
+        (folder / "plan_gpt-4v.txt").write_text("walk\ngrab cup\n")
+        (folder / "plan_gemini.txt").write_text("walk\n")
+    (a / "plan_gold_1.txt").write_text("walk\nopen\ngrab cup\n")
+    (a / "plan_gold_2.txt").write_text("walk\n")
+    pairs = {(p.folder.parent.name, p.model): (p.reference.name, p.gold_missing)
+             for p in annotation_pairs(tmp_path / "annotation", ["gpt-4v", "gemini"])}
+    assert pairs == {("0", "gpt-4v"): ("plan_gold_1.txt", False), ("0", "gemini"): ("plan_gold_2.txt", False),
+                     ("1", "gpt-4v"): ("plan_gpt-4v.txt", True), ("1", "gemini"): ("plan_gemini.txt", True)}
+    assert main(["score", "lcs-batch", str(tmp_path / "annotation"), "--plans", "gpt-4v", "gemini", "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    gpt = [r for r in lines[:-1] if r["model"] == "gpt-4v"]
+    # folder 0: steps walk, grab cup, "" against walk, open, grab cup, "": 3 of 4; folder 1: itself, 1.0
+    assert [r["normalized_lcs"] for r in gpt] == [0.75, 1.0]
+    assert lines[-1]["by_plans"][0]["mean_normalized_lcs"] == 0.875
+    assert main(["score", "lcs-batch", str(tmp_path / "annotation"), "--plans", "gemini_text_only"]) == 2
+    assert "--gold-file" in capsys.readouterr().err

@@ -77,7 +77,7 @@ def test_a_split_without_episodes_is_a_clear_error():
         evaluate("viplan-hh-internvl3-8b", records({"simple": [False]}))
 
 
-@pytest.mark.parametrize("name", list_calibrations())
+@pytest.mark.parametrize("name", [n for n in list_calibrations() if not n.startswith("viplan-logs-")])
 def test_every_shipped_calibration_has_its_paper_row(name):
     row = paper_row(name)
     assert row.table == (7 if row.domain == "blocksworld" else 9)

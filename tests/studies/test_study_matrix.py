@@ -147,4 +147,4 @@ def test_replay_of_a_missing_episode_is_an_error_not_a_failure(tmp_path: Path):
     outcomes = [r["outcome"] for r in records]
     assert outcomes.count("success") == 2 and outcomes.count("error") == 1
     err = next(r for r in records if r["outcome"] == "error")
-    assert err["error_kind"] == "endpoint" and "not in" in err["error"]
+    assert err["error_kind"] == "replay" and "not in" in err["error"]  # a replay gap, never an endpoint stop

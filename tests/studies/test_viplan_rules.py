@@ -227,3 +227,18 @@ def test_json_is_cut_from_the_first_to_the_last_brace(text: str, value: object) 
             parse_json_output(text)
     else:
         assert parse_json_output(text) == value
+
+
+def test_known_facts_are_read_not_asked_off_viplans_domains() -> None:
+    from benchmarks.runner import RunConfig, asks_static
+    from toolkit.known_facts import known_facts
+
+    task = load_task(shipped_domain("logistics"), sorted((shipped_domain("logistics").parent / "problems").glob("*.pddl"))[0])
+    known = known_facts(task)
+    assert known.predicates  # in-city, the types of an untyped logistics, ...
+    result = run_viplan_grounder(SymbolicEnvironment(task), StateGrounder(), get_planner("auto"),
+                                 ViPlanGrounderConfig(max_steps=40, known=known))
+    asked = {e["atom"].strip("(").split()[0] for e in result.ledger.events if "atom" in e}
+    assert result.success and not asked & set(known.predicates)
+    assert asks_static(RunConfig(suite="viplan-bw"), bw_task())  # ViPlan's own domain: every atom, as its code
+    assert not asks_static(RunConfig(suite="x", domain="logistics"), task)

@@ -28,7 +28,7 @@ FRIDGE = DATA / "vh_wrapper_apple_in_fridge.json"
 def test_wrapper_final_graph_is_the_goal_and_the_task_plans_and_renders(tmp_path, capsys):
     assert main(["import-scene", str(FRIDGE), "--out", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "goal: 1 literal(s)" in out and "INSIDE (target not a container in the source) x1" in out
+    assert "goal: 1 literal(s)" in out and "INSIDE" not in out  # the sink the cup is INSIDE is a container
     problem = tmp_path / "problems" / "vh_wrapper_apple_in_fridge.pddl"
     text = problem.read_text()
     assert "(inside apple_40 fridge_30)" in text.split("(:goal")[1]
@@ -41,10 +41,12 @@ def test_wrapper_final_graph_is_the_goal_and_the_task_plans_and_renders(tmp_path
     assert (tmp_path / "r" / "step_000.png").is_file()
 
 
-def test_containers_only_where_the_source_says_so():
+def test_containers_where_the_source_says_so_or_puts_something_inside():
     g = load_scene(FRIDGE).graph
     kinds = dict(g.nodes(data="kind"))
-    assert kinds["fridge_30"] == kinds["basket_32"] == "container" and kinds["sink_41"] == "furniture"
+    # The sink has no CONTAINERS/CAN_OPEN, but the scene puts the cup INSIDE it: an open container.
+    assert kinds["fridge_30"] == kinds["basket_32"] == kinds["sink_41"] == "container"
+    assert g.nodes["sink_41"]["open"] is True and "(inside cup_42 sink_41)" in to_problem(g)
     assert g.nodes["fridge_30"]["open"] is False  # CLOSED in the source, never invented open
     assert g.nodes["basket_32"]["open"] is True  # CONTAINERS that cannot be opened: an open receptacle
     assert "        (open fridge_30)" not in to_problem(g) and "(not (open fridge_30))" in to_problem(g)
@@ -152,3 +154,54 @@ def test_a_goal_that_moves_furniture_is_refused_by_name():
     start = load_scene({"init_graph": _vh([(40, "ON", 20)]), "final_graph": _vh([(40, "ON", 20), (20, "ON", 21)])})
     with pytest.raises(SceneGraphError, match=r"cannot move \(only movables are placed\): kitchentable_20 ontop sofa_21$"):
         goal_literals(start, start.final)
+
+
+GRASIF_START = {"nodes": {
+    "room": [{"name": "kitchen1"}, {"name": "garden1"}],
+    "asset": [{"name": "table1", "room": "kitchen1", "states": []}, {"name": "floor2", "room": "garden1", "states": []}],
+    "object": [
+        {"name": "apple1", "relation": "ontop_of", "related_to": "table1", "states": [],
+         "affordances": ["pick_up", "put_on", "put_under", "attach", "put_inside"]},
+        {"name": "wicker_basket1", "relation": "ontop_of", "related_to": "floor2", "states": [],
+         "affordances": ["pick_up", "put_on", "put_inside"]},
+        {"name": "crate1", "relation": "ontop_of", "related_to": "floor2", "states": [], "affordances": ["put_inside"]}],
+    "agent": {"name": "agent1", "location": "kitchen1", "holding": "nothing"}}}
+
+
+def test_grasif_goal_that_puts_things_inside_a_basket_imports_and_plans(tmp_path, capsys):
+    import copy
+    import json
+
+    goal = copy.deepcopy(GRASIF_START)
+    goal["nodes"]["object"][0].update(relation="inside_of", related_to="wicker_basket1")
+    (tmp_path / "start.json").write_text(json.dumps(GRASIF_START))
+    (tmp_path / "goal.json").write_text(json.dumps(goal))
+    assert main(["import-scene", str(tmp_path / "start.json"), "--goal", str(tmp_path / "goal.json"),
+                 "--out", str(tmp_path)]) == 0
+    text = (tmp_path / "problems" / "start.pddl").read_text()
+    objects = text.split("(:objects")[1].split(")")[0]
+    # the basket the goal fills is a container; the crate (put_inside, no pick_up) is one; the apple,
+    # whose affordances list put_inside as GraSIF's own example does, stays movable
+    assert "wicker_basket1" in objects.split("- container")[0].splitlines()[-1]
+    assert "crate1" in objects.split("- container")[0].splitlines()[-1]
+    assert "apple1" in objects.split("- movable")[0].splitlines()[-1]
+    domain = load_domain(shipped_domain("household"))
+    plan = get_planner("astar").solve(Task(domain, parse_problem(text, domain)))
+    assert plan.solved
+
+
+def test_dropped_relations_are_listed_in_the_problem_header(tmp_path):
+    scene = {"nodes": [{"id": 1, "class_name": "kitchen", "category": "Rooms"},
+                       {"id": 2, "class_name": "character", "category": "Characters"},
+                       {"id": 3, "class_name": "tv", "category": "Electronics"},
+                       {"id": 4, "class_name": "sofa", "category": "Furniture"}],
+             "edges": [{"from_id": 2, "to_id": 1, "relation_type": "INSIDE"},
+                       {"from_id": 4, "to_id": 3, "relation_type": "FACING"},
+                       {"from_id": 3, "to_id": 1, "relation_type": "INSIDE"},
+                       {"from_id": 4, "to_id": 1, "relation_type": "INSIDE"}]}
+    import json
+
+    (tmp_path / "s.json").write_text(json.dumps(scene))
+    assert main(["import-scene", str(tmp_path / "s.json"), "--out", str(tmp_path)]) == 0
+    head = (tmp_path / "problems" / "s.pddl").read_text().splitlines()[0]
+    assert head == "; dropped relations without a PDDL counterpart: FACING x1"

@@ -28,7 +28,10 @@ and spends questions where a wrong belief would hurt:
    confirmed to ``goal_trust``.
 
 Atoms the view cannot show are filled from privileged information, exactly as the
-ViPlan protocol does, so the two protocols are compared on equal terms.
+ViPlan protocol does, so the two protocols are compared on equal terms. Known
+facts (:mod:`toolkit.known_facts`: predicates no action changes, and the type
+predicates of an untyped domain) are read from the problem and never asked,
+unless ``ask_static`` says to treat them like any other atom.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from toolkit.agents.base import (Clock, EpisodeResult, Ledger, accepts_wording, 
                                  disjunctive_atoms, required_literals)
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
 from toolkit.invariants import Group, groups, invariants_of
+from toolkit.known_facts import NO_KNOWN_FACTS, KnownFacts, known_facts
 from toolkit.model import Atom
 from toolkit.planners.base import Planner
 from toolkit.protocols import Environment, Grounder, Observation
@@ -67,6 +71,7 @@ class BeliefAgentConfig:
     max_recoveries: int = 2  # second opinions when no plan exists from the believed state
     max_replans: int = 50
     min_information: float = 0.4  # log-odds; a predicate whose answers carry less is not asked again
+    ask_static: bool = False  # ask about predicates no action changes (else they are read from the problem)
 
 
 def relevant_atoms(task: Task) -> list[Atom]:
@@ -88,9 +93,16 @@ class _Episode:
         self.obs = obs
         self.book = book
         self.step = 0
-        self.belief = EvidenceBelief(relevant_atoms(self.task), ())
+        self.known: KnownFacts = NO_KNOWN_FACTS if config.ask_static else known_facts(self.task)
+        if self.known.predicates:
+            ledger.note("known", 0, **self.known.to_json())
+        self.belief = EvidenceBelief([a for a in relevant_atoms(self.task) if a not in self.known], ())
         self.information: dict[str, float] = {}  # predicate -> |log-odds| of its latest answer
         self.used: dict[tuple[Hashable, Atom], int] = {}  # (picture, atom) -> wordings asked about it
+
+    def state(self) -> frozenset[Atom]:
+        """The most likely state: the belief's atoms plus the known facts read from the problem."""
+        return self.belief.state() | self.known.atoms
 
     # ------------------------------------------------------------ asking
 
@@ -194,11 +206,11 @@ class _Episode:
     def preconditions_hold(self, action: GroundAction) -> bool:
         atoms = [a for a, _ in condition_atoms(action)]
         self.make_certain(atoms, self.config.trust, "precondition")
-        return action.is_applicable(self.belief.state())
+        return action.is_applicable(self.state())
 
     def goal_confirmed(self) -> bool:
         self.make_certain([a for a, _ in condition_literals(self.task.goal)], self.config.goal_trust, "goal")
-        return self.task.goal_holds(self.belief.state())
+        return self.task.goal_holds(self.state())
 
     def act(self, action: GroundAction) -> bool:
         """Execute, then check the outcome; on a refuted prediction re-establish what the action touched.
@@ -212,7 +224,7 @@ class _Episode:
         most telling first, each in a fresh wording, until "as predicted" is
         ``effect_trust`` certain or refuted.
         """
-        before = self.belief.state()
+        before = self.state()
         predicted = action.apply(before)
         changed = sorted(a for a in predicted ^ before if a in self.belief)
         strength = self._prediction_strength(action, before)
@@ -374,12 +386,12 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
     plan_lengths: list[int] = []
     stop = "step_cap"
     while ep.step < config.max_steps:
-        state = ep.belief.state()
+        state = ep.state()
         if task.goal_holds(state):
             if ep.goal_confirmed():
                 stop = "goal_believed"
                 break
-            state = ep.belief.state()  # a goal atom turned out false: plan from the corrected belief
+            state = ep.state()  # a goal atom turned out false: plan from the corrected belief
         result = planner.solve(task, init=state, timeout=config.planner_timeout)
         if not result.solved:
             ledger.note("plan", ep.step, status=result.status.value, message=result.message)
@@ -401,7 +413,7 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
             if not ep.preconditions_hold(action):
                 break
             ok = ep.act(action)
-            if not ok or not _plan_still_works(task, plan[i + 1:], ep.belief.state()):
+            if not ok or not _plan_still_works(task, plan[i + 1:], ep.state()):
                 break
     success = task.goal_holds(env.true_state())
     failures = sum(1 for e in ledger.events if e.get("phase") == "act" and e.get("failure"))

@@ -45,6 +45,7 @@ from dataclasses import dataclass
 
 from toolkit.agents.base import Clock, EpisodeResult, Ledger
 from toolkit.agents.viplan_atoms import effect_expectations, precondition_expectations
+from toolkit.known_facts import KnownFacts
 from toolkit.model import Atom
 from toolkit.planners.base import Planner, PlanStatus
 from toolkit.protocols import Answer, Environment, Grounder, Observation, Verdict
@@ -62,6 +63,9 @@ class ViPlanGrounderConfig:
     # None: as ViPlan's code does, enumerate on a fully observable world, start from the truth otherwise.
     enumerate_initial: bool | None = None
     enumerate_replan: bool = True  # ViPlan's default (`enumerate_replan: bool = True`)
+    # Facts a study gives instead of asking (toolkit.known_facts; --ask-static). None: ask every atom, as
+    # ViPlan's code does on its own domains (get_enumeration_questions asks every key of env.state).
+    known: KnownFacts | None = None
 
 
 class _BadAnswer(Exception):
@@ -91,10 +95,17 @@ def answers_to_state(belief: frozenset[Atom], atoms: list[Atom], values: list[bo
     return frozenset(state)
 
 
-def enumerate_state(task: Task, ledger: Ledger, obs: Observation, truth: frozenset[Atom], step: int) -> frozenset[Atom]:
-    """Ask every visible atom; the rest keep their true value (ViPlan starts from ``copy.deepcopy(env.state)``)."""
-    visible = [a for a in universe(task) if obs.can_see(a)]
-    return answers_to_state(truth, visible, _ask(ledger, obs, visible, "enumerate", step))
+def enumerate_state(task: Task, ledger: Ledger, obs: Observation, truth: frozenset[Atom], step: int,
+                    known: KnownFacts | None = None) -> frozenset[Atom]:
+    """Ask every visible atom; the rest keep their true value (ViPlan starts from ``copy.deepcopy(env.state)``).
+
+    Known facts (a study setting; never on ViPlan's own domains by default) are read from the problem.
+    """
+    visible = [a for a in universe(task) if obs.can_see(a) and (known is None or a not in known)]
+    state = answers_to_state(truth, visible, _ask(ledger, obs, visible, "enumerate", step))
+    if known is not None:
+        state = frozenset(a for a in state if a not in known) | known.atoms
+    return state
 
 
 def fully_observable(task: Task, obs: Observation) -> bool:
@@ -142,7 +153,7 @@ class _Episode:
         if enumerate_initial is None:
             enumerate_initial = fully_observable(task, obs)
         if enumerate_initial:
-            belief = enumerate_state(task, self.ledger, obs, frozenset(), 0)
+            belief = enumerate_state(task, self.ledger, obs, frozenset(), 0, config.known)
             self.enumerations += 1
         else:
             belief = env.true_state()
@@ -162,7 +173,7 @@ class _Episode:
                 self.replans += 1
                 self.ledger.note("replan", self.attempts, reason=outcome)
                 if config.enumerate_replan:
-                    belief = enumerate_state(task, self.ledger, obs, env.true_state(), self.attempts)
+                    belief = enumerate_state(task, self.ledger, obs, env.true_state(), self.attempts, config.known)
                     self.enumerations += 1
                 queue = self.plan(belief)
                 if isinstance(queue, str):
@@ -184,10 +195,13 @@ class _Episode:
         if any((a in truth) != v for a, v in hidden):
             self.ledger.note("act", step + 1, action=str(action), outcome="hidden_precondition")
             return "hidden_precondition", belief, obs
-        asked = [(a, v) for a, v in expected if obs.can_see(a)]
+        known = self.config.known
+        given = [(a, v) for a, v in expected if known is not None and a in known and obs.can_see(a)]
+        asked = [(a, v) for a, v in expected if obs.can_see(a) and (known is None or a not in known)]
         values = _ask(self.ledger, obs, [a for a, _ in asked], "precondition", step)
         belief = answers_to_state(belief, [a for a, _ in asked], values)
-        if any(value != want for (_, want), value in zip(asked, values)):
+        if any(value != want for (_, want), value in zip(asked, values)) or \
+                any((a in belief) != want for a, want in given):
             self.ledger.note("act", step + 1, action=str(action), outcome="preconditions")
             return "preconditions", belief, obs
         outcome = self.env.execute(action)
@@ -197,7 +211,7 @@ class _Episode:
         if not outcome.executed:
             return "illegal", belief, obs
         effects = effect_expectations(action, truth)
-        seen = [(a, v) for a, v in effects if obs.can_see(a)]
+        seen = [(a, v) for a, v in effects if obs.can_see(a) and (known is None or a not in known)]
         belief = answers_to_state(belief, [a for a, v in effects if not obs.can_see(a)],
                                   [v for a, v in effects if not obs.can_see(a)])
         values = _ask(self.ledger, obs, [a for a, _ in seen], "effect", step + 1)

@@ -9,8 +9,11 @@ from __future__ import annotations
 import argparse
 import json
 
-from toolkit.domains import add_task_arguments, load_task_args
+from pathlib import Path
+
+from toolkit.domains import load_task_args, resolve_domain_arg
 from toolkit import cli_args
+from toolkit.errors import PgtError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -18,7 +21,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "questions", help="list every grounded atom of a problem with its yes/no question",
         description="List every grounded atom with its question and its truth in the initial state. "
                     "Templates come from questions.toml beside the domain; other predicates use the fallback.")
-    add_task_arguments(p)
+    p.add_argument("domain", help="domain file, folder with domain.pddl, or shipped domain name")
+    p.add_argument("problem", nargs="?", help="problem file, or the name of a shipped problem of the domain "
+                                              "(needed unless --init)")
+    p.add_argument("--init", action="store_true", help="write a questions.toml skeleton beside the domain (three "
+                   "phrasings per predicate, a name per type, a sentence per action) for you to edit")
+    p.add_argument("--out", type=cli_args.output_file, help="--init: write the skeleton here instead")
     p.add_argument("--predicate", action="append", default=[], type=cli_args.non_empty, help="only this predicate (repeatable)")
     p.add_argument("--true-only", action="store_true", help="only atoms true in the initial state")
     p.add_argument("--actions", action="store_true", help="also list every ground action as text")
@@ -29,6 +37,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from toolkit.questions import QuestionBook
 
+    if args.init:
+        return init(args)
+    if args.out:
+        raise PgtError("--out is for --init (the skeleton's file); the questions are printed")
+    if args.problem is None:
+        raise PgtError("pgt questions needs a PROBLEM to list questions (or --init to write a questions.toml skeleton)")
     task = load_task_args(args)
     book = QuestionBook(task)
     preds = [_pred(task, p) for p in args.predicate] or [None]
@@ -67,3 +81,19 @@ def _pred(task: object, name: str) -> str:
     if hit is None:
         raise UnknownSymbolError("predicate", name, known)
     return hit
+
+
+def init(args: argparse.Namespace) -> int:
+    """Write the skeleton; never over an existing file (an author's edits are not to be lost)."""
+    from toolkit.question_skeleton import skeleton
+    from toolkit.task import load_domain_cached
+
+    path = resolve_domain_arg(args.domain)
+    domain = load_domain_cached(str(path))
+    out = Path(args.out) if args.out else Path(path).parent / "questions.toml"
+    if out.exists():
+        raise PgtError(f"{out} exists; edit it, or pass --out PATH to write the skeleton elsewhere")
+    out.write_text(skeleton(domain), encoding="utf-8")
+    print(f"wrote {out}: {len(domain.predicates)} predicates, {len(domain.actions)} actions; edit the wording, "
+          f"then check it with pgt lint {args.domain}")
+    return 0

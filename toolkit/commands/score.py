@@ -5,11 +5,13 @@
   pgt score predict-batch FILE.jsonl / plan-batch FILE.jsonl
   pgt score graph FILE.json[l]                               (LookPlanGraph / GraSIF)
   pgt score lcs MODEL_PLAN GOLD_PLAN... [--metric actplan]   (ActPlan-1K, natural-language steps)
+  pgt score lcs-batch ANNOTATION_DIR [--plans MODEL ...]    (ActPlan-1K's annotation folders)
   pgt score babybench-batch FILE                             (LLM-BabyBench items on BabyAI, its evaluators' keys)
 
 --metric picks whose definitions are used: pgt (default, pgt's own domain-general
 variants), babybench (LLM-BabyBench's official evaluator), actplan (ActPlan-1K's
-semantic LCS). docs/scoring.md sets them side by side.
+auto_lcs/lcs.py, exactly), semantic (pgt's cleaned-up semantic LCS). docs/scoring.md
+sets them side by side.
 
 Exit codes: 0 scored (whatever the scores), 1 a batch had lines with bad input,
 2 bad input to a single command. See docs/scoring.md.
@@ -25,6 +27,7 @@ from typing import Any
 
 from toolkit.commands.validate import load, read_text
 from toolkit import cli_args
+from toolkit.errors import PgtError
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -48,18 +51,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     pl.add_argument("--gold", nargs="+", default=[], type=cli_args.input_file, metavar="PLAN", help="gold plan file(s) for LCS")
     _optimal_args(pl)
     pl.add_argument("--json", action="store_true", help="print one JSON object")
-    _metric_args(pl, ("pgt", "babybench", "actplan"))
+    _metric_args(pl, ("pgt", "babybench", "actplan", "semantic"))
     pl.set_defaults(func=run_plan)
 
     lc = ss.add_parser("lcs", help="LCS of a natural-language plan against gold plans (ActPlan-1K)")
     lc.add_argument("plan", type=cli_args.input_file, help="the model's plan: one step per line (numbering ignored) or a JSON list")
     lc.add_argument("gold", nargs="+", type=cli_args.input_file, help="gold plan file(s), same forms")
-    lc.add_argument("--metric", choices=("actplan", "exact"), default="actplan",
-                    help="actplan (default): steps match when their all-MiniLM-L6-v2 embeddings have cosine "
-                         "similarity > 0.8; exact: identical step text (case and spaces folded)")
+    lc.add_argument("--metric", choices=LCS_METRICS, default="actplan",
+                    help="actplan (default): ActPlan-1K's auto_lcs/lcs.py exactly (steps split on newlines, "
+                         "all-MiniLM-L6-v2 cosine similarity >= 0.8, / max(m, n)); semantic: pgt's variant (numbering "
+                         "and blank lines dropped, similarity > 0.8); exact: identical step text (case and spaces folded)")
     lc.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="local all-MiniLM-L6-v2 folder (default: the packaged weights)")
     lc.add_argument("--json", action="store_true", help="print one JSON object")
     lc.set_defaults(func=run_lcs)
+
+    lb = ss.add_parser("lcs-batch", help="ActPlan-1K's LCS over the dataset's annotation/<scene>/<activity>/<n>/ folders")
+    lb.add_argument("annotation", type=cli_args.input_path, help="the dataset's annotation folder (or any folder below it)")
+    lb.add_argument("--plans", nargs="+", default=list(OFFICIAL_PLANS), metavar="MODEL",
+                    help="candidate plans plan_MODEL.txt (default: " + " ".join(OFFICIAL_PLANS) + ")")
+    lb.add_argument("--gold-file", metavar="NAME", help="pair every candidate with this gold file instead of the "
+                    "official pairing (plan_gold_1.txt for gpt-4v and claude, plan_gold_2.txt for gemini)")
+    lb.add_argument("--metric", choices=LCS_METRICS, default="actplan", help="as for 'score lcs'")
+    lb.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="local all-MiniLM-L6-v2 folder")
+    lb.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
+    lb.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
+    lb.add_argument("--quiet", action="store_true", help="no summary table on standard error")
+    lb.set_defaults(func=run_lcs_batch)
 
     for kind, helptext in (("predict-batch", "score a JSON Lines batch of state predictions"),
                            ("plan-batch", "score a JSON Lines batch of plans"),
@@ -68,9 +85,15 @@ def register(sub: argparse._SubParsersAction) -> None:
         b.add_argument("input", type=cli_args.input_file, help="input file ('-' for standard input)")
         if kind == "plan-batch":
             _optimal_args(b)
-            _metric_args(b, ("pgt", "babybench", "actplan"))
+            _metric_args(b, ("pgt", "babybench", "actplan", "semantic"))
         elif kind == "predict-batch":
             _metric_args(b, ("pgt", "babybench"))
+        else:
+            b.add_argument("--hands", type=int, default=1, metavar="N",
+                           help="objects the agent can hold at once (default 1, GraSIF's one manipulator; "
+                                "2 for VirtualHome's character)")
+            b.add_argument("--any-room", action="store_true",
+                           help="let hands-on actions reach nodes in rooms the agent has not gone to")
         b.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
         b.add_argument("--csv", type=cli_args.output_file, metavar="PATH", help="write the summary table as CSV")
         b.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
@@ -91,6 +114,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     bb.set_defaults(func=run_babybench_batch)
 
 
+LCS_METRICS = ("actplan", "semantic", "exact")
+OFFICIAL_PLANS = ("gpt-4v", "claude_v3_haiku", "claude_v3_sonnet", "gemini")  # toolkit.scoring.actplan.OFFICIAL_GOLD
+
+
 def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
     p.add_argument("--metric", choices=choices, default="pgt",
                    help="whose metric definitions: pgt (default), " + ", ".join(choices[1:]) + " (official)")
@@ -102,7 +129,8 @@ def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
                        help="with --metric babybench: the predicate giving the agent's direction, e.g. facing "
                             "(east/south/west/north or 0-3: the official success compares it too)")
     if "actplan" in choices:
-        p.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="with --metric actplan: a local all-MiniLM-L6-v2 folder")
+        p.add_argument("--model", metavar="DIR", type=cli_args.input_path,
+                       help="with --metric actplan or semantic: a local all-MiniLM-L6-v2 folder")
 
 
 def _optimal_args(p: argparse.ArgumentParser) -> None:
@@ -152,8 +180,9 @@ def run_plan(args: argparse.Namespace) -> int:
     optimal = None if args.no_optimal else (lambda: optimal_length(task, args.timeout, planner=args.planner))
     if args.metric == "babybench":
         return _print_babybench_plan(args, task, optimal)
-    if args.metric == "actplan":
-        return _print_lcs(args, read_text(args.plan), gold, "actplan")
+    if args.metric in ("actplan", "semantic"):
+        return _print_lcs(args, read_text(args.plan, comment=None), [(g, read_text(g, comment=None)) for g in args.gold],
+                          args.metric)
     score = score_plan(task, read_text(args.plan), gold, optimal)
     if args.json:
         print(json.dumps(score.to_json(), indent=2))
@@ -239,7 +268,47 @@ def _print_lcs(args: argparse.Namespace, plan_text: str, gold: list[tuple[str, s
 
 
 def run_lcs(args: argparse.Namespace) -> int:
-    return _print_lcs(args, read_text(args.plan), [(g, read_text(g)) for g in args.gold], args.metric)
+    return _print_lcs(args, read_text(args.plan, comment=None), [(g, read_text(g, comment=None)) for g in args.gold],
+                      args.metric)
+
+
+def run_lcs_batch(args: argparse.Namespace) -> int:
+    from toolkit.scoring.actplan import annotation_pairs, score_pairs
+    from toolkit.scoring.metrics import mean_stderr
+    from toolkit.scoring.semantic import lcs_table
+
+    pairs = list(annotation_pairs(args.annotation, args.plans, args.gold_file))
+
+    def score(candidate: str, reference: str) -> dict[str, Any]:
+        row = lcs_table(candidate, [("reference", reference)], args.metric, args.model)[0]
+        return {"metric": args.metric, "lcs": row["lcs"], "normalized_lcs": row["normalized_lcs"]}
+
+    records = score_pairs(pairs, score)
+    for rec in records:
+        print(json.dumps(rec), flush=True)
+    lines = [f"{len(records)} pair(s) under {args.annotation}, --metric {args.metric}", "",
+             "| plans | gold | n | mean LCS | mean normalized LCS | ± s.e. |", "|---|---|---:|---:|---:|---:|"]
+    summary = []
+    for model in args.plans:
+        mine = [r for r in records if r["model"] == model]
+        if not mine:
+            continue
+        lcs_mean, _, _ = mean_stderr([r["lcs"] for r in mine])
+        norm_mean, norm_se, _ = mean_stderr([r["normalized_lcs"] for r in mine])
+        gold = sorted({r["reference"] for r in mine if not r["gold_missing"]})
+        summary.append({"plans": model, "gold": gold, "n": len(mine), "mean_lcs": lcs_mean,
+                        "mean_normalized_lcs": norm_mean, "stderr_normalized_lcs": norm_se})
+        se = "–" if norm_se is None else f"{norm_se:.3f}"
+        lines.append(f"| {model} | {', '.join(gold) or '(none)'} | {len(mine)} | {lcs_mean:.3f} | {norm_mean:.3f} | {se} |")
+    md = "\n".join(lines) + "\n"
+    if args.md:
+        Path(args.md).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.md).write_text(md, encoding="utf-8")
+    if args.json:
+        print(json.dumps({"summary": True, "pairs": len(records), "by_plans": summary}))
+    if not args.quiet:
+        print(md, file=sys.stderr, end="")
+    return 0
 
 
 def run_batch(args: argparse.Namespace) -> int:
@@ -255,6 +324,10 @@ def run_batch(args: argparse.Namespace) -> int:
     metric = getattr(args, "metric", "pgt")
     ctx.position, ctx.model = getattr(args, "position", None), getattr(args, "model", None)
     ctx.direction = getattr(args, "direction", None)
+    if kind == "graph":
+        if args.hands < 1:
+            raise PgtError("--hands must be at least 1")
+        ctx.hands, ctx.rooms = args.hands, not args.any_room
     if metric != "pgt":
         kind = f"{kind}:{metric}"
     results: list[dict[str, Any]] = []

@@ -26,6 +26,7 @@ from toolkit import model as m
 from toolkit.errors import TypeMismatchError, UnknownSymbolError
 from toolkit.lint.domain_checks import check_domain
 from toolkit.lint.findings import Finding, Severity, at, from_error
+from toolkit.lint.question_checks import check_questions
 from toolkit.lint.reachability import relaxed_reachability
 from toolkit.task import Task
 from toolkit.textfile import read_text
@@ -61,8 +62,10 @@ _ORDER = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def _read(path: Path) -> str:
-    """The file's text; an unreadable file is bad input (PgtError, exit 2)."""
-    return read_text(path)
+    """The file's text; an unreadable file is bad input (PgtError, exit 2). BDDL is read as PDDL (toolkit.bddl)."""
+    from toolkit.bddl import is_bddl, read_as_pddl
+
+    return read_as_pddl(path) if is_bddl(path) else read_text(path)
 
 
 def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[str | Path] = (),
@@ -77,10 +80,12 @@ def lint(domain_path: str | Path, problem_paths: tuple[str | Path, ...] | list[s
 
 
 def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str], *,
-               typing: str = "strict", reachability: bool = True) -> LintReport:
+               typing: str = "strict", reachability: bool = True,
+               questions: tuple[str, str] | None = None) -> LintReport:
     """Lint texts already in memory (an editor's unsaved buffers); ``problem_texts`` maps path to text.
 
     ``reachability=False`` skips the per-problem relaxed reachability (the slow part), for a first quick answer.
+    ``questions``: (path, text) of the domain's ``questions.toml`` as an editor holds it (else read from disk).
     """
     dpath, dtext, texts = domain_path, domain_text, problem_texts
     findings: list[Finding] = []
@@ -103,6 +108,7 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
             problems.append(lp.model)
             whole.append(not lp.errors and not loaded.errors)
     findings.extend(check_domain(domain, tuple(problems)))
+    findings.extend(check_questions(domain, *(questions or ())))  # the questions.toml beside the domain, if any
     for problem, complete in zip(problems, whole) if reachability else ():
         found = [f for f in check_problem(domain, problem) if not _repeats_invented(f, invented)]
         if not complete:

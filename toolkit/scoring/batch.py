@@ -44,13 +44,15 @@ SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
     "plan": [("success", "success"), ("partial_credit", "partial credit"), ("efficiency", "efficiency ratio"),
              ("plan_length", "plan length"), ("best_lcs", "LCS (best gold)"),
              ("best_normalized_lcs", "normalized LCS (best gold)")],
-    "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share")],
+    "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share"),
+              ("tokens_per_action", "tokens per action (TPA, successful tasks)")],
     # Official definitions (``--metric``): see toolkit/scoring/babybench.py and semantic.py.
     "plan:babybench": [("success", "success rate"), ("efficiency", "efficiency ratio (0 for failures)"),
                        ("pgt_efficiency", "efficiency to the goal (pgt)"), ("steps_taken", "steps to the goal")],
     "predict:babybench": [("success", "success rate (position and direction)"), ("manhattan", "Manhattan distance"),
                           ("pgt_position_success", "position success (pgt)")],
-    "plan:actplan": [("best_lcs", "semantic LCS (best gold)"), ("best_normalized_lcs", "normalized semantic LCS (best gold)")],
+    "plan:actplan": [("best_lcs", "ActPlan-1K LCS (best gold)"), ("best_normalized_lcs", "normalized ActPlan-1K LCS (best gold)")],
+    "plan:semantic": [("best_lcs", "semantic LCS (best gold)"), ("best_normalized_lcs", "normalized semantic LCS (best gold)")],
 }
 
 
@@ -62,6 +64,7 @@ class BatchContext:
         self.position: str | None = None  # --metric babybench: the predicate placing the agent
         self.direction: str | None = None  # --metric babybench: the predicate turning the agent
         self.model: str | None = None  # --metric actplan: a local all-MiniLM-L6-v2 folder
+        self.hands, self.rooms = 1, True  # graph tasks: GraSIF's one-manipulator agent, rooms enforced
         self.tasks: dict[tuple[str, str], Task] = {}
         self.optima: dict[int, OptimalLength] = {}
 
@@ -148,7 +151,7 @@ def score_graph_json(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     for key in ("initial", "goal_graph", "goal", "plan"):
         if key not in rec and f"{key}_path" in rec:
             rec[key] = jsontext.loads(ctx.text(rec, key) or "null")
-    return score_graph_record(rec).to_json()
+    return score_graph_record(rec, ctx.hands, ctx.rooms).to_json()
 
 
 def _gold_of(rec: dict[str, Any], ctx: BatchContext) -> list[tuple[str, str]]:
@@ -174,21 +177,27 @@ def score_predict_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> di
                                       ctx.text(rec, "prediction") or "", str(position), str(direction)).to_json()
 
 
-def score_plan_actplan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
-    from toolkit.scoring.semantic import lcs_table
+def _lcs_record(metric: str) -> Callable[[dict[str, Any], BatchContext], dict[str, Any]]:
+    def score(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
+        from toolkit.scoring.semantic import lcs_table
 
-    gold = _gold_of(rec, ctx)
-    if not gold:
-        raise PgtError("--metric actplan needs gold plans (\"gold\" or \"gold_paths\")")
-    rows = lcs_table(ctx.text(rec, "plan") or "", gold, "actplan", ctx.model)
-    return {"metric": "actplan", "gold": rows, "best_lcs": max(r["lcs"] for r in rows),
-            "best_normalized_lcs": max(r["normalized_lcs"] for r in rows)}
+        gold = _gold_of(rec, ctx)
+        if not gold:
+            raise PgtError(f"--metric {metric} needs gold plans (\"gold\" or \"gold_paths\")")
+        rows = lcs_table(ctx.text(rec, "plan") or "", gold, metric, ctx.model)
+        return {"metric": metric, "gold": rows, "best_lcs": max(r["lcs"] for r in rows),
+                "best_normalized_lcs": max(r["normalized_lcs"] for r in rows)}
+    return score
+
+
+score_plan_actplan_record = _lcs_record("actplan")
+score_plan_semantic_record = _lcs_record("semantic")
 
 
 SCORERS: dict[str, Callable[[dict[str, Any], BatchContext], dict[str, Any]]] = {
     "predict": score_predict_record, "plan": score_plan_record, "graph": score_graph_json,
     "plan:babybench": score_plan_babybench_record, "predict:babybench": score_predict_babybench_record,
-    "plan:actplan": score_plan_actplan_record,
+    "plan:actplan": score_plan_actplan_record, "plan:semantic": score_plan_semantic_record,
 }
 
 

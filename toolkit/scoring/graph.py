@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from toolkit.scoring.graph_actions import GraphRun, execute
+from toolkit.scoring.graph_actions import HANDS, GraphRun, execute
 from toolkit.scoring.graph_model import GraphTaskError, SceneGraph, load_graph, norm_relation
 from toolkit.scoring.metrics import share
 
@@ -184,6 +184,14 @@ class GraphScore:
     unmet: tuple[str, ...]
     run: GraphRun
     assignment: dict[str, list[str]]
+    tokens: int | None = None  # tokens spent generating the plan, when the record gives them
+
+    @property
+    def tokens_per_action(self) -> float | None:
+        """LookPlanGraph app. B, TPA: tokens / actions, for a successfully completed task only."""
+        if self.tokens is None or not self.success or not self.run.steps:
+            return None
+        return self.tokens / len(self.run.steps)
 
     def to_json(self) -> dict[str, Any]:
         return {"success": self.success, "precision": self.precision, "to_change": self.to_change,
@@ -192,12 +200,14 @@ class GraphScore:
                 "unmet": list(self.unmet), "feasible": self.run.failed_step is None,
                 "failed_step": self.run.failed_step, "message": self.run.reason or "all steps feasible",
                 "plan_length": len(self.run.steps) if self.run.failed_step is None else None,
-                "count_assignment": self.assignment}
+                "count_assignment": self.assignment, "tokens": self.tokens,
+                "tokens_per_action": self.tokens_per_action}
 
 
-def score_graph_task(initial: SceneGraph, goals: Sequence[Goal], plan: Any) -> GraphScore:
-    """Execute ``plan`` on ``initial`` and score the result against ``goals``."""
-    run = execute(initial, plan)
+def score_graph_task(initial: SceneGraph, goals: Sequence[Goal], plan: Any, hands: int = HANDS,
+                     rooms: bool = True, tokens: int | None = None) -> GraphScore:
+    """Execute ``plan`` on ``initial`` (``hands``, ``rooms``: see :func:`execute`) and score it against ``goals``."""
+    run = execute(initial, plan, hands, rooms)
     final = run.graph
     facts = [x for x in goals if isinstance(x, FactGoal)]
     counts = [x for x in goals if isinstance(x, CountGoal)]
@@ -223,11 +233,11 @@ def score_graph_task(initial: SceneGraph, goals: Sequence[Goal], plan: Any) -> G
     to_change, correct = len(need) + count_need, len(right) + count_right
     return GraphScore(success, share(correct, to_change), to_change, correct, len(goals),
                       len(goals) - len(unmet), tuple(unmet), run,
-                      {f"#{gi + 1} {counts[gi]}": ids for gi, ids in assign.items()})
+                      {f"#{gi + 1} {counts[gi]}": ids for gi, ids in assign.items()}, tokens)
 
 
-def score_graph_record(record: Mapping[str, Any]) -> GraphScore:
-    """Score one task record: ``initial`` graph, ``goal`` items and/or ``goal_graph``, ``plan``."""
+def score_graph_record(record: Mapping[str, Any], hands: int = HANDS, rooms: bool = True) -> GraphScore:
+    """Score one task record: ``initial`` graph, ``goal`` items and/or ``goal_graph``, ``plan``, optional ``tokens``."""
     if "initial" not in record:
         raise GraphTaskError("a graph task needs 'initial' (a scene graph)")
     initial = load_graph(record["initial"])
@@ -240,4 +250,7 @@ def score_graph_record(record: Mapping[str, Any]) -> GraphScore:
         raise GraphTaskError("a graph task needs 'goal' (goal items) or 'goal_graph'")
     if "plan" not in record:
         raise GraphTaskError("a graph task needs 'plan'")
-    return score_graph_task(initial, goals, record["plan"])
+    tokens = record.get("tokens")
+    if tokens is not None and (not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 0):
+        raise GraphTaskError(f"'tokens' must be a non-negative integer (tokens spent on the plan), got {tokens!r}")
+    return score_graph_task(initial, goals, record["plan"], hands, rooms, tokens)

@@ -16,9 +16,17 @@ Actions (name, then arguments; call style ``put_on(apple_1, table_1)``, PDDL sty
 * ``put_on``/``place_on`` (object, target) or (target) with the held object; the
   same for ``put_inside``/``put_in``/``place_inside`` and ``put_next_to``/``place_next_to``.
 * ``pick_up``/``grab``/``grasp`` (object): the agent holds it (placement edges go).
-  The agent has two hands, as VirtualHome's character (HOLDS_RH / HOLDS_LH): a third
-  object cannot be picked up, and ``put_on(target)`` with two objects in hand is
-  ambiguous (name the object).
+  The agent has **one manipulator** by default, as GraSIF's ("You can handle only one
+  item"; LookPlanGraph §V: "the simulated agent had only one manipulator"): a second
+  object cannot be picked up. ``hands=2`` gives VirtualHome's character (HOLDS_RH /
+  HOLDS_LH), where ``put_on(target)`` with two objects in hand is ambiguous (name the object).
+* **Rooms**: the hands-on actions (pick up, put, open/close, turn on/off, plug, pour,
+  sit/lie) act on a node in the agent's room only, as the planner prompt of the
+  LookPlanGraph appendix says ("at agent's node") and its PDDL domain requires
+  (``(robot-in ?r) (object-room ?o ?r)``). The agent starts in the graph's agent
+  ``location`` (or the character node's room), else in no room; ``go_to(room)``
+  moves it there, ``go_to(node)`` to the node's room. ``rearrange``, LookPlanGraph's
+  own macro action, moves an object from any room, as its prompt says.
 * ``open``/``close`` (+ ``open_container``/``close_container``), ``turn_on``/
   ``switch_on``/``turn_off``/``switch_off``, ``plug_in``/``plug_out``: flip
   OPEN/CLOSED, ON/OFF or PLUGGED_IN/PLUGGED_OUT.
@@ -26,8 +34,10 @@ Actions (name, then arguments; call style ``put_on(apple_1, table_1)``, PDDL sty
   (class ``character``), if the graph has one, gains SITTING or LYING (loses both).
 * ``pour`` (object, target): the object must be in hand and the target must exist;
   the graph does not model liquids, so nothing else changes.
-* ``go_to``/``walk``/``walk_to``/``navigate_to``/``find``/``discover_objects``/``done``:
-  no change to the graph (the named node must exist).
+* ``go_to``/``walk``/``walk_to``/``navigate_to``: the agent moves to the room (see Rooms).
+* ``find``/``discover_objects``/``look_at``/``done``/``think`` (the other baselines'
+  vocabularies: LookPlanGraph's, SayPlan's, the ReAct agent's): no change to the graph
+  (the named node must exist).
 
 Infeasible: unknown action or node, moving a room/asset, a node onto itself or into
 something it holds up, reaching into a closed container, putting inside a closed
@@ -57,8 +67,12 @@ _TOGGLE.update({"plug_in": ("PLUGGED_IN", "PLUGGED_OUT", "HAS_PLUG"), "plugin": 
                 "plug_out": ("PLUGGED_OUT", "PLUGGED_IN", "HAS_PLUG"), "plugout": ("PLUGGED_OUT", "PLUGGED_IN", "HAS_PLUG")})
 _POSTURE = {"sit": "SITTING", "sit_on": "SITTING", "sit_down": "SITTING", "lie": "LYING", "lie_on": "LYING",
             "lie_down": "LYING", "stand_up": None, "standup": None}
-HANDS = 2
-_NOOP = {"go_to", "goto", "walk", "walk_to", "navigate_to", "find", "discover_objects", "look_at", "done"}
+HANDS = 1  # GraSIF's agent: one manipulator; VirtualHome's character has two (execute(..., hands=2))
+_GO = {"go_to", "goto", "walk", "walk_to", "navigate_to", "go"}
+_NOOP = {"find", "discover_objects", "look_at", "done", "expand_node", "contract_node"}  # name a node
+_FREE = {"think", "verify_plan"}  # ReAct's thought, SayPlan's "verify the graph": no node
+_MULTIWORD = {"pick", "put", "go", "turn", "switch", "plug", "sit", "lie", "stand", "look", "walk", "place"}
+_KNOWN = {*_PLACE, *_PUT, *_PICK, *_TOGGLE, *_POSTURE, *_GO, *_NOOP, *_FREE, "pour"}
 _CALL = re.compile(r"^\s*\(?\s*([A-Za-z][\w-]*)\s*[( ]?(.*?)\)?\s*$")
 
 
@@ -94,7 +108,10 @@ def normalize_step(step: Any) -> tuple[str, list[str], str | None]:
     if not mt:
         raise GraphTaskError(f"cannot read {text!r} as an action")
     args = [a.strip("'\" ") for a in mt.group(2).replace(",", " ").split() if a.strip("'\" ")]
-    return mt.group(1).lower().replace("-", "_"), args, None
+    verb = mt.group(1).lower().replace("-", "_")
+    if verb in _MULTIWORD and args and f"{verb}_{args[0].lower()}" in _KNOWN:  # the ReAct agent's "pick up cup-1"
+        verb, args = f"{verb}_{args[0].lower()}", args[1:]
+    return verb, args, None
 
 
 def plan_steps(plan: Any) -> list[Any]:
@@ -133,11 +150,7 @@ def _closed_container(g: SceneGraph, node_id: str) -> str | None:
 
 
 def _room_of(g: SceneGraph, node_id: str) -> str | None:
-    for cur in [node_id, *g.ancestors(node_id)]:
-        for u, rel, v in g.edges:
-            if u == cur and rel == "INSIDE" and g.nodes[v].kind == "room":
-                return v
-    return None
+    return g.room_of(node_id)
 
 
 def _place(g: SceneGraph, obj: str, rel: str, target: str) -> SceneGraph:
@@ -162,15 +175,38 @@ def _place(g: SceneGraph, obj: str, rel: str, target: str) -> SceneGraph:
     return g.with_edges(keep)
 
 
-def execute(graph: SceneGraph, plan: Any) -> GraphRun:
-    """Run ``plan`` on ``graph``; stops at the first infeasible step."""
-    g, held = graph, ()
+@dataclass
+class _Agent:
+    """What the executor tracks beside the graph: the held objects and the agent's room."""
+
+    hands: int
+    rooms: bool
+    held: tuple[str, ...] = ()
+    room: str | None = None
+
+    def reach(self, g: SceneGraph, node_id: str, verb: str) -> None:
+        """Refuse a hands-on action on a node outside the agent's room (when rooms are enforced)."""
+        where = g.room_of(g.node(node_id).id)
+        if self.rooms and where is not None and where != self.room:
+            at = f"the agent is in {self.room}" if self.room else "the agent has not gone to any room"
+            raise _Infeasible(f"{node_id} is in {where} and {at}; go_to({where}) first")
+
+
+def execute(graph: SceneGraph, plan: Any, hands: int = HANDS, rooms: bool = True) -> GraphRun:
+    """Run ``plan`` on ``graph``; stops at the first infeasible step.
+
+    ``hands``: how many objects the agent can hold (GraSIF's agent: 1). ``rooms``: whether
+    hands-on actions need the agent in the node's room (see the module docstring).
+    """
+    if hands < 1:
+        raise GraphTaskError("the agent needs at least one hand")
+    g, agent = graph, _Agent(hands, rooms, room=graph.agent_room)
     done: list[GraphStep] = []
     for index, raw in enumerate(plan_steps(plan), 1):
         text = raw if isinstance(raw, str) else json.dumps(raw)
         try:
             verb, args, rel = normalize_step(raw)
-            g, held = _apply(g, held, verb, args, rel)
+            g = _apply(g, agent, verb, args, rel)
         except (_Infeasible, GraphTaskError) as exc:
             msg = f"step {index}: {text}: {exc}"
             done.append(GraphStep(index, text, False, msg))
@@ -179,7 +215,8 @@ def execute(graph: SceneGraph, plan: Any) -> GraphRun:
     return GraphRun(g, tuple(done))
 
 
-def _apply(g: SceneGraph, held: tuple[str, ...], verb: str, args: list[str], rel: str | None):
+def _apply(g: SceneGraph, agent: _Agent, verb: str, args: list[str], rel: str | None) -> SceneGraph:
+    held = agent.held
     if verb in _PLACE:
         if len(args) == 3 and rel is None:
             obj, rel, target = args[0], norm_relation(args[1]), args[2]
@@ -187,30 +224,39 @@ def _apply(g: SceneGraph, held: tuple[str, ...], verb: str, args: list[str], rel
             obj, target = args
         else:
             raise _Infeasible(f"{verb} needs (object, relation, target)")
-        return _check_hand_and_place(g, held, obj, rel, target)
+        return _check_hand_and_place(g, agent, obj, rel, target)
     if verb in _PUT:
         if len(args) == 1 and held:
             if len(held) > 1:
                 raise _Infeasible(f"{verb}({args[0]}) while holding {' and '.join(held)}: name the object")
-            return _place(g, held[0], _PUT[verb], args[0]), ()
+            agent.reach(g, args[0], verb)
+            g = _place(g, held[0], _PUT[verb], args[0])
+            agent.held = ()
+            return g
         if len(args) != 2:
             raise _Infeasible(f"{verb} needs (object, target), or (target) while holding something")
-        return _check_hand_and_place(g, held, args[0], _PUT[verb], args[1])
+        agent.reach(g, args[1], verb)
+        if args[0] not in held:
+            agent.reach(g, args[0], verb)
+        return _check_hand_and_place(g, agent, args[0], _PUT[verb], args[1])
     if verb in _PICK:
         if len(args) != 1:
             raise _Infeasible(f"{verb} needs one object")
         node = g.node(args[0])
         if node.id in held:
-            return g, held
-        if len(held) >= HANDS:
-            raise _Infeasible(f"both hands are full ({' and '.join(held)})")
+            return g
+        if len(held) >= agent.hands:
+            raise _Infeasible(f"both hands are full ({' and '.join(held)})" if agent.hands == 2 else
+                              f"the agent can handle only {agent.hands} item(s) and holds {' and '.join(held)}")
         if not node.movable:
             raise _Infeasible(f"{node.id} is a {node.kind} and cannot be picked up")
+        agent.reach(g, node.id, verb)
         blocked = _closed_container(g, node.id)
         if blocked:
             raise _Infeasible(f"{node.id} is inside closed {blocked}")
+        agent.held = (*held, node.id)
         return g.with_edges(e for e in g.edges if not (e[0] == node.id and e[1] in ("ON", "INSIDE", "NEXTTO")
-                                                      and g.nodes[e[2]].kind != "room")), (*held, node.id)
+                                                      and g.nodes[e[2]].kind != "room"))
     if verb in _TOGGLE:
         if len(args) != 1:
             raise _Infeasible(f"{verb} needs one node")
@@ -220,35 +266,46 @@ def _apply(g: SceneGraph, held: tuple[str, ...], verb: str, args: list[str], rel
             raise _Infeasible(f"{node.id} is already {new.lower()}")
         if old not in node.states and prop not in node.properties:
             raise _Infeasible(f"{node.id} has no {old.lower()}/{new.lower()} state to change ({verb})")
-        return g.with_node(replace(node, states=(node.states - {old}) | {new})), held
+        agent.reach(g, node.id, verb)
+        return g.with_node(replace(node, states=(node.states - {old}) | {new}))
     if verb in _POSTURE:
         for a in args:
-            g.node(a)
-        agent = next((n for n in g.nodes.values() if n.class_name.lower() == "character"), None)
-        if agent is None:
-            return g, held
+            agent.reach(g, a, verb)
+        character = next((n for n in g.nodes.values() if n.class_name.lower() == "character"), None)
+        if character is None:
+            return g
         posture = _POSTURE[verb]
-        states = agent.states - {"SITTING", "LYING"}
-        return g.with_node(replace(agent, states=states | {posture} if posture else states)), held
+        states = character.states - {"SITTING", "LYING"}
+        return g.with_node(replace(character, states=states | {posture} if posture else states))
     if verb == "pour":
         if len(args) != 2:
             raise _Infeasible("pour needs (object, target)")
-        g.node(args[1])
+        agent.reach(g, args[1], verb)
         if g.node(args[0]).id not in held:
             raise _Infeasible(f"cannot pour {args[0]}: it is not in hand")
-        return g, held
+        return g
+    if verb in _GO:
+        if len(args) != 1:
+            raise _Infeasible(f"{verb} needs one room or node")
+        where = g.room_of(g.node(args[0]).id)
+        agent.room = where if where is not None else agent.room
+        return g
     if verb in _NOOP:
         for a in args:
             g.node(a)
-        return g, held
+        return g
+    if verb in _FREE:
+        return g
     raise _Infeasible(f"unknown action '{verb}'")
 
 
-def _check_hand_and_place(g: SceneGraph, held: tuple[str, ...], obj: str, rel: str, target: str):
-    if obj not in held:
-        if len(held) >= HANDS:
-            raise _Infeasible(f"cannot move {obj} while holding {' and '.join(held)}")
+def _check_hand_and_place(g: SceneGraph, agent: _Agent, obj: str, rel: str, target: str) -> SceneGraph:
+    if obj not in agent.held:
+        if len(agent.held) >= agent.hands:
+            raise _Infeasible(f"cannot move {obj} while holding {' and '.join(agent.held)}")
         blocked = _closed_container(g, obj)
         if blocked:
             raise _Infeasible(f"{obj} is inside closed {blocked}")
-    return _place(g, obj, rel, target), tuple(h for h in held if h != obj)
+    g = _place(g, obj, rel, target)
+    agent.held = tuple(h for h in agent.held if h != obj)
+    return g

@@ -67,6 +67,7 @@ class SceneGraph:
 
     nodes: Mapping[str, Node]
     edges: frozenset[tuple[str, str, str]] = field(default=frozenset())
+    agent_room: str | None = None  # where the agent starts: the agent's "location", or the character's room
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "nodes", MappingProxyType(dict(self.nodes)))
@@ -102,10 +103,20 @@ class SceneGraph:
         return out
 
     def with_node(self, node: Node) -> SceneGraph:
-        return SceneGraph({**self.nodes, node.id: node}, self.edges)
+        return SceneGraph({**self.nodes, node.id: node}, self.edges, self.agent_room)
 
     def with_edges(self, edges: Iterable[tuple[str, str, str]]) -> SceneGraph:
-        return SceneGraph(self.nodes, frozenset(edges))
+        return SceneGraph(self.nodes, frozenset(edges), self.agent_room)
+
+    def room_of(self, node_id: str) -> str | None:
+        """The room a node is in: itself if a room, else the room of it or of what it rests on or in."""
+        if self.nodes[node_id].kind == "room":
+            return node_id
+        for cur in [node_id, *self.ancestors(node_id)]:
+            for u, rel, v in self.edges:
+                if u == cur and rel == "INSIDE" and self.nodes[v].kind == "room":
+                    return v
+        return None
 
 
 def _states(raw: Any) -> frozenset[str]:
@@ -132,7 +143,9 @@ def _flat(data: Mapping[str, Any]) -> SceneGraph:
             edges.add((str(e["from_id"]), norm_relation(e["relation_type"]), str(e["to_id"])))
         except (KeyError, TypeError):
             raise GraphTaskError(f"an edge needs from_id, relation_type and to_id: {e!r}") from None
-    return SceneGraph(nodes, frozenset(edges))
+    graph = SceneGraph(nodes, frozenset(edges))
+    agent = next((n for n in nodes.values() if n.class_name.lower() in ("character", "agent", "robot")), None)
+    return graph if agent is None else SceneGraph(nodes, frozenset(edges), graph.room_of(agent.id))
 
 
 def _hierarchical(data: Mapping[str, Any]) -> SceneGraph:
@@ -160,7 +173,12 @@ def _hierarchical(data: Mapping[str, Any]) -> SceneGraph:
         if v not in nodes:
             raise GraphTaskError(f"node '{u}' is {rel} unknown node '{v}'")
         edges.add((u, rel, v))
-    return SceneGraph(nodes, frozenset(edges))
+    graph = SceneGraph(nodes, frozenset(edges))
+    agent = data.get("agent")
+    where = agent.get("location", agent.get("room")) if isinstance(agent, Mapping) else None
+    if where is None:
+        return graph
+    return SceneGraph(nodes, frozenset(edges), graph.room_of(graph.node(str(where)).id))
 
 
 def _networkx(g: Any) -> SceneGraph:

@@ -20,7 +20,10 @@ from pathlib import Path
 
 import numpy as np
 
-_ERF = np.vectorize(math.erf, otypes=[np.float32])
+try:  # erf over whole arrays; math.erf one value at a time is most of the run time without it
+    from scipy.special import erf as _ERF
+except ImportError:
+    _ERF = np.vectorize(math.erf, otypes=[np.float32])
 
 
 def _layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float) -> np.ndarray:
@@ -49,6 +52,7 @@ class MiniLM:
         self.tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_len)
         self.tokenizer.no_padding()
+        self._cache: dict[str, np.ndarray] = {}  # plans repeat steps, and gold plans recur across candidates
 
     def _encode_one(self, ids: list[int], type_ids: list[int]) -> np.ndarray:
         w, c = self.w, self.config
@@ -80,5 +84,8 @@ class MiniLM:
 
     def encode(self, sentences: list[str]) -> np.ndarray:
         """Unit-length embeddings, one row per sentence."""
-        rows = [self._encode_one(e.ids, e.type_ids) for e in self.tokenizer.encode_batch(sentences)]
+        todo = [s for s in dict.fromkeys(sentences) if s not in self._cache]
+        for s, e in zip(todo, self.tokenizer.encode_batch(todo)):
+            self._cache[s] = self._encode_one(e.ids, e.type_ids)
+        rows = [self._cache[s] for s in sentences]
         return np.stack(rows) if rows else np.zeros((0, self.config["hidden_size"]), dtype=np.float32)

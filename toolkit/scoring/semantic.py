@@ -1,8 +1,12 @@
-"""ActPlan-1K's semantic LCS: plan steps match when their sentence embeddings are similar.
+"""Semantic LCS: plan steps match when their sentence embeddings are similar.
 
 ActPlan-1K (§4.2.1) computes the LCS of two natural-language plans where two steps
 are the same if the cosine similarity of their all-MiniLM-L6-v2 embeddings is
-greater than 0.8, and normalizes by the longer plan. pgt's exact-match LCS
+greater than 0.8, and normalizes by the longer plan. Its own script differs in how
+it splits steps and in the threshold (>=); that one, exactly, is
+:mod:`toolkit.scoring.actplan` (``--metric actplan``). This module is pgt's variant
+(``--metric semantic``): numbered, bulleted and blank lines cleaned up, similarity
+strictly above 0.8 as the paper words it. pgt's exact-match LCS
 (:func:`toolkit.scoring.metrics.lcs_length`) stays available under its own name
 (``--metric exact``); on ground PDDL actions the two mostly agree, on
 paraphrased natural-language steps they do not.
@@ -27,7 +31,7 @@ from toolkit.errors import PgtError
 from toolkit.scoring.metrics import lcs_matching
 from toolkit import jsontext
 
-THRESHOLD = 0.8  # ActPlan-1K: "semantically similar if the score is greater than 0.8"
+THRESHOLD = 0.8  # the paper's words: "semantically similar if the score is greater than 0.8"
 _MARKER = re.compile(r"^\s*(?:[-*•]\s+|\d+[.):]\s*|step\s+\d+\s*[:.)-]?\s*)", re.I)
 
 
@@ -111,10 +115,21 @@ def step_texts(text: str) -> list[str]:
 
 def lcs_table(plan_text: str, gold: Sequence[tuple[str, str]], metric: str = "actplan",
               model: str | Path | None = None) -> list[dict[str, Any]]:
-    """LCS and normalized LCS of a plan against each gold plan, steps read by :func:`step_texts`.
+    """LCS and normalized LCS of a plan against each gold plan.
 
-    ``metric`` is ``actplan`` (embedding similarity > 0.8) or ``exact`` (same text, case and spaces folded).
+    ``metric``: ``actplan``, ActPlan-1K's own ``auto_lcs/lcs.py`` (steps split on
+    ``"\\n"``, similarity >= 0.8; :mod:`toolkit.scoring.actplan`); ``semantic``, pgt's
+    variant (steps read by :func:`step_texts`, similarity > 0.8 as the paper words it);
+    ``exact``, pgt's text match (same step text, case and spaces folded).
     """
+    if metric == "actplan":
+        from toolkit.scoring.actplan import official_lcs
+
+        rows = []
+        for label, text in gold:
+            r = official_lcs(plan_text, text, model)
+            rows.append({"gold": label, "length": r.reference_steps, "lcs": r.lcs, "normalized_lcs": r.normalized})
+        return rows
     steps = step_texts(plan_text)
     rows = []
     for label, text in gold:

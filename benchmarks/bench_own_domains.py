@@ -1,0 +1,139 @@
+"""Studies on domains nobody here tuned on: pgt-grounder against the oracle and the ViPlan protocol.
+
+Run: ``python -m benchmarks.bench_own_domains [--git MIRROR] [--domains ferry,tsp,...] [--problems 3]
+[--seeds 2] [--accuracy 0.97] [--max-steps 60] [--workers 2]``
+
+Why: the shipped ViPlan suites are where the protocols were tuned. A user's own
+domain has static facts (``connected``, ``not-eq``), the type predicates of an
+untyped domain and no question templates; issue 28 found `pgt-grounder` at 0 of 6
+on ferry where the oracle succeeded. This script takes IPC domains from a bare git
+mirror of ``AI-Planning/classical-domains`` (the ``fetch`` tool's snapshot; none of
+them is used to tune anything here), copies each domain with its ``--problems``
+smallest problems to a temporary folder (a folder suite, as ``pgt run --suite DIR
+--domain FILE`` takes it), and in this one run measures, per domain, under
+``--noise deterministic`` at ``--accuracy`` (a temperature-0 VLM: the same
+question about the same picture always gets the same answer):
+
+- the oracle's success (the ViPlan grounder protocol with a perfect grounder),
+- ``pgt-grounder`` (default ``--ask-static auto``: known facts read from the problem),
+- the ViPlan grounder protocol (it asks every atom, static ones included, as ViPlan's code does),
+
+and prints success, questions per episode, pgt's success as a fraction of the
+oracle's, its questions as a fraction of ViPlan's, and how many of pgt's questions
+were about a static predicate (the target is none). The targets of issue 28 are
+printed beside: pgt >= 0.9 x oracle, pgt > ViPlan, questions <= 1/4 of ViPlan's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from benchmarks.runner import RunConfig, run_and_collect
+from benchmarks.store import collect, read_records
+from toolkit.errors import PgtError
+
+MIRROR = Path("/work/.mirror/AI-Planning+classical-domains/repo")
+# Small untyped and typed STRIPS domains with static facts, none shipped with pgt nor used to tune it.
+DEFAULT_DOMAINS = ("ferry", "tsp", "hanoi", "tyreworld", "movie", "zenotravel", "depot", "driverlog")
+
+
+def _git(mirror: Path, *args: str) -> str:
+    return subprocess.run(["git", "--git-dir", str(mirror), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+def extract(mirror: Path, domain: str, problems: int, into: Path) -> tuple[Path, Path]:
+    """Copy ``classical/DOMAIN/domain.pddl`` and its ``problems`` smallest problems; (domain file, problem folder)."""
+    rows = [line.split(None, 4) for line in _git(mirror, "ls-tree", "-l", f"HEAD:classical/{domain}").splitlines()]
+    files = {row[4]: int(row[3]) for row in rows if row[1] == "blob" and row[4].endswith(".pddl")}
+    if "domain.pddl" not in files:
+        raise PgtError(f"classical/{domain} has no single domain.pddl")
+    chosen = sorted((size, name) for name, size in files.items() if "domain" not in name)[:problems]
+    folder = into / domain / "problems"
+    folder.mkdir(parents=True)
+    dom = into / domain / "domain.pddl"
+    dom.write_text(_git(mirror, "show", f"HEAD:classical/{domain}/domain.pddl"), encoding="utf-8")
+    for _, name in chosen:
+        (folder / name).write_text(_git(mirror, "show", f"HEAD:classical/{domain}/{name}"), encoding="utf-8")
+    return dom, folder
+
+
+def static_questions(records: list[dict]) -> int:
+    """Questions a run asked about a predicate its records say was given (known facts)."""
+    count = 0
+    for r in records:
+        given = set((r.get("given") or {}).get("given", ()))
+        count += sum(1 for e in r.get("events", ()) if "atom" in e and e["atom"][1:].split(" ")[0].rstrip(")") in given)
+    return count
+
+
+def measure(domain: Path, problems: Path, out: Path, args: argparse.Namespace) -> dict[str, dict]:
+    """Run the three studies on one domain; {name: {success, questions, static, episodes}}."""
+    base = dict(suite=str(problems), domain=str(domain), seeds=args.seeds, max_steps=args.max_steps)
+    noisy = dict(grounder="noisy", accuracy=args.accuracy, noise="deterministic")
+    studies = {"oracle": RunConfig(protocol="viplan-grounder", grounder="oracle", **base),
+               "pgt": RunConfig(protocol="pgt-grounder", **noisy, **base),
+               "viplan": RunConfig(protocol="viplan-grounder", **noisy, **base)}
+    row = {}
+    for name, config in studies.items():
+        with contextlib.redirect_stdout(io.StringIO()):
+            episodes, _ = run_and_collect(config, out / name, args.workers, progress=False)
+        records = collect(read_records(episodes)).judged
+        n = len(records)
+        row[name] = {"episodes": n, "success": sum(r["success"] for r in records) / max(n, 1),
+                     "questions": sum(r.get("questions", 0) for r in records) / max(n, 1),
+                     "static": static_questions(records)}
+    return row
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--git", type=Path, default=MIRROR, help="bare git mirror of AI-Planning/classical-domains")
+    ap.add_argument("--domains", default=",".join(DEFAULT_DOMAINS))
+    ap.add_argument("--problems", type=int, default=3, help="smallest N problems of each domain")
+    ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--accuracy", type=float, default=0.97)
+    ap.add_argument("--max-steps", type=int, default=60)
+    ap.add_argument("--workers", type=int, default=2)
+    args = ap.parse_args(argv)
+    if not args.git.is_dir():
+        print(f"bench_own_domains: no mirror at {args.git} (fetch github:AI-Planning/classical-domains)",
+              file=sys.stderr)
+        return 2
+    print(f"IPC domains from {args.git}, {args.problems} smallest problems x {args.seeds} seeds, "
+          f"--noise deterministic --accuracy {args.accuracy}, step cap {args.max_steps}")
+    print("| domain | episodes | oracle | pgt | pgt/oracle (>= 0.9) | ViPlan | pgt q | ViPlan q | "
+          "q ratio (<= 0.25) | pgt static q (0) | seconds |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    met = 0
+    names = [d.strip() for d in args.domains.split(",") if d.strip()]
+    with tempfile.TemporaryDirectory(prefix="pgt-own-") as tmp:
+        for name in names:
+            start = time.perf_counter()
+            try:
+                dom, folder = extract(args.git, name, args.problems, Path(tmp))
+                row = measure(dom, folder, Path(tmp) / name / "runs", args)
+            except (PgtError, subprocess.CalledProcessError) as exc:
+                print(f"| {name} | skipped: {str(exc).splitlines()[0][:100]} |||||||||")
+                continue
+            o, p, v = row["oracle"], row["pgt"], row["viplan"]
+            ratio = p["success"] / o["success"] if o["success"] else float("nan")
+            qratio = p["questions"] / v["questions"] if v["questions"] else float("nan")
+            ok = ratio >= 0.9 and p["success"] > v["success"] and qratio <= 0.25 and p["static"] == 0
+            met += ok
+            print(f"| {name} | {p['episodes']} | {o['success']:.2f} | {p['success']:.2f} | {ratio:.2f} | "
+                  f"{v['success']:.2f} | {p['questions']:.1f} | {v['questions']:.1f} | {qratio:.3f} | "
+                  f"{p['static']} | {time.perf_counter() - start:.0f} |", flush=True)
+    print(f"targets met on {met} of {len(names)} domains")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

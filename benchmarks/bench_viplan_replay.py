@@ -1,0 +1,238 @@
+"""Replay every released ViPlan run through pgt's ``viplan-*`` protocols and measure the agreement.
+
+Run: ``python -m benchmarks.bench_viplan_replay --viplan PATH [--domain blocksworld] [--protocol viplan-grounder]
+[--models gpt-4.1,InternVL3-8B] [--runs final_cot] [--list 20] [--workers 1] [--out DIR]``
+
+``PATH`` (or the ``PGT_VIPLAN`` environment variable) is a ViPlan checkout, or the
+bare snapshot the ``fetch`` tool brings (its ``data/planning`` and ``results/final``
+are extracted to a temporary folder). Each released result file is imported
+(``pgt import viplan-results``) and replayed with ``--grounder replay`` on ViPlan's
+own problem and domain files, one study per split, exactly as the commands
+``pgt import`` prints would. Per domain x protocol x CoT x model it prints: episodes,
+outcome agreement, question-count agreement (grounder) or step-count agreement
+(planner), replay gaps (pgt asked what the log never answered) and crashes; then
+each disagreement with its first diverging event. The issue's targets: >= 99%
+outcomes, >= 95% question counts, >= 99% step counts, 0 crashes.
+
+Runs with action failures (``final_fail01_no_cot``) are replayed too, but pgt's
+world draws its own failures, so their rows are reported apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make the project importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.runner import RunConfig, run_study  # noqa: E402
+from benchmarks.store import collect, read_records  # noqa: E402
+from benchmarks.viplan_import import ImportedRun, import_results  # noqa: E402
+from benchmarks.viplan_logs import find_logs, read_log  # noqa: E402
+
+TARGETS = {"outcome": 0.99, "questions": 0.95, "steps": 0.99}
+
+
+def checkout(path: str) -> Path:
+    """A folder with ViPlan's ``data/planning`` and ``results/final``: the checkout, or the bare snapshot extracted."""
+    root = Path(path)
+    if (root / "data" / "planning").is_dir():
+        return root
+    if (root / "HEAD").is_file() and (root / "objects").is_dir():
+        target = Path(tempfile.mkdtemp(prefix="viplan-"))
+        archive = subprocess.run(["git", "-C", str(root), "archive", "HEAD", "data/planning", "results/final"],
+                                 check=True, capture_output=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+        return target
+    raise SystemExit(f"{path}: neither a ViPlan checkout (data/planning) nor a bare git snapshot")
+
+
+@dataclass
+class Row:
+    episodes: int = 0
+    outcome: int = 0
+    counts: int = 0  # question counts (grounder) or step counts (planner) that agree
+    gaps: int = 0
+    crashes: int = 0
+    seconds: float = 0.0
+    disagreements: list[str] = field(default_factory=list)
+
+
+def _norm_action(text: str) -> str:
+    """``moveblock(r, c3)`` and ``(moveBlock R C3)`` alike: ``moveblock r c3``."""
+    text = text.strip().lower()
+    hit = re.fullmatch(r"([\w-]+)\((.*)\)", text)
+    if hit:
+        return " ".join([hit[1], *(a.strip() for a in hit[2].split(",") if a.strip())])
+    return " ".join(text.strip("()").split())
+
+
+def _trace(record: dict[str, Any]) -> list[str]:
+    """The events two runs of one episode must share: questions asked (with answers) and actions tried."""
+    out = []
+    for e in record.get("events", ()):
+        phase = e.get("phase")
+        if "atom" in e:
+            out.append(f"{phase} {e['atom']} -> {e.get('answer')}")
+        elif phase == "act":
+            ran = e.get("executed", e.get("success"))  # pgt's key, or ViPlan's (the viplan-planner protocol)
+            out.append(f"act {_norm_action(str(e.get('action', '')))} ran={bool(ran)}")
+        elif phase == "propose":
+            out.append(f"propose #{e.get('step')}")
+    return out
+
+
+def first_divergence(logged: dict[str, Any], replayed: dict[str, Any]) -> str:
+    a, b = _trace(logged), _trace(replayed)
+    for i, (x, y) in enumerate(zip(a, b)):
+        if x != y:
+            return f"event {i}: ViPlan {x!r}, pgt {y!r}"
+    if len(a) != len(b):
+        longer, who = (a, "ViPlan") if len(a) > len(b) else (b, "pgt")
+        return f"event {min(len(a), len(b))}: only {who} goes on, with {longer[min(len(a), len(b))]!r}"
+    return "same events; " + f"stop ViPlan {logged.get('stop_reason')}, pgt {replayed.get('stop_reason')}"
+
+
+def replay(run: ImportedRun, index: int, out: Path, workers: int, planner: str) -> list[dict[str, Any]]:
+    """Replay split ``index`` of an imported run, as ``pgt run --grounder replay`` on ViPlan's files does."""
+    first, log = run.logs[0], run.logs[index]
+    scenes: dict[str, int] = defaultdict(int)
+    for ep in log.episodes:
+        scenes[ep.problem] += 1
+    replay_from = str(run.folder / "answers.jsonl") if first.protocol == "viplan-grounder" else str(run.folder)
+    config = RunConfig(suite=run.suites[index], domain=run.domain_file, protocol=first.protocol, grounder="replay",
+                       replay=replay_from, max_steps=log.max_steps, seeds=max(scenes.values()),
+                       action_failure=first.fail_probability, planner=planner)
+    episodes = run_study(config, out, workers=workers, progress=False)
+    return collect(read_records(episodes)).all
+
+
+def compare(run: ImportedRun, split: str, replayed: list[dict[str, Any]], row: Row) -> None:
+    logged = {r["id"]: r for r in collect(read_records(run.folder / "episodes.jsonl")).judged if r["split"] == split}
+    by_id = {r["id"]: r for r in replayed}
+    grounder = run.logs[0].protocol == "viplan-grounder"
+    for eid, want in logged.items():
+        got = by_id.get(eid)
+        row.episodes += 1
+        if got is None or got.get("outcome") == "error":
+            kind = (got or {}).get("error_kind", "missing")
+            row.gaps += kind == "replay"
+            row.crashes += kind not in ("replay",)
+            row.disagreements.append(f"{eid}: {kind} error: {(got or {}).get('error', 'not replayed')[:300]}")
+            continue
+        same_outcome = got["outcome"] == want["outcome"]
+        key = "questions" if grounder else "actions"
+        same_count = got.get(key) == want.get(key)
+        row.outcome += same_outcome
+        row.counts += same_count
+        if not (same_outcome and same_count):
+            row.disagreements.append(
+                f"{eid}: ViPlan {want['outcome']} ({want['stop_reason']}, {want.get(key)} {key}), pgt "
+                f"{got['outcome']} ({got.get('stop_reason')}, {got.get(key)} {key}); "
+                f"first divergence {first_divergence(want, got)}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--viplan", default=os.environ.get("PGT_VIPLAN"), help="ViPlan checkout or bare snapshot")
+    ap.add_argument("--domain", choices=("blocksworld", "igibson"))
+    ap.add_argument("--protocol", choices=("viplan-grounder", "viplan-planner"))
+    ap.add_argument("--runs", help="comma-separated ViPlan run folders (final_cot, final_no_cot, final_fail01_no_cot)")
+    ap.add_argument("--models", help="comma-separated model names (default: all)")
+    ap.add_argument("--planner", default="default", help="the replay's planner (pgt run --planner)")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--list", type=int, default=20, help="disagreements listed per row (0: none, -1: all)")
+    ap.add_argument("--out", help="keep the imported and replayed runs here (default: a temporary folder)")
+    args = ap.parse_args(argv)
+    if not args.viplan:
+        ap.error("give --viplan PATH or set PGT_VIPLAN")
+    root = checkout(args.viplan)
+    work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="viplan-replay-"))
+    files = [f for f in find_logs(root / "results" / "final") if _wanted(f, args)]
+    groups: dict[tuple, list[Path]] = defaultdict(list)
+    for f in files:
+        groups[read_log(f).group].append(f)
+    rows: dict[tuple, Row] = {}
+    for group, members in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
+        domain, protocol, cot, fail, model = group
+        name = f"{domain}-{protocol}-{'cot' if cot else 'nocot'}{'-fail' if fail else ''}-{model}"
+        row = rows.setdefault(group, Row())
+        start = time.perf_counter()
+        staging = work / "logs" / name
+        staging.mkdir(parents=True, exist_ok=True)
+        for f in members:
+            link = staging / f"results_{f.parent.parent.name}_{f.name.removeprefix('results_')}"
+            if not link.exists():
+                link.symlink_to(f)
+        [run] = import_results(staging, work / "imported" / name, viplan=str(root))
+        for index, log in enumerate(run.logs):
+            replayed = replay(run, index, work / "replayed" / name / log.split, args.workers, args.planner)
+            compare(run, log.split, replayed, row)
+        row.seconds = time.perf_counter() - start
+        print(_line(group, row), flush=True)
+    _summary(rows, args.list)
+    print(f"\n(runs kept in {work})" if args.out else "")
+    return 0
+
+
+def _wanted(path: Path, args: argparse.Namespace) -> bool:
+    parts = path.parts
+    if args.domain and args.domain not in parts:
+        return False
+    if args.protocol and ("predicates" if args.protocol == "viplan-grounder" else "vila") not in parts:
+        return False
+    if args.runs and not set(args.runs.split(",")) & set(parts):
+        return False
+    return not args.models or path.parent.name in args.models.split(",")
+
+
+def _pct(n: int, d: int) -> str:
+    return f"{100 * n / d:5.1f}%" if d else "  n/a "
+
+
+def _line(group: tuple, row: Row) -> str:
+    domain, protocol, cot, fail, model = group
+    kind = "questions" if protocol == "viplan-grounder" else "steps"
+    return (f"{domain:11} {protocol:15} {'cot' if cot else 'nocot':5} {'fail' if fail else '':4} {model:36} "
+            f"{row.episodes:5} outcome {_pct(row.outcome, row.episodes)} {kind} {_pct(row.counts, row.episodes)} "
+            f"gaps {row.gaps:4} crashes {row.crashes:3} ({row.seconds:.0f} s)")
+
+
+def _summary(rows: dict[tuple, Row], listed: int) -> None:
+    print("\nTotals (runs without action failures; targets: outcome >= 99%, question counts >= 95%, "
+          "step counts >= 99%, 0 crashes):")
+    for protocol, kind, target in (("viplan-grounder", "questions", TARGETS["questions"]),
+                                   ("viplan-planner", "steps", TARGETS["steps"])):
+        for fail in (False, True):
+            sel = [r for g, r in rows.items() if g[1] == protocol and bool(g[3]) == fail]
+            n = sum(r.episodes for r in sel)
+            if not n:
+                continue
+            out, cnt = sum(r.outcome for r in sel), sum(r.counts for r in sel)
+            gaps, crashes = sum(r.gaps for r in sel), sum(r.crashes for r in sel)
+            met = out / n >= TARGETS["outcome"] and cnt / n >= target and crashes == 0
+            print(f"  {protocol:15} {'with failures' if fail else 'no failures  '} {n:5} episodes: outcome "
+                  f"{_pct(out, n)}, {kind} {_pct(cnt, n)}, replay gaps {gaps}, crashes {crashes}"
+                  f"{'' if fail else ('  [targets met]' if met else '  [targets NOT met]')}")
+    if listed:
+        print("\nDisagreements (first diverging event):")
+        for group, row in rows.items():
+            shown = row.disagreements if listed < 0 else row.disagreements[:listed]
+            for text in shown:
+                print(f"  {group[0]} {group[1]} {'cot' if group[2] else 'nocot'} {group[4]}: {text}")
+            if len(row.disagreements) > len(shown):
+                print(f"  ... and {len(row.disagreements) - len(shown)} more in this row")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,215 @@
+"""Calibrations fitted from ViPlan's released answers, not from the paper's tables.
+
+``pgt import viplan-calibration RUN [RUN ...] --out DIR`` reads imported ViPlan
+grounder runs (``pgt import viplan-results``) and writes one calibration file per
+run (model x CoT x failure setting, every split): per split and predicate the
+false-yes rate (``fp``: yes when the logged truth is no) and the false-no rate
+(``fn``), from every yes/no answer the run logged (enumerations, preconditions,
+effects); and the noise model the answers show.
+
+The noise model comes from repeated questions: the same atom asked again in the
+same state of the same episode (ViPlan's state changes only when an action runs,
+so the number of actions run so far names the state). ``repeat_wrong`` is the
+share of repeats that are wrong after a wrong answer. A temperature-0 model
+repeats itself (``deterministic``); otherwise ``independent:persistence=p`` with
+``p = (repeat_wrong - e) / (1 - e)``, e the run's error rate, since a persistent
+wrong answer comes back with probability p and a fresh draw is wrong with
+probability e. Replies that are neither yes nor no are counted and written down,
+never turned into rates (pgt's noisy grounder always answers).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from benchmarks.store import collect, read_records
+from toolkit.errors import PgtError
+
+DOMAIN_TAG = {"blocksworld": "bw", "igibson": "hh"}
+DETERMINISTIC_AT = 0.95  # repeat_wrong at or above this: the deterministic model
+
+
+@dataclass
+class Tally:
+    """Answers of one predicate in one split: against the logged truth."""
+
+    true_yes: int = 0
+    true_no: int = 0  # fn
+    false_yes: int = 0  # fp
+    false_no: int = 0
+    other: int = 0  # replies that were neither yes nor no
+
+    def add(self, answer: str, truth: bool) -> None:
+        if answer not in ("yes", "no"):
+            self.other += 1
+        elif truth:
+            self.true_yes += answer == "yes"
+            self.true_no += answer == "no"
+        else:
+            self.false_yes += answer == "yes"
+            self.false_no += answer == "no"
+
+    @property
+    def answered(self) -> int:
+        return self.true_yes + self.true_no + self.false_yes + self.false_no
+
+    def fp(self) -> float:
+        negatives = self.false_yes + self.false_no
+        return self.false_yes / negatives if negatives else 0.0
+
+    def fn(self) -> float:
+        positives = self.true_yes + self.true_no
+        return self.true_no / positives if positives else 0.0
+
+    def accuracy(self) -> float:
+        return (self.true_yes + self.false_no) / self.answered if self.answered else 1.0
+
+
+@dataclass
+class Fit:
+    """What one run's answers say: rates per split and predicate, and how wrong answers repeat."""
+
+    tallies: dict[str, dict[str, Tally]] = field(default_factory=lambda: defaultdict(dict))
+    repeats: int = 0  # answers to an atom already answered in the same state (after a wrong answer)
+    repeats_wrong: int = 0
+    repeats_all: int = 0  # any repeat, whatever the first answer
+    repeats_same: int = 0  # repeats with the same answer as the first
+
+    def error_rate(self) -> float:
+        wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
+        total = sum(t.answered for s in self.tallies.values() for t in s.values())
+        return wrong / total if total else 0.0
+
+    def repeat_wrong(self) -> float | None:
+        return self.repeats_wrong / self.repeats if self.repeats else None
+
+    def noise(self) -> str:
+        """The noise model the repeats show (see the module docstring)."""
+        rw = self.repeat_wrong()
+        if rw is None or rw >= DETERMINISTIC_AT:
+            return "deterministic"
+        e = self.error_rate()
+        persistence = max(0.0, min(1.0, (rw - e) / (1 - e))) if e < 1 else 1.0
+        return f"independent:persistence={round(persistence, 3):g}"
+
+
+def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
+    """Tally every answer event of the records (pgt's or imported ViPlan ones) against its truth."""
+    fit = Fit()
+    for record in records:
+        first: dict[tuple[int, str], str] = {}
+        for event in record.get("events", ()):
+            if "atom" not in event or "truth" not in event:
+                continue
+            atom, answer, truth = str(event["atom"]), str(event.get("answer")), bool(event["truth"])
+            predicate = atom.strip("()").split(" ", 1)[0].lower()
+            fit.tallies[record["split"]].setdefault(predicate, Tally()).add(answer, truth)
+            if answer not in ("yes", "no"):
+                continue
+            key = (int(event.get("step", 0)), atom)
+            wrong = (answer == "yes") != truth
+            if key in first:
+                fit.repeats_all += 1
+                fit.repeats_same += first[key] == answer
+                if (first[key] == "yes") != truth:
+                    fit.repeats += 1
+                    fit.repeats_wrong += wrong
+            else:
+                first[key] = answer
+    return fit
+
+
+def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
+    """The calibration file (TOML) with its provenance: run, counts, noise evidence."""
+    splits = [s for s in ("simple", "medium", "hard") if s in fit.tallies] + \
+        sorted(s for s in fit.tallies if s not in ("simple", "medium", "hard"))
+    rw = fit.repeat_wrong()
+    lines = [
+        f"# Noisy-oracle calibration fitted from ViPlan's released answers: {meta['model']} on ViPlan's "
+        f"{meta['domain']} grounder runs, {'with' if meta['cot'] else 'without'} chain of thought"
+        + (f", action failures {meta['fail']:g}" if meta["fail"] else "") + ".",
+        "# Written by `pgt import viplan-calibration` (benchmarks/viplan_calibrate.py): fp = P(yes | logged truth no),",
+        "# fn = P(no | logged truth yes) over every yes/no answer the run logged (enumerations, preconditions,",
+        "# effects); replies that were neither yes nor no are counted below, not turned into rates.",
+        f"# Repeats (same atom, same state, same episode): {fit.repeats_all}, same answer {fit.repeats_same}; "
+        f"after a wrong answer {fit.repeats}, wrong again {fit.repeats_wrong}"
+        + (f" ({rw:.3f})" if rw is not None else "") + f"; error rate {fit.error_rate():.4f}.",
+        f'model = "{meta["model"]}"',
+        f'domain = "{"household" if meta["domain"] == "igibson" else meta["domain"]}"',
+        f"chain_of_thought = {str(meta['cot']).lower()}",
+        f'source = "{source}"',
+        'conversion = "fitted: per-predicate fp and fn from the logged answers and truth"',
+        f"action_failure = {meta['fail']:g}",
+    ]
+    if rw is not None:  # no repeat after a wrong answer: no evidence either way, the default model stays
+        lines.append(f"repeat_wrong = {round(rw, 4)}")
+    for split in splits:
+        lines += ["", f"[accuracy.{split}]"]
+        lines += [f"{p} = {t.accuracy():.4f}  # {t.answered} answers, {t.other} neither yes nor no"
+                  for p, t in sorted(fit.tallies[split].items())]
+    for split in splits:
+        for p, t in sorted(fit.tallies[split].items()):
+            lines += ["", f"[rates.{split}.{p}]", f"fp = {t.fp():.4f}", f"fn = {t.fn():.4f}"]
+    noise = fit.noise()
+    kind, _, params = noise.partition(":")
+    lines += ["", "[noise]", f'kind = "{kind}"']
+    for item in filter(None, params.split(",")):
+        name, _, value = item.partition("=")
+        lines.append(f"{name} = {value}")
+    return "\n".join(lines) + "\n"
+
+
+def calibration_name(meta: dict[str, Any]) -> str:
+    """``viplan-logs-bw-cot-gpt-4.1``: where a fitted calibration is written."""
+    fail = f"-fail{meta['fail']:g}" if meta["fail"] else ""
+    return f"viplan-logs-{DOMAIN_TAG.get(meta['domain'], meta['domain'])}{'-cot' if meta['cot'] else ''}{fail}-{meta['model']}"
+
+
+def fit_run(folder: str | Path, out: str | Path) -> Path:
+    """Fit one imported grounder run and write its calibration file into ``out``; returns the path."""
+    folder = Path(folder)
+    records = collect(read_records(folder / "episodes.jsonl")).judged
+    if not records:
+        raise PgtError(f"{folder}: no episodes (import ViPlan results first: pgt import viplan-results)")
+    first = records[0]
+    imported = first.get("imported")
+    if not isinstance(imported, dict) or first.get("config", {}).get("protocol") != "viplan-grounder":
+        raise PgtError(f"{folder}: not an imported ViPlan grounder run (pgt import viplan-results writes those)")
+    domain = "igibson" if "igibson" in str(first["config"].get("domain", "")) else "blocksworld"
+    meta = {"model": first["config"]["model"], "domain": domain, "cot": bool(imported.get("cot")),
+            "fail": float(imported.get("fail_probability") or 0.0)}
+    files = sorted({str(r["imported"]["file"]) for r in records})
+    source = f"ViPlan's released results (merlerm/ViPlan): {', '.join(files)}"
+    path = Path(out) / f"{calibration_name(meta)}.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(calibration_text(fit_records(records), meta, source), encoding="utf-8")
+    return path
+
+
+def register_kind(kinds: argparse._SubParsersAction) -> None:
+    c = kinds.add_parser("viplan-calibration",
+                         help="fit noisy-oracle calibrations from imported ViPlan grounder runs' answers")
+    c.add_argument("runs", nargs="+", help="run folders written by pgt import viplan-results (grounder runs)")
+    c.add_argument("--out", required=True, help="folder for the calibration files")
+    c.set_defaults(func=calibration_cmd)
+
+
+def calibration_cmd(args: argparse.Namespace) -> int:
+    for folder in args.runs:
+        path = fit_run(folder, args.out)
+        print(f"{path}: fitted from {folder}")
+    return 0
+
+
+def summary(path: Path) -> dict[str, Any]:
+    """A fitted file's header numbers (for benchmarks and docs)."""
+    import tomllib
+
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    return {k: data[k] for k in ("model", "domain", "chain_of_thought", "repeat_wrong") if k in data} | {
+        "noise": json.dumps(data.get("noise", {}))}

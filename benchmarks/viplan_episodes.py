@@ -1,0 +1,354 @@
+"""One ViPlan episode as a pgt episode record, plus its answers for ``--grounder replay``.
+
+ViPlan's logs hold every question (as a predicate key such as ``"on r,g"``), the
+parsed answer and the true value, per action attempt and per enumeration. pgt's
+record wants the same as events in order, with pgt's atoms (``(on R G)``, names as
+the problem file writes them) and, for the answer log, the state key pgt's world
+gives that moment. So the episode is walked through pgt's own world for the same
+problem file: ViPlan's legal actions are executed there, and every answer gets the
+state key and step of the observation it was given in.
+
+The stop reason is derived from the log as ViPlan's ``check_plan`` (grounder) or
+``planning_loop`` (planner) would have stopped; the rules and their places are
+in :func:`grounder_stop` and :func:`planner_stop`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from benchmarks.viplan_logs import ViPlanEpisode, ViPlanLog, parse_action, parse_key
+from grounders.records import AnswerRecord
+from toolkit.agents.base import required_literals
+from toolkit.errors import PgtError
+from toolkit.model import Atom
+from toolkit.protocols import Observation
+from toolkit.task import GroundAction, Task
+
+_NOT_ANSWERS = ("all_correct", "all_state_correct", "updated_non_visible_preds")
+UNLOGGED_REPLY = "(reply not logged by ViPlan: it held no JSON that parses)"
+
+
+@dataclass
+class Walk:
+    """An episode being rebuilt in pgt's world: events, answers, counts."""
+
+    task: Task
+    env: Any
+    obs: Observation
+    episode_id: str
+    model: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    answers: list[AnswerRecord] = field(default_factory=list)
+    executed: int = 0
+    truth_mismatches: int = 0  # ViPlan's logged truth differs from pgt's world: the replay may diverge here
+    refused: int = 0  # actions ViPlan's simulator ran and pgt's world did not
+    foreign: int = 0  # answers about atoms the problem file does not declare (household scene objects)
+
+    def atom(self, key: str) -> Atom:
+        """pgt's atom for ViPlan's key; names the problem file lacks are kept as ViPlan wrote them.
+
+        The household runs ask about every object of the iGibson scene instance, some of
+        which the problem file does not declare (``hardback_2``): pgt's world never asks
+        about those, but ViPlan's metrics count them, so the record keeps them.
+        """
+        name, args = parse_key(key)
+        try:
+            return Atom(_resolve_predicate(self.task, name), tuple(self.task.resolve_object(a) for a in args))
+        except PgtError:
+            self.foreign += 1
+            return Atom(name, args)
+
+    def action(self, text: str) -> GroundAction | None:
+        parsed = parse_action(text)
+        if parsed is None:
+            return None
+        try:
+            return self.task.action(*parsed)
+        except PgtError:
+            return None
+
+    def ask(self, phase: str, key: str, answer: Any, truth: bool, expected: bool | None = None,
+            raw: str = "", confidence: float = 1.0) -> None:
+        """Record one logged answer as a pgt event and an answer record at the current observation."""
+        atom = self.atom(key)
+        text = answer if isinstance(answer, str) else "" if answer is None else str(answer)
+        verdict = text if text in ("yes", "no") else "unknown"
+        status = "ok" if verdict != "unknown" else "unparseable"
+        event: dict[str, Any] = {"phase": phase, "step": self.executed, "atom": str(atom), "answer": verdict,
+                                 "truth": truth, "confidence": round(confidence, 4)}
+        if expected is not None:
+            event["expected"] = expected
+        if status != "ok":
+            event["status"] = status
+            event["raw"] = text[:500]
+        self.events.append(event)
+        self.truth_mismatches += truth != (atom in self.obs.truth)
+        self.answers.append(AnswerRecord(str(atom), "", verdict, confidence, (raw or text)[:2000],
+                                         _state_text(self.obs), status, self.executed, "viplan-log", self.model,
+                                         episode=self.episode_id))
+
+    def enumerate(self, results: dict[str, Any]) -> bool:
+        """An enumeration's answers (``{key: [answer, truth]}``); False if one is neither yes nor no."""
+        clean = True
+        for key, pair in results.items():
+            answer, truth = (pair + [None, None])[:2] if isinstance(pair, list) else (pair, None)
+            self.ask("enumerate", key, answer, truth == "yes")
+            clean &= answer in ("yes", "no")
+        return clean
+
+    def checks(self, phase: str, results: dict[str, Any] | None) -> None:
+        """Precondition or effect answers: ``{key: [answer, p_yes, p_no, why, answer_match, output, state_match]}``."""
+        for key, value in (results or {}).items():
+            if key in _NOT_ANSWERS or not isinstance(value, list) or len(value) < 7:
+                continue
+            answer, p_yes, p_no, _, answer_match, output, state_match = value[:7]
+            said_yes = answer == "yes"
+            truth = said_yes == bool(state_match)
+            expected = said_yes == bool(answer_match)
+            probability = p_yes if said_yes else p_no
+            confidence = float(probability) if isinstance(probability, (int, float)) and probability > 0 else 1.0
+            self.ask(phase, key, answer, truth, expected, output if isinstance(output, str) else "", confidence)
+
+    def execute(self, text: str) -> None:
+        """Run an action ViPlan's simulator ran, in pgt's world (a refusal is counted, the walk goes on)."""
+        action = self.action(text)
+        if action is None:
+            self.refused += 1
+            return
+        outcome = self.env.execute(action)
+        self.refused += not outcome.executed
+        self.obs = outcome.observation
+        self.executed += outcome.executed
+
+
+def _resolve_predicate(task: Task, name: str) -> str:
+    for predicate in task.domain.predicates:
+        if predicate.lower() == name.lower():
+            return predicate
+    raise PgtError(f"predicate {name!r} is not in domain {task.domain.name}")
+
+
+def _state_text(obs: Observation) -> str:
+    from grounders.records import state_key_text
+
+    return state_key_text(obs.state_key)
+
+
+# ------------------------------------------------------------------ grounder
+
+
+def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str, Any]:
+    """The record fields of one VLM-as-grounder episode (events, counts, stop reason)."""
+    data = ep.data or {}
+    enum = data.get("initial_state_enum")
+    init_clean = walk.enumerate(enum.get("results", {})) if isinstance(enum, dict) else True
+    attempts = data.get("action_results")
+    replans = list(data.get("replans") or [])
+    remaining = list(data.get("remaining_actions") or [])
+    if attempts is None:  # ViPlan never had a first plan (compute_metrics: "failed")
+        # No enumeration logged in a run that enumerates: main's try around load_problem or around the
+        # enumeration raised before storing anything (43 released Blocksworld episodes): a model or
+        # endpoint error, or a problem that did not load. ViPlan counts the episode as failed.
+        enumerates = log.metadata.get("enumerate_initial_state", log.domain == "blocksworld")
+        stop = ("enumeration_error" if enum is None and enumerates else
+                "bad_answer" if not init_clean else "no_plan")
+        return _grounder_fields(walk, data, stop, 0, 0, [], True, enum is not None)
+    first_failure = next((i for i, a in enumerate(attempts) if not a.get("action_correct")), None)
+    initial = [a.get("action", "") for a in attempts[: (first_failure + 1 if first_failure is not None else None)]]
+    if first_failure is None:
+        initial += remaining
+    walk.events.append({"phase": "plan", "step": 0, "plan": initial, "complete": first_failure is None})
+    stop, replan_index = "", 0
+    for number, attempt in enumerate(attempts, 1):
+        text = str(attempt.get("action", ""))
+        walk.events.append({"phase": "attempt", "step": walk.executed, "attempt": number, "action": text})
+        walk.checks("precondition", attempt.get("preconditions_results"))
+        effects = attempt.get("effects_results")
+        if effects is not None:
+            walk.execute(text)
+            walk.events.append({"phase": "act", "step": walk.executed, "action": text, "executed": True})
+            walk.checks("effect", effects)
+        elif _preconditions_agreed(attempt):  # check_action: "Action was not legal"
+            walk.events.append({"phase": "act", "step": walk.executed, "action": text, "executed": False})
+        if attempt.get("action_correct"):
+            continue
+        # benchmark_*_plan.py, check_plan: an illegal action equal to the most recent one ends the episode
+        if effects is None and _preconditions_agreed(attempt) and number > 1 and \
+                str(attempts[number - 2].get("action")) == text:
+            stop = "loop"
+            break
+        if replan_index >= len(replans):
+            if number != len(attempts):
+                raise PgtError(f"attempt {number} failed, later attempts follow, and the log has no replan for it")
+            # The released Blocksworld runs without action failures (final_cot, final_no_cot) end 435
+            # episodes here: a failed last attempt and no replan logged. None of their replan
+            # enumerations holds a reply that is not yes/no, while their initial ones do (6%): the
+            # code that wrote them logged a replan only after its enumeration passed update_vlm_state,
+            # so these are bad answers whose enumeration went unlogged (the replay lacks them).
+            walk.events.append({"phase": "replan", "step": walk.executed, "reason": "mismatch", "logged": False})
+            stop = "bad_answer"
+            break
+        replan = replans[replan_index]
+        replan_index += 1
+        walk.events.append({"phase": "replan", "step": walk.executed, "reason": "mismatch"})
+        if not replan:  # replans.append({}) ran, then the enumeration raised (34 household episodes)
+            stop = "enumeration_error"
+            break
+        if "enum_results" in replan and not walk.enumerate(replan["enum_results"]):
+            stop = "bad_answer"  # update_vlm_state asserts on the answer; check_plan's except ends the episode
+            break
+        if "actions" not in replan:
+            stop = "no_plan"  # get_plan returned None or an unsolved status: check_plan breaks
+            break
+        walk.events.append({"phase": "plan", "step": walk.executed, "plan": list(replan["actions"]), "complete": True})
+    if not stop:
+        stop = _queue_stop(log, walk, attempts, remaining)
+    plan_lengths = [len(e["plan"]) for e in walk.events if e["phase"] == "plan" and e.get("complete")]
+    return _grounder_fields(walk, data, stop, len(attempts), replan_index, plan_lengths, False, enum is not None,
+                            remaining)
+
+
+def _preconditions_agreed(attempt: dict[str, Any]) -> bool:
+    """check_action's precondition verdict: ``all_correct``, true when no question was asked (household)."""
+    results = attempt.get("preconditions_results") or {}
+    return bool(results.get("all_correct", True))
+
+
+def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]) -> str:
+    """Why check_plan's loop ended with no break of its own: the queue ran out, the cap, or a crash.
+
+    ``while action_queue and len(results) < max_actions``, then ``if len(action_queue) == 0: break``
+    before ``if len(results) >= max_actions: break`` (benchmark_*_plan.py, check_plan).
+    """
+    if not remaining:
+        return "plan_exhausted"
+    if len(attempts) >= log.max_steps:
+        return "step_cap"
+    # The next action's check_action raised and check_plan's except broke out before logging it:
+    # a non yes/no answer (update_vlm_state's assert), or, in the household code, a hidden
+    # precondition that is false (check_action returns 5 values where check_plan unpacks 6).
+    action = walk.action(remaining[0])
+    if action is not None and log.domain == "igibson":
+        for atom, positive in required_literals(action):
+            if not walk.obs.can_see(atom) and (atom in walk.obs.truth) != positive:
+                return "hidden_precondition"
+    return "bad_answer"
+
+
+def _grounder_fields(walk: Walk, data: dict[str, Any], stop: str, attempts: int, replans: int,
+                     plan_lengths: list[int], failed: bool, enumerated: bool,
+                     remaining: list[str] | None = None) -> dict[str, Any]:
+    enumerations = int(enumerated) + sum(1 for e in walk.events if e["phase"] == "replan")
+    return {**_answer_counts(walk), "success": bool(data.get("goal_reached", False)), "stop_reason": stop,
+            "actions": attempts, "executed_actions": walk.executed, "replans": replans,
+            "enumerations": enumerations, "plan_lengths": plan_lengths, "remaining_actions": remaining or [],
+            "viplan_failed": failed}
+
+
+def _answer_counts(walk: Walk) -> dict[str, Any]:
+    asked = [e for e in walk.events if "atom" in e]
+    per: dict[str, dict[str, int]] = {}
+    answered = correct = 0
+    for e in asked:
+        if e["answer"] in ("yes", "no"):
+            ok = (e["answer"] == "yes") == e["truth"]
+            answered += 1
+            correct += ok
+            tally = per.setdefault(e["atom"][1:].split(" ", 1)[0].rstrip(")"), {"answered": 0, "correct": 0})
+            tally["answered"] += 1
+            tally["correct"] += ok
+    return {"questions": len(asked), "answered": answered, "correct": correct,
+            "unparseable": len(asked) - answered, "grounder_errors": 0,
+            "per_predicate": dict(sorted(per.items())), "events": walk.events,
+            "truth_mismatches": walk.truth_mismatches, "refused_actions": walk.refused,
+            "foreign_atoms": walk.foreign}
+
+
+# ------------------------------------------------------------------- planner
+
+
+def planner_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str, Any]:
+    """The record fields of one VLM-as-planner episode (benchmark_*_vila.py, planning_loop)."""
+    data = ep.data or {}
+    plans = list(data.get("plans") or [])
+    actions = [a if isinstance(a, dict) else {} for a in data.get("actions") or []]
+    per_step = _actions_per_step(actions)
+    for index, plan in enumerate(plans):
+        steps = plan.get("plan") if isinstance(plan, dict) else None
+        walk.events.append({"phase": "propose", "step": index, "reply": json.dumps(plan),
+                            "plan": [_step_text(s) for s in steps] if isinstance(steps, list) else None})
+        for act in per_step[index] if index < len(per_step) else []:
+            text, ok = str(act.get("action", "")), bool(act.get("success"))
+            if ok:
+                walk.execute(text)
+            walk.events.append({"phase": "act", "step": index + 1, "action": text, "executed": ok})
+    stop = planner_stop(log, data, plans, per_step)
+    if stop == "invalid_json":
+        walk.events.append({"phase": "propose", "step": len(plans), "reply": UNLOGGED_REPLY, "plan": None})
+    calls = len(plans) + (stop == "invalid_json")
+    # Steps as the viplan-planner protocol records them: one per reply that parsed, the one that
+    # breaks in the failsafe (empty_plan) included, as ViPlan's ``actions`` list includes it.
+    steps = len(plans)
+    return {**_answer_counts(walk), "questions": calls, "success": bool(data.get("completed")), "stop_reason": stop,
+            "actions": steps, "executed_actions": walk.executed, "replans": 0, "enumerations": 0,
+            "plan_lengths": [len(p["plan"]) for p in plans if isinstance(p, dict) and isinstance(p.get("plan"), list)],
+            "action_failures": 0, "viplan_failed": ep.data is None}
+
+
+def planner_stop(log: ViPlanLog, data: dict[str, Any], plans: list, actions: list) -> str:
+    """Why planning_loop ended (benchmark_blocksworld_vila.py / benchmark_igibson_vila.py, planning_loop).
+
+    ``while not env.goal_reached and max_steps > 0``: a reply that ``parse_json_output``
+    cannot read breaks before anything is appended (``invalid_json``); a plan whose
+    first step cannot be read breaks in the "failsafe" block after its action was
+    appended (``empty_plan``); a full iteration costs one of ``max_steps``.
+    """
+    if data.get("completed"):
+        return "goal_reached"
+    if plans and len(plans) == len(actions) and not _first_step_readable(plans[-1]):
+        # The household loop reads ``first_action['action']`` in its failsafe, and ``first_action`` keeps
+        # the last readable step of an earlier reply: only an unreadable *first* reply breaks there.
+        if log.domain != "igibson" or not any(_first_step_readable(p) for p in plans[:-1]):
+            return "empty_plan"
+    if len(actions) >= log.max_steps:
+        return "step_cap"
+    return "invalid_json"
+
+
+def _actions_per_step(actions: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """planning_loop's ``actions`` grouped by step: a step logs one entry, or two when reading its action failed.
+
+    The Blocksworld loop appends ``{'action': str(action)}`` before running it and, when
+    ``get_plan_action`` gave None (a plan without ``plan``/``parameters`` keys), its except
+    appends ``{'action': 'unknown action', 'success': False}`` too: the first entry then has
+    no ``success`` (benchmark_blocksworld_vila.py, planning_loop).
+    """
+    steps: list[list[dict[str, Any]]] = []
+    pending: list[dict[str, Any]] = []
+    for act in actions:
+        pending.append(act)
+        if "success" in act:
+            steps.append(pending)
+            pending = []
+    if pending:
+        steps.append(pending)
+    return steps
+
+
+def _first_step_readable(plan: Any) -> bool:
+    try:
+        plan["plan"][0]["action"]
+    except Exception:  # noqa: BLE001 - planning_loop's failsafe catches every exception the same way
+        return False
+    return True
+
+
+def _step_text(step: Any) -> str:
+    if not isinstance(step, dict):
+        return str(step)
+    params = step.get("parameters")
+    args = params.values() if isinstance(params, dict) else params if isinstance(params, list) else []
+    return f"{step.get('action')}({', '.join(str(a) for a in args)})"

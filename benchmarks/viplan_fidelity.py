@@ -1,0 +1,116 @@
+"""``pgt fidelity --released RUN ...``: the simulation against ViPlan's released runs, on ViPlan's own problems.
+
+For each imported ViPlan grounder run (``pgt import viplan-results``), the
+calibration fitted from its answers (:mod:`benchmarks.viplan_calibrate`) drives
+the ``viplan-grounder`` protocol with the noisy grounder on the same problem
+files, the same step cap and action-failure setting; the simulated success per
+split is then judged against the released run's success per split, as
+``pgt fidelity`` judges it against the paper (:func:`benchmarks.fidelity.judge`:
+within 2 SEM of the difference, each split's SEM floored at one success in n).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from benchmarks.fidelity import K_SEM, Estimate, Verdict, combine, judge
+from benchmarks.store import collect, read_records
+from toolkit.errors import PgtError
+
+SPLITS = ("simple", "medium", "hard")
+
+
+@dataclass(frozen=True)
+class ReleasedResult:
+    run: str
+    calibration: Path
+    noise: str
+    splits: dict[str, Verdict]
+    combined: Verdict
+
+
+def _success(records: Sequence[dict[str, Any]]) -> Estimate:
+    from benchmarks.metrics import success
+
+    p, sem, n = success(records)
+    return Estimate.of_split(p, sem, n)
+
+
+def studies(run: Path, calibration: Path, seeds: int) -> list[tuple[str, Any]]:
+    """One simulated study per split of an imported run: ViPlan's problem folder, cap, failures and scene count."""
+    from benchmarks.runner import RunConfig
+
+    records = collect(read_records(run / "episodes.jsonl")).judged
+    if not records or not isinstance(records[0].get("imported"), dict):
+        raise PgtError(f"{run}: not an imported ViPlan run (pgt import viplan-results writes those)")
+    if records[0]["config"]["protocol"] != "viplan-grounder":
+        raise PgtError(f"{run}: a grounder run is needed (calibrations describe grounders)")
+    out = []
+    for split in SPLITS:
+        mine = [r for r in records if r["split"] == split]
+        if not mine:
+            continue
+        first = mine[0]
+        suite = Path(first["config"]["suite"])
+        folder = suite if suite.name == split else suite / split
+        scenes = max(Counter(r["problem"] for r in mine).values())
+        config = RunConfig(suite=str(folder), domain=first["config"]["domain"], protocol="viplan-grounder",
+                           grounder="noisy", calibration=str(calibration), seeds=scenes * seeds,
+                           max_steps=int(first["imported"]["max_steps"]),
+                           action_failure=float(first["imported"].get("fail_probability") or 0.0))
+        out.append((split, config))
+    return out
+
+
+def evaluate_run(run: Path, calibration: Path, simulated: dict[str, list[dict[str, Any]]]) -> ReleasedResult:
+    """Verdicts per split (and combined) of the simulated success against the released run's."""
+    released = collect(read_records(run / "episodes.jsonl")).judged
+    verdicts = {}
+    for split, recs in simulated.items():
+        verdicts[split] = judge(_success(recs), _success([r for r in released if r["split"] == split]))
+    combined = judge(combine([v.simulated for v in verdicts.values()]),
+                     combine([v.paper for v in verdicts.values()]))
+    noise = next(iter(simulated.values()))[0]["config"].get("noise", "") if simulated else ""
+    return ReleasedResult(run.name, calibration, str(noise), verdicts, combined)
+
+
+def markdown(results: Sequence[ReleasedResult]) -> str:
+    lines = [f"| released run | split | episodes sim / released | simulated (SEM) | released (SEM) | z | "
+             f"within {K_SEM:g} SEM |", "|---|---|---:|---:|---:|---:|:---:|"]
+    for r in results:
+        for split, v in [*r.splits.items(), ("combined", r.combined)]:
+            lines.append(f"| {r.run} | {split} | {v.simulated.n} / {v.paper.n} | {v.simulated.mean:.2f} "
+                         f"({v.simulated.sem:.2f}) | {v.paper.mean:.2f} ({v.paper.sem:.2f}) | {v.z:+.1f} | "
+                         f"{'yes' if v.within else '**no**'} |")
+    return "\n".join(lines) + "\n"
+
+
+def released_cmd(args: Any) -> int:
+    """``pgt fidelity --released RUN ...``: fit, simulate on ViPlan's problems, judge per split."""
+    from benchmarks.runner import run_study
+    from benchmarks.viplan_calibrate import fit_run
+
+    out = Path(args.out)
+    results = []
+    for run in map(Path, args.released):
+        calibration = fit_run(run, out / "calibrations")
+        simulated = {}
+        for split, config in studies(run, calibration, args.seeds):
+            if args.noise:
+                config = dataclasses.replace(config, noise=args.noise)
+            episodes = run_study(config, out / run.name / split, max(1, args.workers), progress=not args.quiet)
+            simulated[split] = collect(read_records(episodes)).judged
+        results.append(evaluate_run(run, calibration, simulated))
+    text = markdown(results)
+    out.mkdir(parents=True, exist_ok=True)
+    note = (f"Simulated success (viplan-grounder, noisy grounder under the calibration fitted from each run's answers, "
+            f"on ViPlan's own problem files) against the released run's. Within {K_SEM:g} SEM: |sim - released| <= "
+            f"{K_SEM:g} sqrt(SEM_sim^2 + SEM_released^2); a split's SEM is floored at one success in n.")
+    (out / "fidelity-released.md").write_text(f"{note}\n\n{text}", encoding="utf-8")
+    print(text + "\n" + note + f"\nfidelity: {out / 'fidelity-released.md'}")
+    outside = [r.run for r in results if not r.combined.within]
+    return 1 if args.check and outside else 0

@@ -1,0 +1,8 @@
+(define (problem swap)
+  (:domain warehouse)
+  (:objects r1 r2 - robot box1 box2 box3 - item dock shelf-a shelf-b - location)
+  (:init (robot-at r1 dock) (robot-at r2 shelf-b) (hand-free r1) (hand-free r2)
+         (item-at box1 shelf-a) (item-at box2 shelf-b) (item-at box3 dock)
+         (connected dock shelf-a) (connected shelf-a dock)
+         (connected shelf-a shelf-b) (connected shelf-b shelf-a))
+  (:goal (and (item-at box1 shelf-b) (item-at box2 dock) (item-at box3 shelf-a))))

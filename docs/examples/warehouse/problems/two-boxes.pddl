@@ -1,0 +1,8 @@
+(define (problem two-boxes)
+  (:domain warehouse)
+  (:objects r1 - robot box1 box2 - item dock shelf-a shelf-b - location)
+  (:init (robot-at r1 dock) (hand-free r1)
+         (item-at box1 shelf-a) (item-at box2 shelf-b)
+         (connected dock shelf-a) (connected shelf-a dock)
+         (connected shelf-a shelf-b) (connected shelf-b shelf-a))
+  (:goal (and (item-at box1 dock) (item-at box2 dock))))

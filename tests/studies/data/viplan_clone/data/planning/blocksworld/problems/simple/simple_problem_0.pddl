@@ -1,0 +1,14 @@
+;; A two-block problem written as ViPlan writes its files (upper-case names), for the import tests.
+(define (problem simple_problem_0)
+  (:domain blocksworld)
+  (:objects
+    R G - block
+    C1 C2 - column
+  )
+  (:init
+    (clear R) (clear G) (inColumn R C1) (inColumn G C2)
+    (rightOf C2 C1)
+    (leftOf C1 C2)
+  )
+  (:goal (and (on R G)))
+)
