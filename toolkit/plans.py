@@ -47,6 +47,7 @@ class Reason(str, Enum):
     AMBIGUOUS_STEP = "ambiguous_step"
     CLAIMS_UNSOLVABLE = "claims_unsolvable"
     EMPTY = "empty"
+    TWO_PLANS = "two_different_plans"
 
 
 @dataclass(frozen=True)
@@ -73,7 +74,8 @@ class PlanStep:
 class ParsedPlan:
     steps: tuple[PlanStep, ...]
     skipped: tuple[Skipped, ...] = ()  # lines left out (prose, other blocks), each with why
-    verdict: str | None = None  # "claims_unsolvable" or "empty" when the reply has no steps
+    verdict: str | None = None  # "claims_unsolvable" or "empty" (no steps), "two_different_plans"
+    why: str = ""  # what the verdict rests on ("two different plans: lines 3-8 (6 steps) and ...")
 
     @property
     def read_as(self) -> str:
@@ -391,33 +393,98 @@ def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]], bre
     return out
 
 
-def _earlier_copies(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]]) -> set[int]:
-    """Indexes of every copy but the last of a plan written several times with prose between the
-    copies ("1. LOAD p0 a0 l0: load ..." and then "In PDDL:" and the same steps again).
+_NUMBER = re.compile(r"^\s*(?:[-*+\u2022]\s+)?[*_]*\s*(?:(?:step|action)\s*)?#?\s*(\d{1,4})\s*[.):]", re.I)
 
-    Only when nothing is broken, every copy has the same two or more actions and no line between
-    the copies asks for a repetition ("again", "repeat", "twice"): models restate plans ("In PDDL:",
-    "Explanation of the plan:") far more often than they mean a sequence twice.
-    """
-    if any(kind == "error" for kind, _ in kinds):
-        return set()
-    runs: list[list[int]] = [[]]
+
+def _number(cand: Candidate) -> int | None:
+    """The list number a step's line starts with ("3.", "**Step 3:**", "- 3)"), if any."""
+    hit = _NUMBER.match(cand.source)
+    return int(hit.group(1)) if hit else None
+
+
+def _runs(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]], nested: set[int],
+          breaks: frozenset[int]) -> list[tuple[list[int], bool]]:
+    """The reply's steps cut into lists: (indexes, restarted) each, ``restarted`` when the list's
+    numbering starts again or a heading stands before it (a reader sees a new list then).
+
+    A numbered list whose numbering goes on is one list, whatever lies between its items
+    (notes, state descriptions); unnumbered steps with prose between them are cut at the
+    prose, as a restated copy ("In PDDL:") usually is."""
+    runs: list[tuple[list[int], bool]] = []
+    last: int | None = None
+    between = False
     for i, (kind, _) in enumerate(kinds):
-        if kind == "step":
-            runs[-1].append(i)
-        elif runs[-1] and cands[i].indent <= cands[runs[-1][-1]].indent:  # a note nested under a step goes on
-            runs.append([])
-    runs = [run for run in runs if run]
+        if kind not in ("step", "error"):
+            if last is not None and i not in nested and cands[i].indent <= cands[last].indent:
+                between = True
+            continue
+        if last is not None and (cands[i].line, cands[i].source) == (cands[last].line, cands[last].source):
+            runs[-1][0].append(i)  # several actions written on one line
+            continue
+        number, before = _number(cands[i]), (_number(cands[last]) if last is not None else None)
+        heading = last is not None and any((cands[last].line or 0) < b < (cands[i].line or 0) for b in breaks)
+        restart = number is not None and before is not None and number <= before
+        goes_on = number is not None and before is not None and number == before + 1
+        if last is None or restart or ((between or heading) and not goes_on):
+            runs.append(([i], last is not None and (restart or heading or (number == 1 and before is None))))
+        else:
+            runs[-1][0].append(i)
+        last, between = i, False
+    return runs
 
-    def actions(run: list[int]) -> list[tuple[str, ...]]:
-        return [tuple(x.lower() for x in (kinds[i][1][0], *kinds[i][1][1])) for i in run]  # type: ignore[index]
 
-    if len(runs) < 2 or len(runs[0]) < 2 or any(actions(run) != actions(runs[0]) for run in runs[1:]):
-        return set()
-    between = range(runs[0][-1] + 1, runs[-1][0])
-    if any(kinds[i][0] != "step" and _REPEAT.search(cands[i].text) for i in between):
-        return set()
-    return {i for run in runs[:-1] for i in run}
+def _same_plan(a: list[int], b: list[int], kinds: Sequence[tuple[str, object]]) -> bool:
+    """Two lists are one plan written twice: as long, and equal wherever both were read (a step one
+    copy writes in words pgt cannot read, "**Unstack Blue from Red**: ...", may be read in the other)."""
+    if len(a) != len(b):
+        return False
+    agree = 0
+    for i, j in zip(a, b):
+        if kinds[i][0] == "step" and kinds[j][0] == "step":
+            if _key(kinds[i]) != _key(kinds[j]):
+                return False
+            agree += 1
+    return agree > 0
+
+
+def _key(kind: tuple[str, object]) -> tuple[str, ...]:
+    name, args, _ = kind[1]  # type: ignore[misc]
+    return tuple(x.lower() for x in (name, *args))
+
+
+def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]], nested: set[int],
+                  breaks: frozenset[int]) -> tuple[dict[int, str], str | None]:
+    """Which steps to leave out as restatements, and the reply's verdict when it holds two plans.
+
+    The plan is the first complete list, the way a reader finds it; a later list that
+    is the same plan ("### Summary of the Plan:", "In PDDL:", "Final plan:") is skipped
+    with why. A later list that differs, after a heading or a new numbering, is a second
+    plan: the verdict ``two_different_plans``, never a merge. A line between two copies
+    that asks for a repetition ("again", "twice") means the plan really runs twice.
+    """
+    runs = _runs(cands, kinds, nested, breaks)
+    if len(runs) < 2:
+        return {}, None
+    first = runs[0][0]
+    copies = [run for run, _ in runs[1:] if _same_plan(first, run, kinds)]
+    if len(copies) == len(runs) - 1:
+        gap = range(first[-1] + 1, runs[-1][0][0])
+        if any(kinds[i][0] not in ("step", "error") and _REPEAT.search(cands[i].text) for i in gap):
+            return {}, None
+        lists = [first, *copies]
+        chosen = next((run for run in lists if all(kinds[i][0] == "step" for i in run)), first)
+        where = cands[chosen[0]].line
+        return {i: f"the same plan as at line {where}: read once" for run in lists if run is not chosen
+                for i in run}, None
+    if not any(restarted for _, restarted in runs[1:]):
+        return {}, None  # steps with prose between them: one plan
+    # Lists after the first that repeat it are still restatements; the first different one is a second plan.
+    other = next(run for run, _ in runs[1:] if not any(run is c for c in copies))
+    where = cands[first[0]].line
+    return {i: (f"the same plan as at line {where}" if any(run is c for c in copies) else "a second, different plan")
+            for run, _ in runs[1:] for i in run}, (
+        f"two different plans: lines {cands[first[0]].line}-{cands[first[-1]].line} ({len(first)} steps) "
+        f"and lines {cands[other[0]].line}-{cands[other[-1]].line} ({len(other)} steps)")
 
 
 def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str]) -> set[int]:
@@ -463,10 +530,10 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
-    copies = _earlier_copies(found.candidates, kinds)
+    copies, two_plans = _restatements(found.candidates, kinds, nested, found.breaks)
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
-            skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
+            skipped.append(Skipped(cand.line or 0, cand.source, copies[i]))
             continue
         if kind == "other" and i not in nested and i not in prose_rest and (
                 (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
@@ -489,8 +556,10 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     verdict = None
     if not steps:
         verdict = Reason.CLAIMS_UNSOLVABLE.value if refusals else Reason.EMPTY.value
+    elif two_plans:
+        verdict = Reason.TWO_PLANS.value
     skipped.sort(key=lambda k: k.line)
-    return ParsedPlan(tuple(steps), tuple(skipped), verdict)
+    return ParsedPlan(tuple(steps), tuple(skipped), verdict, two_plans or "")
 
 
 def _parse_json(found, task: Task) -> ParsedPlan:
