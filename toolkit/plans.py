@@ -204,7 +204,9 @@ _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 # Where an English step's own words end and the writer's account of its effect begins (LLM+P's
 # replies: "unstack b1 from b3 -> arm holding b1", "Unstack b1 from b3: this leaves b3 clear").
-_CONSEQUENCE = re.compile(r"\s*(?:->|=>|\u2192|:\s|\.\s)")
+_CONSEQUENCE = re.compile(r"\s*(?:->|=>|\u2192|:\s|\.\s|\s[-\u2013\u2014]+\s|[\u2013\u2014])")
+# A list item's bold title ("2. **Put down the red block** (now the hand is empty)"): the step itself.
+_TITLE = re.compile(r"^\W*?(?:(?:step\s*)?\d{1,4}\s*[.):]\s*)?(?:\*\*|__)(?P<title>[^*_]+?)(?:\*\*|__)", re.I)
 
 
 # Words a statement about the plan opens with and an imperative step never does ("The goal is now
@@ -317,6 +319,14 @@ class _Reader:
                 if form == "pddl" and name.lower() not in self.names and _remark_in_parentheses(cand.text):
                     return "other", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
+        title = _TITLE.match(cand.source) if "**" in cand.source or "__" in cand.source else None
+        if title is not None:  # "3. **Unstack the red block from the blue block** – since ...": the title is the step
+            words = title.group("title").strip().rstrip(".:")
+            hit = self.english(words) if len(tokens(words)) > 1 else None
+            if hit is not None:
+                if tokens(cand.text)[:len(tokens(words))] != tokens(words):
+                    return "other", "titled"  # a later piece of the line: commentary on the titled step
+                return self._english_result(hit, cand)
         glossed = _GLOSS.split(cand.text, maxsplit=1)
         if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
             head = _split_form(glossed[0])
@@ -453,7 +463,7 @@ def _key(kind: tuple[str, object]) -> tuple[str, ...]:
 
 
 def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]], nested: set[int],
-                  breaks: frozenset[int]) -> tuple[dict[int, str], str | None]:
+                  breaks: frozenset[int], names: set[str]) -> tuple[dict[int, str], str | None]:
     """Which steps to leave out as restatements, and the reply's verdict when it holds two plans.
 
     The plan is the first complete list, the way a reader finds it; a later list that
@@ -465,6 +475,18 @@ def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]
     runs = _runs(cands, kinds, nested, breaks)
     if len(runs) < 2:
         return {}, None
+    skip: dict[int, str] = {}
+    read = [kind == "step" and str(data[0]).lower() in names for kind, data in kinds]  # type: ignore[index]
+    complete = next((run for run, _ in runs if all(read[i] for i in run)), None)
+    if complete is not None:  # after a plan read in full, a list with no step pgt can read is a note on it
+        # ("Unstack Y from O" with initials, "- Orange (on the table)" for the final stack)
+        for run, _ in runs:
+            if run is not complete and not any(read[i] for i in run):
+                skip.update((i, f"no step pgt can read, after the plan at line {cands[complete[0]].line}")
+                            for i in run)
+        runs = [(run, restarted) for run, restarted in runs if run[0] not in skip]
+        if len(runs) < 2:
+            return skip, None
     first = runs[0][0]
     copies = [run for run, _ in runs[1:] if _same_plan(first, run, kinds)]
     if len(copies) == len(runs) - 1:
@@ -474,15 +496,15 @@ def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]
         lists = [first, *copies]
         chosen = next((run for run in lists if all(kinds[i][0] == "step" for i in run)), first)
         where = cands[chosen[0]].line
-        return {i: f"the same plan as at line {where}: read once" for run in lists if run is not chosen
-                for i in run}, None
+        return {**skip, **{i: f"the same plan as at line {where}: read once" for run in lists if run is not chosen
+                           for i in run}}, None
     if not any(restarted for _, restarted in runs[1:]):
-        return {}, None  # steps with prose between them: one plan
+        return skip, None  # steps with prose between them: one plan
     # Lists after the first that repeat it are still restatements; the first different one is a second plan.
     other = next(run for run, _ in runs[1:] if not any(run is c for c in copies))
     where = cands[first[0]].line
-    return {i: (f"the same plan as at line {where}" if any(run is c for c in copies) else "a second, different plan")
-            for run, _ in runs[1:] for i in run}, (
+    return {**skip, **{i: (f"the same plan as at line {where}" if any(run is c for c in copies)
+                           else "a second, different plan") for run, _ in runs[1:] for i in run}}, (
         f"two different plans: lines {cands[first[0]].line}-{cands[first[-1]].line} ({len(first)} steps) "
         f"and lines {cands[other[0]].line}-{cands[other[-1]].line} ({len(other)} steps)")
 
@@ -530,12 +552,12 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
-    copies, two_plans = _restatements(found.candidates, kinds, nested, found.breaks)
+    copies, two_plans = _restatements(found.candidates, kinds, nested, found.breaks, reader.names)
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, copies[i]))
             continue
-        if kind == "other" and i not in nested and i not in prose_rest and (
+        if kind == "other" and i not in nested and i not in prose_rest and data != "titled" and (
                 (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
                 or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())
