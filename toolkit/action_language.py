@@ -248,6 +248,50 @@ class ActionLanguage:
             return TextMatch(top[0][0], top[0][1], tuple(top))
         return TextMatch(candidates=tuple(top))
 
+    def near_miss(self, text: str) -> str:
+        """What an unread sentence comes closest to, for the error message: the action its verb
+        names, the objects it names, the sentence the template would read and the words that
+        differ ("" when it names no known verb)."""
+        body = LEAD.sub("", " ".join(tokens(text)))
+        words = body.split()
+        if not words or len(words) > MAX_WORDS:
+            return ""
+        names = self.verb_actions.get(words[0], [])
+        if not names:
+            return ""
+        segs, mentions, tail = self._segmentations(words)[0]
+        objects = [sorted(m)[0] if len(m) == 1 else "/".join(sorted(m)) for m in mentions]
+        said = Counter(w for seg in segs for w in seg) + Counter(tail)
+        best = None
+        for comp in self._compiled:
+            if comp.name not in names:
+                continue
+            left = said - comp.bag
+            extra = []
+            for w in [w for seg in segs for w in seg] + list(tail):  # in the sentence's order
+                if left[w] > 0:
+                    extra.append(w)
+                    left[w] -= 1
+            missing = sorted((comp.bag - said).elements())
+            rank = (comp.arity != len(mentions), len(extra) + len(missing))
+            if best is None or rank < best[0]:
+                best = (rank, comp, extra, missing)
+        assert best is not None
+        _, comp, extra, missing = best
+        parts = [f"closest action {comp.name}"]
+        if objects:
+            parts.append(f"objects named: {', '.join(objects)}")
+        if comp.arity != len(mentions):
+            parts.append(f"{comp.name} takes {comp.arity} object{'s' if comp.arity != 1 else ''}, "
+                         f"the sentence names {len(mentions)}")
+        elif not any("/" in o for o in objects):
+            parts.append(f"it reads \"{self.render(comp.name, objects)}\"")
+        if extra:
+            parts.append(f"words it does not expect: {' '.join(extra)}")
+        if missing:
+            parts.append(f"words it lacks: {' '.join(missing)}")
+        return "; ".join(parts)
+
     def _without_place(self, segs: Sequence[tuple[str, ...]], tail: tuple[str, ...]) -> Counter[str] | None:
         """The sentence's words without a closing place after its last object ("... on the table"),
         or None when it has none: a place preposition, then one or two words that are neither

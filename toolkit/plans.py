@@ -63,7 +63,7 @@ class PlanStep:
     error: Reason | None = None
     message: str = ""
     suggestions: tuple[str, ...] = field(default=())
-    read_as: str = "pddl"  # pddl, call, json or natural-language
+    read_as: str = "pddl"  # pddl, call, json or natural-language (how it is written, also when unread)
 
     @property
     def ok(self) -> bool:
@@ -85,8 +85,8 @@ class ParsedPlan:
 
     @property
     def rephrased(self) -> int:
-        """Steps read from English sentences."""
-        return sum(s.read_as == "natural-language" for s in self.steps)
+        """Steps read from English sentences (an English step pgt could not read is not one)."""
+        return sum(s.read_as == "natural-language" and s.error is None for s in self.steps)
 
     def reading(self) -> dict[str, object]:
         """The reading report: how the text was read and what was skipped."""
@@ -286,6 +286,7 @@ class _Reader:
         self.names = {a.lower() for a in task.domain.actions}
         self._objects = {o.lower() for o in task.objects}
         self._lang: ActionLanguage | None = None
+        self._fluents: frozenset[str] | None = None
 
     @property
     def lang(self) -> ActionLanguage:
@@ -358,9 +359,28 @@ class _Reader:
 
     def _english_result(self, hit: TextMatch, cand: Candidate) -> tuple[str, object]:
         if hit.ambiguous:
+            possible = [c for c in hit.candidates if self._possible(*c)]
+            if len(possible) == 1:  # "load p0 into t0 at l0": only load-truck's (truck t0) can ever hold
+                return "step", (possible[0][0], possible[0][1], "natural-language")
+        if hit.ambiguous:
             return "error", (Reason.AMBIGUOUS_STEP, f"{cand.text!r} is ambiguous: it could be {hit.describe()}",
                              "", ())
         return "step", (hit.name, hit.args, "natural-language")
+
+    def _possible(self, name: str, args: tuple[str, ...]) -> bool:
+        """The action exists and no static fact of its precondition is false (the untyped way to say
+        types: PlanBench's Logistics writes ``(TRUCK t0)``, so load-truck and load-airplane, which
+        read alike in English, differ only there)."""
+        try:
+            act = self.task.action(name, args)
+        except (UnknownSymbolError, ArityError, TypeMismatchError):
+            return False
+        if self._fluents is None:
+            from toolkit.scoring.predict import fluent_predicates
+
+            self._fluents = fluent_predicates(self.task.domain)
+        return not any(u.atom is not None and u.atom.predicate not in self._fluents
+                       for u in act.unmet(self.task.init))
 
     def _resolves(self, name: str, args: tuple[str, ...]) -> bool:
         try:
@@ -377,6 +397,10 @@ class _Reader:
             hint = list(self.lang.verb_actions.get(verb, ()))
             hint += [a for a in closest(verb, self.task.domain.actions) if a not in hint]
         tip = f"; closest known actions: {', '.join(hint)}" if hint else ""
+        near = self.lang.near_miss(text) if not ("(" in text and ")" in text) else ""
+        if near:  # English: say what it came closest to and what would read it
+            return (f"cannot read {text!r} as an action ({near}); to read it, name objects as the prompt did "
+                    "(--objects FILE) or add this phrasing to the domain's questions.toml ([actions] or [synonyms])")
         return f"cannot read {text!r} as an action{tip}"
 
 
@@ -568,7 +592,9 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
             steps.append(_resolve(task, index, cand.line, cand.text, name, tuple(args), where, form))
         elif kind == "error":
             reason, why, name, args = data  # type: ignore[misc]
-            steps.append(PlanStep(index, cand.line, cand.text, name, args, error=reason, message=f"{where}: {why}"))
+            form = "pddl" if "(" in cand.text or _split_form(cand.text) is not None else "natural-language"
+            steps.append(PlanStep(index, cand.line, cand.text, name, args, error=reason, message=f"{where}: {why}",
+                                  read_as=form))
         else:
             if kind == "refusal":
                 refusals.append(cand)

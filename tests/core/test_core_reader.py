@@ -155,7 +155,9 @@ def test_prose_that_mentions_actions_is_not_a_step(text: str) -> None:
      "step 2 (line 2): cannot read 'unstak the orange block from the red block' as an action; "
      "closest known actions: unstack, stack"),
     ("1. (unstack c a)\n2. pick up the purple block", Reason.UNPARSEABLE_STEP,
-     "step 2 (line 2): cannot read 'pick up the purple block' as an action; closest known actions: pick-up"),
+     "step 2 (line 2): cannot read 'pick up the purple block' as an action (closest action pick-up; pick-up takes "
+     "1 object, the sentence names 0; words it does not expect: purple block); to read it, name objects as the "
+     "prompt did (--objects FILE) or add this phrasing to the domain's questions.toml ([actions] or [synonyms])"),
     ("(unstack c a)\n(stack c a b)", Reason.WRONG_ARITY, "step 2 (line 2): action 'stack' takes 2 argument(s), got 3"),
     ("(pick-up the mauve block)", Reason.UNPARSEABLE_STEP,
      "step 1 (line 1): cannot read '(pick-up the mauve block)' as an action; closest known actions: pick-up"),
