@@ -248,6 +248,12 @@ class ActionLanguage:
             return TextMatch(top[0][0], top[0][1], tuple(top))
         return TextMatch(candidates=tuple(top))
 
+    def object_named(self, phrase: str) -> str | None:
+        """The one object a phrase names ("orange", "the red block", "block c"), else None."""
+        words = tuple(w for w in tokens(phrase) if w not in ARTICLES)
+        hit = self._aliases.get(words)
+        return next(iter(hit)) if hit is not None and len(hit) == 1 else None
+
     def near_miss(self, text: str) -> str:
         """What an unread sentence comes closest to, for the error message: the action its verb
         names, the objects it names, the sentence the template would read and the words that

@@ -224,6 +224,11 @@ _END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"),
 _ENGLISH_ARGS = LINKING | {"the", "a", "an", "your", "its", "his", "her", "their", "my", "it", "them"}
 
 
+def _squash(name: str) -> str:
+    """An action name without case, hyphens and underscores: "PutDown" and "put_down" are put-down."""
+    return name.lower().replace("-", "").replace("_", "")
+
+
 def _statement(text: str) -> bool:
     words = tokens(text)
     return bool(words) and (words[0] in _OPENERS or tuple(words) in _END_LINES)
@@ -287,12 +292,21 @@ class _Reader:
         self._objects = {o.lower() for o in task.objects}
         self._lang: ActionLanguage | None = None
         self._fluents: frozenset[str] | None = None
+        self._compact = {_squash(a): a for a in task.domain.actions}
 
     @property
     def lang(self) -> ActionLanguage:
         if self._lang is None:
             self._lang = language(self.task)
         return self._lang
+
+    @property
+    def words(self) -> ActionLanguage | None:
+        """The action language English is read with: the hook's (``--objects``) or the domain's."""
+        if self._hook is None:
+            return self.lang
+        owner = getattr(self._hook, "__self__", None)
+        return owner if hasattr(owner, "object_named") else None
 
     def english(self, text: str) -> TextMatch | None:
         return _as_match(self._hook(text) if self._hook is not None else self.lang.parse(text))
@@ -307,10 +321,15 @@ class _Reader:
             if form != "bare" or name.lower() in self.names:
                 # "(pick-up the red block)": English in PDDL's clothes (a known action's name only:
                 # "(unlock x)" names an action the domain lacks and stays an unknown_action error)
+                if self._compact.get(_squash(name)) and name.lower() not in self.names and args:
+                    name = self._compact[_squash(name)]  # "PutDown(red)" for put-down
                 if name.lower() in self.names and not self._resolves(name, args):
                     hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
+                    named = tuple(self.words.object_named(a) or "" for a in args) if self.words else ()
+                    if named and all(named) and self._resolves(name, named):  # "Unstack(orange, red)"
+                        return "step", (name, named, "pddl" if form == "bare" else form)
                     # "Pickup b4 from b6", "Grasp shot1 with your left hand" (LLM+P replies): English
                     # words among the arguments, so the step did not say which action it meant
                     if any(a.lower() in _ENGLISH_ARGS and a.lower() not in self._objects for a in args):
@@ -367,6 +386,13 @@ class _Reader:
                              "", ())
         return "step", (hit.name, hit.args, "natural-language")
 
+    def key(self, data: tuple[str, tuple[str, ...], str]) -> str | None:
+        """The ground action a step names, as text; None when it names none (to compare copies)."""
+        try:
+            return str(self.task.action(data[0], tuple(data[1])))
+        except (UnknownSymbolError, ArityError, TypeMismatchError):
+            return None
+
     def _possible(self, name: str, args: tuple[str, ...]) -> bool:
         """The action exists and no static fact of its precondition is false (the untyped way to say
         types: PlanBench's Logistics writes ``(TRUCK t0)``, so load-truck and load-airplane, which
@@ -397,7 +423,8 @@ class _Reader:
             hint = list(self.lang.verb_actions.get(verb, ()))
             hint += [a for a in closest(verb, self.task.domain.actions) if a not in hint]
         tip = f"; closest known actions: {', '.join(hint)}" if hint else ""
-        near = self.lang.near_miss(text) if not ("(" in text and ")" in text) else ""
+        words = self.words
+        near = words.near_miss(text) if words is not None and not ("(" in text and ")" in text) else ""
         if near:  # English: say what it came closest to and what would read it
             return (f"cannot read {text!r} as an action ({near}); to read it, name objects as the prompt did "
                     "(--objects FILE) or add this phrasing to the domain's questions.toml ([actions] or [synonyms])")
@@ -427,6 +454,10 @@ def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]], bre
     return out
 
 
+# A line that announces the next list as a correction of the one before.
+_SUPERSEDE = re.compile(r"\b(?:correct(?:ed)?|revised|updated|fixed|amended|improved|better|new|right|valid|"
+                        r"working)\s+(?:plan|sequence|solution|version|list|steps?|actions?)\b|\bcorrection\b|"
+                        r"\b(?:mistake|error|incorrect|wrong|not\s+(?:correct|valid|possible))\b", re.I)
 _NUMBER = re.compile(r"^\s*(?:[-*+\u2022]\s+)?[*_]*\s*(?:(?:step|action)\s*)?#?\s*(\d{1,4})\s*[.):]", re.I)
 
 
@@ -467,40 +498,38 @@ def _runs(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]], neste
     return runs
 
 
-def _same_plan(a: list[int], b: list[int], kinds: Sequence[tuple[str, object]]) -> bool:
+def _same_plan(a: list[int], b: list[int], keys: Sequence[str | None]) -> bool:
     """Two lists are one plan written twice: as long, and equal wherever both were read (a step one
     copy writes in words pgt cannot read, "**Unstack Blue from Red**: ...", may be read in the other)."""
     if len(a) != len(b):
         return False
     agree = 0
     for i, j in zip(a, b):
-        if kinds[i][0] == "step" and kinds[j][0] == "step":
-            if _key(kinds[i]) != _key(kinds[j]):
+        if keys[i] is not None and keys[j] is not None:
+            if keys[i] != keys[j]:
                 return False
             agree += 1
     return agree > 0
 
 
-def _key(kind: tuple[str, object]) -> tuple[str, ...]:
-    name, args, _ = kind[1]  # type: ignore[misc]
-    return tuple(x.lower() for x in (name, *args))
-
-
 def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]], nested: set[int],
-                  breaks: frozenset[int], names: set[str]) -> tuple[dict[int, str], str | None]:
+                  breaks: frozenset[int], keys: Sequence[str | None],
+                  lines: Sequence[str]) -> tuple[dict[int, str], str | None]:
     """Which steps to leave out as restatements, and the reply's verdict when it holds two plans.
 
     The plan is the first complete list, the way a reader finds it; a later list that
     is the same plan ("### Summary of the Plan:", "In PDDL:", "Final plan:") is skipped
     with why. A later list that differs, after a heading or a new numbering, is a second
-    plan: the verdict ``two_different_plans``, never a merge. A line between two copies
-    that asks for a repetition ("again", "twice") means the plan really runs twice.
+    plan: the verdict ``two_different_plans``, never a merge, unless a line between them
+    announces it as a correction ("Here is the correct plan:", "### Revised Plan"): then it
+    replaces the earlier one. A line between two copies that asks for a repetition
+    ("again", "twice") means the plan really runs twice.
     """
     runs = _runs(cands, kinds, nested, breaks)
     if len(runs) < 2:
         return {}, None
     skip: dict[int, str] = {}
-    read = [kind == "step" and str(data[0]).lower() in names for kind, data in kinds]  # type: ignore[index]
+    read = [key is not None for key in keys]
     complete = next((run for run, _ in runs if all(read[i] for i in run)), None)
     if complete is not None:  # after a plan read in full, a list with no step pgt can read is a note on it
         # ("Unstack Y from O" with initials, "- Orange (on the table)" for the final stack)
@@ -512,7 +541,7 @@ def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]
         if len(runs) < 2:
             return skip, None
     first = runs[0][0]
-    copies = [run for run, _ in runs[1:] if _same_plan(first, run, kinds)]
+    copies = [run for run, _ in runs[1:] if _same_plan(first, run, keys)]
     if len(copies) == len(runs) - 1:
         gap = range(first[-1] + 1, runs[-1][0][0])
         if any(kinds[i][0] not in ("step", "error") and _REPEAT.search(cands[i].text) for i in gap):
@@ -524,32 +553,46 @@ def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]
                            for i in run}}, None
     if not any(restarted for _, restarted in runs[1:]):
         return skip, None  # steps with prose between them: one plan
-    # Lists after the first that repeat it are still restatements; the first different one is a second plan.
-    other = next(run for run, _ in runs[1:] if not any(run is c for c in copies))
-    where = cands[first[0]].line
-    return {**skip, **{i: (f"the same plan as at line {where}" if any(run is c for c in copies)
-                           else "a second, different plan") for run, _ in runs[1:] for i in run}}, (
-        f"two different plans: lines {cands[first[0]].line}-{cands[first[-1]].line} ({len(first)} steps) "
-        f"and lines {cands[other[0]].line}-{cands[other[-1]].line} ({len(other)} steps)")
+    # Walk the lists: a copy of the plan so far is a restatement; a different list that the reply
+    # announces as a correction ("Here is the correct plan:") replaces it; any other is a second plan.
+    current = first
+    for run, _ in runs[1:]:
+        if _same_plan(current, run, keys):
+            skip.update((i, f"the same plan as at line {cands[current[0]].line}: read once") for i in run)
+            continue
+        start, end = cands[current[-1]].line or 0, cands[run[0]].line or 0
+        if any(_SUPERSEDE.search(line) for line in lines[start:end - 1]):
+            skip.update((i, f"replaced by the corrected plan at line {end}") for i in current)
+            current = run
+            continue
+        return {**skip, **{i: "a second, different plan" for i in run}}, (
+            f"two different plans: lines {cands[current[0]].line}-{cands[current[-1]].line} ({len(current)} "
+            f"steps) and lines {cands[run[0]].line}-{cands[run[-1]].line} ({len(run)} steps)")
+    return skip, None
 
 
 def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str]) -> set[int]:
     """Indexes of lines indented under a step ("   - *Province b* (given)"): notes on that step.
 
-    Such a line that cannot be read, or that reads as a call of an unknown action, becomes prose
-    (``kinds`` is updated); a PDDL action written there, ``(unstack a b)``, is still a step or an error.
+    Such a line that cannot be read, that reads as a call of an unknown action, or that retells in
+    English the step above it ("   - You can unstack the orange block from the blue block"), becomes
+    prose (``kinds`` is updated); a PDDL action written there, ``(unstack a b)``, is still a step or
+    an error, and so is English under a line that is no step ("2. Then build the tower:").
     """
     out: set[int] = set()
     step_indent = -1
+    parent_read = False  # the step above is read: an English sentence under it retells it ("You can unstack ...")
     for i, cand in enumerate(cands):
         kind, data = kinds[i]
         if 0 <= step_indent < cand.indent:
             out.add(i)
             if not cand.text.lstrip().startswith("(") and (
-                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names)):  # type: ignore[index]
+                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names)  # type: ignore[index]
+                    or (kind == "step" and data[2] == "natural-language" and parent_read)):  # type: ignore[index]
                 kinds[i] = kind, data = ("other", None)
+            continue
         if kind in ("step", "error"):
-            step_indent = cand.indent
+            step_indent, parent_read = cand.indent, kind == "step"
     return out
 
 
@@ -576,7 +619,9 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
-    copies, two_plans = _restatements(found.candidates, kinds, nested, found.breaks, reader.names)
+    keys = [reader.key(data) if kind == "step" else None for kind, data in kinds]  # type: ignore[arg-type]
+    copies, two_plans = _restatements(found.candidates, kinds, nested, found.breaks, keys,
+                                      text.lstrip("\ufeff").splitlines())
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, copies[i]))
