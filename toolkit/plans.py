@@ -637,7 +637,9 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
             steps.append(_resolve(task, index, cand.line, cand.text, name, tuple(args), where, form))
         elif kind == "error":
             reason, why, name, args = data  # type: ignore[misc]
-            form = "pddl" if "(" in cand.text or _split_form(cand.text) is not None else "natural-language"
+            shape = _split_form(cand.text)
+            english = shape is None or (shape[2] == "bare" and len(shape[1]) > 2 and shape[0].lower() not in reader.names)
+            form = "natural-language" if english and "(" not in cand.text else "pddl"
             steps.append(PlanStep(index, cand.line, cand.text, name, args, error=reason, message=f"{where}: {why}",
                                   read_as=form))
         else:
