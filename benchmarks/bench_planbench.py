@@ -174,6 +174,31 @@ def judge(record: dict[str, Any], report: dict[str, Any] | None, error: str) -> 
 
 
 _STATE: dict[str, Any] = {}
+_SECTION = re.compile(r"^\[(DOMAIN|QUERY PROBLEM|PLAN)\]\s*$", re.M)
+
+
+def _prompt_task(cache: TaskCache, work: Path, query: str) -> Any:
+    """The task a PDDL prompt showed the model (its ``[DOMAIN]`` and ``[QUERY PROBLEM]`` sections), or
+    None: the snapshot's instance files of some datasets were generated again after the replies (the
+    obfuscated Logistics prompts name other symbols), and a prompt whose PDDL pgt cannot read falls
+    back to them."""
+    parts: dict[str, str] = {}
+    marks = list(_SECTION.finditer(query))
+    for here, nxt in zip(marks, [*marks[1:], None]):
+        parts[here.group(1)] = query[here.end():nxt.start() if nxt else len(query)]
+    if "DOMAIN" not in parts or "QUERY PROBLEM" not in parts:
+        return None
+    folder = work / "prompts"
+    folder.mkdir(parents=True, exist_ok=True)
+    key = str(abs(hash(parts["DOMAIN"] + parts["QUERY PROBLEM"])))
+    domain, problem = folder / f"{key}-domain.pddl", folder / f"{key}-problem.pddl"
+    if not domain.exists():
+        domain.write_text(parts["DOMAIN"])
+        problem.write_text(parts["QUERY PROBLEM"])
+    try:
+        return cache.get(str(domain), str(problem))
+    except PgtError:
+        return None
 
 
 def _run_file(job: tuple[Dataset, str, str, Path, Path]) -> tuple[str, str, str, list[tuple[str, str, str, bool, bool]]]:
@@ -189,7 +214,7 @@ def _run_file(job: tuple[Dataset, str, str, Path, Path]) -> tuple[str, str, str,
         problem = ds.instances / ds.template.format(record.get("instance_id"))
         report, error = None, ""
         try:
-            task = cache.get(str(ds.domain), str(problem))
+            task = _prompt_task(cache, work, str(record.get("query") or "")) or cache.get(str(ds.domain), str(problem))
             objects = objects_file(ds, work, sorted(task.objects))
             key = (id(task), str(objects))
             if key not in readers:
@@ -263,17 +288,17 @@ def main(argv: list[str] | None = None) -> int:
                                 shown.append(f"{name} {ident}: {detail[:160]}")
     print(f"# {sum(t.replies for k, t in tallies.items() if k[0] == 'ALL')} replies with a PlanBench verdict, "
           f"read in {time.perf_counter() - t0:.0f} s")
-    print(f"{'dataset':<26}{'model':<34}{'prompt':<8}{'replies':>8}{'correct':>8}{'read valid':>11}{'share':>8}"
+    print(f"{'dataset':<46}{'model':<34}{'prompt':<8}{'replies':>8}{'correct':>8}{'read valid':>11}{'share':>8}"
           f"{'agree':>8}")
     for (name, model, kind), t in sorted(tallies.items(), key=lambda kv: (kv[0][0] == "ALL", kv[0])):
         if not t.replies:
             continue
         share = f"{t.correct_valid / t.correct:.1%}" if t.correct else "-"
-        print(f"{name:<26}{model:<34}{kind:<8}{t.replies:>8}{t.correct:>8}{t.correct_valid:>11}{share:>8}"
+        print(f"{name:<46}{model:<34}{kind:<8}{t.replies:>8}{t.correct:>8}{t.correct_valid:>11}{share:>8}"
               f"{t.agree / t.replies:>8.1%}")
         for cls, n in sorted(t.classes.items()):
             if not cls.startswith("agree"):
-                print(f"{'':<26}  {n:>6}  {cls}")
+                print(f"{'':<46}  {n:>6}  {cls}")
     for (name, _, kind), t in sorted(tallies.items()):
         if name != "ALL":
             continue
