@@ -201,6 +201,7 @@ def _as_match(hit: object) -> TextMatch | None:
 
 _REPEAT = re.compile(r"\b(?:again|repeat\w*|twice|second\s+time)\b", re.I)
 _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
+_INLINE_ASIDE = re.compile(r"\s*\([^()]*\)")  # any parenthesised remark inside an English step
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 # Where an English step's own words end and the writer's account of its effect begins (LLM+P's
 # replies: "unstack b1 from b3 -> arm holding b1", "Unstack b1 from b3: this leaves b3 clear").
@@ -327,9 +328,9 @@ class _Reader:
                     hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
-                    named = tuple(self.words.object_named(a) or "" for a in args) if self.words else ()
-                    if named and all(named) and self._resolves(name, named):  # "Unstack(orange, red)"
-                        return "step", (name, named, "pddl" if form == "bare" else form)
+                    named = self._named(name, args)
+                    if named is not None:  # "Unstack(orange, red)"
+                        return "step", (*named, "pddl" if form == "bare" else form)
                     # "Pickup b4 from b6", "Grasp shot1 with your left hand" (LLM+P replies): English
                     # words among the arguments, so the step did not say which action it meant
                     if any(a.lower() in _ENGLISH_ARGS and a.lower() not in self._objects for a in args):
@@ -350,12 +351,16 @@ class _Reader:
         glossed = _GLOSS.split(cand.text, maxsplit=1)
         if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
             head = _split_form(glossed[0])
-            if head is not None and head[0].lower() in self.names and self._resolves(head[0], head[1]):
-                return "step", (head[0], head[1], "pddl" if head[2] == "bare" else head[2])
+            named = self._named(head[0], head[1]) if head is not None else None
+            if head is not None and named is not None:  # also "Unstack(Red, Yellow): unstack the red block ..."
+                return "step", (*named, "pddl" if head[2] == "bare" else head[2])
         hit = self.english(cand.text)
         aside = _ASIDE.search(cand.text) if hit is None else None
         if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step
             hit = self.english(cand.text[:aside.start()])
+        if hit is None and "(" in cand.text[1:]:  # "stack the yellow block (Y) on top of the blue block (B)"
+            bare = _INLINE_ASIDE.sub("", cand.text)
+            hit = self.english(bare) if bare.strip() and bare != cand.text else None
         said = _CONSEQUENCE.search(cand.text) if hit is None else None
         if said is not None and said.start() > 0:  # "unstack a from b -> holding a": the account is not the step
             hit = self.english(cand.text[:said.start()])
@@ -385,6 +390,18 @@ class _Reader:
             return "error", (Reason.AMBIGUOUS_STEP, f"{cand.text!r} is ambiguous: it could be {hit.describe()}",
                              "", ())
         return "step", (hit.name, hit.args, "natural-language")
+
+    def _named(self, name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+        """(action, objects) of a step whose action name may be squashed ("PutDown") and whose
+        arguments may be the objects' descriptions ("orange"); None unless it names one ground action."""
+        name = self._compact.get(_squash(name), name)
+        if name.lower() not in self.names:
+            return None
+        if self._resolves(name, args):
+            return name, args
+        words = self.words
+        named = tuple(words.object_named(a) or "" for a in args) if words is not None else ()
+        return (name, named) if named and all(named) and self._resolves(name, named) else None
 
     def key(self, data: tuple[str, tuple[str, ...], str]) -> str | None:
         """The ground action a step names, as text; None when it names none (to compare copies)."""
@@ -456,7 +473,8 @@ def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]], bre
 
 # A line that announces the next list as a correction of the one before.
 _SUPERSEDE = re.compile(r"\b(?:correct(?:ed)?|revised|updated|fixed|amended|improved|better|new|right|valid|"
-                        r"working)\s+(?:plan|sequence|solution|version|list|steps?|actions?)\b|\bcorrection\b|"
+                        r"working|final|optimal|shorter|simpler|efficient)\s+(?:plan|sequence|solution|version|list|"
+                        r"steps?|actions?)\b|\bcorrection\b|"
                         r"\b(?:mistake|error|incorrect|wrong|not\s+(?:correct|valid|possible))\b", re.I)
 _NUMBER = re.compile(r"^\s*(?:[-*+\u2022]\s+)?[*_]*\s*(?:(?:step|action)\s*)?#?\s*(\d{1,4})\s*[.):]", re.I)
 
