@@ -26,6 +26,7 @@ from toolkit import jsontext
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _MARK = re.compile(r"\[\s*(?:[A-Za-z]+\s+)*?(?:PLAN|SOLUTION)(?:\s+(END))?\s*\]|\[\s*(END)\s+PLAN\s*\]|\[\s*/\s*PLAN\s*\]", re.I)
 _LIST = re.compile(r"^\s*(?:[-*+•]\s+|\(?\d{1,4}[.):]\s*|(?:step|action)\s*#?\d+\s*[:.)-]?\s*)", re.I)
+_LABEL = re.compile(r"^\s*action\s*:\s*", re.I)  # "- Action: Attack object d" (o1's step-by-step answers)
 _TIME = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*")
 _SUFFIX = re.compile(r"\s*(?:\[[^][]*\]|\{[^{}]*\}|#.*|//.*|;.*)\s*$")  # no nesting: linear on "[[[["
 _RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")  # a markdown horizontal rule between sections
@@ -79,6 +80,7 @@ def clean(text: str) -> str:
     """A step's text without list prefixes, timestamps, trailing costs, comments or emphasis."""
     body = _EMPHASIS.sub("", text).strip()
     body = _LIST.sub("", body, count=1)
+    body = _LABEL.sub("", body, count=1)
     body = _TIME.sub("", body, count=1)
     for _ in range(3):  # "(a) [1] ; comment": one trailing item at a time
         shorter = _SUFFIX.sub("", body)

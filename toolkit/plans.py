@@ -294,6 +294,7 @@ class _Reader:
         self._lang: ActionLanguage | None = None
         self._fluents: frozenset[str] | None = None
         self._compact = {_squash(a): a for a in task.domain.actions}
+        self._predicate_words: frozenset[str] | None = None
 
     @property
     def lang(self) -> ActionLanguage:
@@ -369,6 +370,8 @@ class _Reader:
         if REFUSAL.search(cand.text):
             return "refusal", None
         code = "(" in cand.text or ")" in cand.text
+        if self.fact(cand.text):  # "Object a craves object b (true)", "On(orange, red)", "Harmony ✅": a state
+            return "other", "fact"
         if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
         said = _subject_verb(cand.text, self._objects, self.lang) if cand.listed else None
@@ -390,6 +393,25 @@ class _Reader:
             return "error", (Reason.AMBIGUOUS_STEP, f"{cand.text!r} is ambiguous: it could be {hit.describe()}",
                              "", ())
         return "step", (hit.name, hit.args, "natural-language")
+
+    def fact(self, text: str) -> bool:
+        """The line states a fact of the domain, not an action: it opens with a predicate's word
+        ("Harmony", "Holding red", "On(orange, red)") or with an object and then a predicate's word
+        ("Object a craves object b"), and that word is no action's verb."""
+        if self._predicate_words is None:
+            from toolkit.phrasing import split_words
+
+            self._predicate_words = frozenset(tokens(split_words(p))[0] for p in self.task.domain.predicates
+                                              if tokens(split_words(p)))
+        words = _content_words(text)
+        verbs = self.lang.verbs | {tokens(a)[0] for a in self.names if tokens(a)}
+        if not words or words[0] in verbs:
+            return False
+        skip = 0
+        nouns = {"object", *(w for t in self.task.domain.types for w in tokens(t))}
+        while skip < min(2, len(words) - 1) and (words[skip] in nouns or words[skip] in self._objects):
+            skip += 1
+        return words[skip] in self._predicate_words and words[skip] not in verbs
 
     def _named(self, name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
         """(action, objects) of a step whose action name may be squashed ("PutDown") and whose
@@ -644,7 +666,7 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, copies[i]))
             continue
-        if kind == "other" and i not in nested and i not in prose_rest and data != "titled" and (
+        if kind == "other" and i not in nested and i not in prose_rest and data not in ("titled", "fact") and (
                 (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
                 or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())

@@ -321,3 +321,17 @@ def test_the_trace_page_shows_each_steps_sentence_and_the_skipped_lines(tmp_path
     assert 'class="source">line 3: Unstack the orange block from the red block</div>' in page
     assert '<h2>Skipped lines</h2>' in page and "the same plan as at line 3: read once" in page
     assert page.count('<tr class="skipped">') == len(parse_plan(reply, TASK).skipped)
+
+
+def test_state_lines_among_the_steps_are_facts_not_broken_steps() -> None:
+    reply = ("1. Unstack the orange block from the red block\n   - Action: *Unstack orange from red*\n"
+             "2. Put down the orange block\n- Holding nothing\n- On(orange, red) is false\n- Clear: Red ✅\n"
+             "3. Pick up the blue block\n4. Stack the blue block on top of the orange block\n5. Pick up the red block\n"
+             "6. Stack the red block on top of the blue block")
+    parsed = parse_plan(reply, TASK)
+    assert [str(a) for a in parsed.actions] == PLAN, [s.message for s in parsed.steps if not s.ok]
+    assert {k.text for k in parsed.skipped} >= {"- On(orange, red) is false", "- Clear: Red ✅"}
+
+
+def test_an_action_label_is_not_part_of_the_step() -> None:
+    assert [str(a) for a in parse_plan("- Action: *Pick up the blue block*", TASK).actions] == ["(pick-up b)"]
