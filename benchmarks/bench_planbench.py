@@ -163,7 +163,11 @@ def judge(record: dict[str, Any], report: dict[str, Any] | None, error: str) -> 
     ours = [" ".join(s["action"].strip("()").lower().split()) for s in report["steps"] if s.get("action")]
     theirs = _plan_lines(record.get("extracted_llm_plan"))
     if theirs == ours:
-        return "incorrect, pgt valid: the same plan (validators differ)", ""
+        extra = [line.strip() for line in str(record.get("extracted_llm_plan") or "").splitlines()
+                 if line.strip() and not line.strip().startswith("(")]
+        if extra:  # e.g. a "[PDDL PLAN]" header VAL cannot read as a plan
+            return "incorrect, pgt valid: the same plan in a plan file with other text", extra[0][:60]
+        return "incorrect, pgt valid: the same plan (PlanBench's recorded verdict differs)", ""
     if not theirs:
         return "incorrect, pgt valid: PlanBench extracted no plan", ""
     if ours and len(theirs) % len(ours) == 0 and theirs == ours * (len(theirs) // len(ours)):
