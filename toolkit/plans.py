@@ -611,28 +611,31 @@ def _restatements(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]
     return skip, None
 
 
-def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str]) -> set[int]:
+def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str],
+                  key: Callable[[tuple[str, tuple[str, ...], str]], str | None]) -> set[int]:
     """Indexes of lines indented under a step ("   - *Province b* (given)"): notes on that step.
 
     Such a line that cannot be read, that reads as a call of an unknown action, or that retells in
-    English the step above it ("   - You can unstack the orange block from the blue block"), becomes
-    prose (``kinds`` is updated); a PDDL action written there, ``(unstack a b)``, is still a step or
-    an error, and so is English under a line that is no step ("2. Then build the tower:").
+    English, or as the same action, the step above it ("   - You can unstack the orange block from
+    the blue block", "   - **Action**: Unstack(orange, blue)"), becomes
+    prose (``kinds`` is updated); another PDDL action written there, ``(put-down a)``, is still a
+    step or an error, and so is English under a line that is no step ("2. Then build the tower:").
     """
     out: set[int] = set()
     step_indent = -1
-    parent_read = False  # the step above is read: an English sentence under it retells it ("You can unstack ...")
+    parent: str | None = None  # the step above, when read: a line under it may retell it
     for i, cand in enumerate(cands):
         kind, data = kinds[i]
         if 0 <= step_indent < cand.indent:
             out.add(i)
-            if not cand.text.lstrip().startswith("(") and (
-                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names)  # type: ignore[index]
-                    or (kind == "step" and data[2] == "natural-language" and parent_read)):  # type: ignore[index]
+            retold = kind == "step" and parent is not None and (
+                data[2] == "natural-language" or key(data) == parent)  # type: ignore[index,arg-type]
+            if retold or (not cand.text.lstrip().startswith("(") and (
+                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names))):  # type: ignore[index]
                 kinds[i] = kind, data = ("other", None)
             continue
         if kind in ("step", "error"):
-            step_indent, parent_read = cand.indent, kind == "step"
+            step_indent, parent = cand.indent, key(data) if kind == "step" else None  # type: ignore[arg-type]
     return out
 
 
@@ -652,7 +655,7 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         if kinds[i - 1][0] == "other" and (prev.line, prev.source) == (cand.line, cand.source):
             kinds[i] = ("other", None)
             prose_rest.add(i)
-    nested = _nested_notes(found.candidates, kinds, reader.names)
+    nested = _nested_notes(found.candidates, kinds, reader.names, reader.key)
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
     first = step_at[0] if step_at else 0
     steps: list[PlanStep] = []

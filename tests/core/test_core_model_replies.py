@@ -335,3 +335,13 @@ def test_state_lines_among_the_steps_are_facts_not_broken_steps() -> None:
 
 def test_an_action_label_is_not_part_of_the_step() -> None:
     assert [str(a) for a in parse_plan("- Action: *Pick up the blue block*", TASK).actions] == ["(pick-up b)"]
+
+
+def test_a_line_under_a_step_that_names_the_same_action_retells_it() -> None:
+    reply = "\n".join(f"{i}. {s}:\n   - **Action**: {c}\n   - Why: it is free." for i, (s, c) in enumerate(zip(
+        STEPS, ["Unstack(orange, red)", "PutDown(orange)", "PickUp(blue)", "Stack(blue, orange)", "PickUp(red)",
+                "Stack(red, blue)"]), 1))
+    reply += "\n\n**Plan Summary**:\n" + numbered(["Unstack(orange, red)", "PutDown(orange)", "PickUp(blue)",
+                                                   "Stack(blue, orange)", "PickUp(red)", "Stack(red, blue)"], "{i}. {s}")
+    parsed = parse_plan(reply, TASK)
+    assert [str(a) for a in parsed.actions] == PLAN and parsed.verdict is None
