@@ -317,6 +317,12 @@ class _Reader:
         """("step", (name, args, form)) | ("error", (Reason, why, name, args)) | ("refusal" | "other", None)."""
         if cand.simple is not None and cand.simple[0].lower() in self.names and self._resolves(*cand.simple):
             return "step", (cand.simple[0], cand.simple[1], "pddl")
+        glossed = _GLOSS.split(cand.text, maxsplit=1)
+        if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
+            head = _split_form(glossed[0])
+            named = self._named(head[0], head[1]) if head is not None else None
+            if head is not None and named is not None:  # also "PickUp(Red): pick up the red block (now clear)"
+                return "step", (*named, "pddl" if head[2] == "bare" else head[2])
         split = _split_form(cand.text)
         if split is not None:
             name, args, form = split
@@ -349,12 +355,6 @@ class _Reader:
                 if tokens(cand.text)[:len(tokens(words))] != tokens(words):
                     return "other", "titled"  # a later piece of the line: commentary on the titled step
                 return self._english_result(hit, cand)
-        glossed = _GLOSS.split(cand.text, maxsplit=1)
-        if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
-            head = _split_form(glossed[0])
-            named = self._named(head[0], head[1]) if head is not None else None
-            if head is not None and named is not None:  # also "Unstack(Red, Yellow): unstack the red block ..."
-                return "step", (*named, "pddl" if head[2] == "bare" else head[2])
         hit = self.english(cand.text)
         aside = _ASIDE.search(cand.text) if hit is None else None
         if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step

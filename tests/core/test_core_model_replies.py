@@ -128,6 +128,7 @@ PHRASINGS = {
     "type word and name, any case": ("Unstack block C from block A", "(unstack c a)"),
     "call style with colours": ("Unstack(orange, red)", "(unstack c a)"),
     "call style, squashed name": ("PutDown(orange)", "(put-down c)"),
+    "call style with a gloss": ("PickUp(Blue): pick up the blue block (it is clear)", "(pick-up b)"),
 }
 
 
