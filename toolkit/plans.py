@@ -201,6 +201,10 @@ def _as_match(hit: object) -> TextMatch | None:
 
 _REPEAT = re.compile(r"\b(?:again|repeat\w*|twice|second\s+time)\b", re.I)
 _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
+# A labelled line that describes a state or argues for a step (state-tracking replies: "1. Current State: ...",
+# "   Action: attack object a", "   Reason: ...", "   Resulting State: ...").
+_COMMENTARY = re.compile(r"^\W*(?:(?:current|resulting|initial|new|final|intermediate)\s+)?(?:state|reason(?:ing)?|"
+                         r"preconditions?|effects?|explanation|result|why|check|goal)\s*:", re.I)
 _INLINE_ASIDE = re.compile(r"\s*\([^()]*\)")  # any parenthesised remark inside an English step
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 # Where an English step's own words end and the writer's account of its effect begins (LLM+P's
@@ -370,7 +374,8 @@ class _Reader:
         if REFUSAL.search(cand.text):
             return "refusal", None
         code = "(" in cand.text or ")" in cand.text
-        if self.fact(cand.text):  # "Object a craves object b (true)", "On(orange, red)", "Harmony ✅": a state
+        if self.fact(cand.text) or _COMMENTARY.match(cand.text):  # "Object a craves object b (true)", "Harmony ✅",
+            # "Current State: harmony, ...", "Reason: ...": a state or an account of one, not a step
             return "other", "fact"
         if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())

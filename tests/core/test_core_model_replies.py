@@ -346,3 +346,11 @@ def test_a_line_under_a_step_that_names_the_same_action_retells_it() -> None:
                                                    "Stack(blue, orange)", "PickUp(red)", "Stack(red, blue)"], "{i}. {s}")
     parsed = parse_plan(reply, TASK)
     assert [str(a) for a in parsed.actions] == PLAN and parsed.verdict is None
+
+
+def test_a_state_tracking_reply_reads_its_actions_not_its_states() -> None:
+    reply = "\n\n".join(
+        f"{i}. Current State: the hand is empty and block {i} waits\n   Action: {s}\n"
+        f"   Reason: its preconditions hold.\n   Resulting State: the step is done" for i, s in enumerate(STEPS, 1))
+    parsed = parse_plan(reply, TASK)
+    assert [str(a) for a in parsed.actions] == PLAN, [s.message for s in parsed.steps if not s.ok]
