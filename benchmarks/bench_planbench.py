@@ -72,6 +72,7 @@ class Tally:
     correct_valid: int = 0
     agree: int = 0
     classes: collections.Counter = field(default_factory=collections.Counter)
+    shapes: collections.Counter = field(default_factory=collections.Counter)  # restated / corrected / two plans
     samples: dict[str, list[str]] = field(default_factory=dict)
 
 
@@ -148,6 +149,18 @@ def result_files(root: Path) -> list[tuple[str, str, str, Path]]:
 def _plan_lines(text: Any) -> list[str]:
     return [" ".join(line.strip().strip("()").lower().split()) for line in str(text or "").splitlines()
             if line.strip().startswith("(")]
+
+
+def _shape(report: dict[str, Any] | None) -> str:
+    """How the reply holds its plan: "restated" (read once), "corrected", "two plans" or ""."""
+    if report is None:
+        return ""
+    if report["reason"] == "two_different_plans":
+        return "two plans"
+    whys = {k["why"].split(" at line")[0].split(" as at line")[0] for k in report["reading"]["skipped"]}
+    if "replaced by the corrected plan" in whys:
+        return "corrected"
+    return "restated" if "the same plan" in whys else ""
 
 
 def judge(record: dict[str, Any], report: dict[str, Any] | None, error: str) -> tuple[str, str]:
@@ -227,7 +240,8 @@ def _run_file(job: tuple[Dataset, str, str, Path, Path]) -> tuple[str, str, str,
         except PgtError as exc:
             error = str(exc)
         cls, detail = judge(record, report, error)
-        out.append((ident, cls, detail, bool(record.get("llm_correct")), bool(report and report["valid"])))
+        out.append((ident, cls, detail, bool(record.get("llm_correct")), bool(report and report["valid"]),
+                    _shape(report)))
     return ds.name, model, kind, out
 
 
@@ -277,10 +291,12 @@ def main(argv: list[str] | None = None) -> int:
                 if args.out:
                     with open(args.out, "a") as out:
                         out.writelines(json.dumps({"dataset": name, "model": model, "prompt": kind, "id": r[0],
-                                                   "class": r[1], "detail": r[2]}) + "\n" for r in rows)
+                                                   "class": r[1], "detail": r[2], "shape": r[5]}) + "\n"
+                                      for r in rows)
                 for key in ((name, model, kind), ("ALL", "", kind)):
                     t = tallies[key]
-                    for ident, cls, detail, correct, valid in rows:
+                    for ident, cls, detail, correct, valid, shape in rows:
+                        t.shapes[shape] += 1
                         t.replies += 1
                         t.correct += correct
                         t.correct_valid += correct and valid
@@ -303,6 +319,10 @@ def main(argv: list[str] | None = None) -> int:
         for cls, n in sorted(t.classes.items()):
             if not cls.startswith("agree"):
                 print(f"{'':<46}  {n:>6}  {cls}")
+    for (name, _, kind), t in sorted(tallies.items()):
+        if name == "ALL":
+            print(f"# {kind} replies: {t.shapes['restated']} restate their plan (read once), {t.shapes['corrected']} "
+                  f"correct it (the correction read), {t.shapes['two plans']} hold two different plans")
     for (name, _, kind), t in sorted(tallies.items()):
         if name != "ALL":
             continue

@@ -57,6 +57,7 @@ def test_the_table_and_the_disagreement_classes(tmp_path, capsys) -> None:
     assert row.split()[-5:] == ["3", "2", "1", "50.0%", "33.3%"]
     assert "1  correct, pgt: unparseable_step" in out
     assert "1  incorrect, pgt valid: PlanBench read the plan and its restatement as one" in out
+    assert "# english replies: 2 restate their plan (read once), 0 correct it" in out
 
 
 def test_without_a_snapshot_it_says_what_it_needs(monkeypatch, capsys) -> None:
