@@ -157,10 +157,10 @@ def _shape(report: dict[str, Any] | None) -> str:
         return ""
     if report["reason"] == "two_different_plans":
         return "two plans"
-    whys = {k["why"].split(" at line")[0].split(" as at line")[0] for k in report["reading"]["skipped"]}
-    if "replaced by the corrected plan" in whys:
+    whys = [k["why"] for k in report["reading"]["skipped"]]
+    if any(w.startswith("replaced by the corrected plan") for w in whys):
         return "corrected"
-    return "restated" if "the same plan" in whys else ""
+    return "restated" if any(w.startswith("the same plan as at line") for w in whys) else ""
 
 
 def judge(record: dict[str, Any], report: dict[str, Any] | None, error: str) -> tuple[str, str]:
