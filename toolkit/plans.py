@@ -510,19 +510,19 @@ def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], n
     """
     out: set[int] = set()
     step_indent = -1
-    parent: str | None = None  # the step above, when read: a line under it may retell it
+    parent: object = None  # the step above, when read: a line under it may retell it
     for i, cand in enumerate(cands):
         kind, data = kinds[i]
         if 0 <= step_indent < cand.indent:
             out.add(i)
             retold = kind == "step" and parent is not None and (
-                data[2] == "natural-language" or key(data) == parent)  # type: ignore[index,arg-type]
+                data[2] == "natural-language" or key(data) == key(parent))  # type: ignore[index,arg-type]
             if retold or (not cand.text.lstrip().startswith("(") and (
                     kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names))):  # type: ignore[index]
                 kinds[i] = kind, data = ("other", None)
             continue
         if kind in ("step", "error"):
-            step_indent, parent = cand.indent, key(data) if kind == "step" else None  # type: ignore[arg-type]
+            step_indent, parent = cand.indent, data if kind == "step" else None  # keyed only when needed
     return out
 
 
@@ -549,9 +549,12 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
-    keys = [reader.key(data) if kind == "step" else None for kind, data in kinds]  # type: ignore[arg-type]
-    copies, two_plans = restatements(found.candidates, kinds, nested, found.breaks, keys,
-                                      text.lstrip("\ufeff").splitlines())
+    copies: dict[int, str] = {}
+    two_plans = None
+    if found.breaks or not all(c.simple is not None for c in found.candidates):  # plain PDDL lines: one list
+        keys = [reader.key(data) if kind == "step" else None for kind, data in kinds]  # type: ignore[arg-type]
+        copies, two_plans = restatements(found.candidates, kinds, nested, found.breaks, keys,
+                                         text.lstrip("\ufeff").splitlines())
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
             skipped.append(Skipped(cand.line or 0, cand.source, copies[i]))
