@@ -35,11 +35,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seeds", type=cli_args.seeds, default=1, help="seeds per problem")
     p.add_argument("--problems", type=cli_args.count, help="use only the first N problems of each split")
     p.add_argument("--max-steps", type=cli_args.count, help="override the suite's step cap")
-    p.add_argument("--planner", default="default", type=cli_args.planner_name, help="planner name (see pgt plan --help)")
+    p.add_argument("--planner", default="default", type=cli_args.planner_name,
+                   help="planner name (see pgt plan --help); default: up-oneshot (ViPlan's own planner call) for the "
+                        "ViPlan protocols, auto (optimal) for pgt-grounder")
     p.add_argument("--model", type=cli_args.non_empty, help="VLM model name (grounder vlm)")
     p.add_argument("--base-url", type=cli_args.url, help="OpenAI-compatible endpoint (grounder vlm); default OPENAI_BASE_URL")
     p.add_argument("--cot", action="store_true", help="chain-of-thought prompts (grounder vlm / viplan-planner)")
-    p.add_argument("--timeout", type=cli_args.seconds, default=60.0, help="grounder vlm: seconds per endpoint request (default 60)")
+    p.add_argument("--timeout", type=cli_args.seconds, default=60.0, help="grounder vlm: seconds for a whole endpoint "
+                   "request, the reply's body included (default 60)")
+    p.add_argument("--max-reply-bytes", type=cli_args.count, metavar="N", help="grounder vlm: largest reply body read; "
+                   "a longer one is dropped while it streams in and recorded as an error answer (default 4194304)")
     p.add_argument("--max-retries", type=cli_args.non_negative, default=4,
                    help="grounder vlm: retries of a failed request (429, 5xx, timeout), honouring Retry-After (default 4)")
     p.add_argument("--cache", metavar="PATH", type=cli_args.output_file, help="grounder vlm: reply cache file "
@@ -160,6 +165,10 @@ def _check_vlm_flags(args: argparse.Namespace) -> None:
 
     check_timeout(args.timeout)
     check_max_retries(args.max_retries)
+    if getattr(args, "max_reply_bytes", None) is not None:
+        from grounders.client import check_max_reply_bytes
+
+        check_max_reply_bytes(args.max_reply_bytes)
     if args.cache and args.no_cache:
         raise PgtError("--cache and --no-cache contradict each other; pass one")
     limits = [f"--{n.replace('_', '-')}" for n in LIMIT_FLAGS if getattr(args, n, None) is not None]
@@ -184,7 +193,7 @@ def _accuracy_text(s: dict[str, float]) -> str:
 
 
 # execution options another module's flags may set (see RunConfig.EXECUTION_FIELDS); absent flags keep defaults
-EXECUTION_FLAGS = ("timeout", "max_retries", "cache", "no_cache", "max_inflight", "rpm", "tpm")
+EXECUTION_FLAGS = ("timeout", "max_retries", "max_reply_bytes", "cache", "no_cache", "max_inflight", "rpm", "tpm")
 LIMIT_FLAGS = ("max_inflight", "rpm", "tpm")  # study-wide endpoint limits (grounders/limits.py)
 
 

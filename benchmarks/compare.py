@@ -39,6 +39,7 @@ def _key(record: dict[str, Any]) -> tuple:
 
     cfg = RunConfig.from_dict(record["config"]).result_fields()
     cfg.pop("protocol", None)
+    cfg.pop("planner", None)  # each protocol's own planner (ViPlan's UP call; pgt's optimal search) is part of it
     return tuple(sorted((k, str(v)) for k, v in cfg.items()))
 
 
@@ -47,7 +48,10 @@ def pairs(runs: list) -> list[Pair]:
     by_key: dict[tuple, dict[str, Any]] = {}
     for run in runs:
         first = run.records[0]
-        by_key.setdefault(_key(first), {})[first["config"]["protocol"]] = run
+        from benchmarks.runner import RunConfig
+
+        # the protocol as the config reads it (a record without one ran the default, as RunConfig says)
+        by_key.setdefault(_key(first), {})[RunConfig.from_dict(first["config"]).protocol] = run
     out = []
     for group in by_key.values():
         if BASELINE not in group or CHALLENGER not in group:

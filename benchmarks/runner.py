@@ -14,18 +14,17 @@ import dataclasses
 import functools
 import gc
 import json
-import os
-import re
 import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Iterator
 
-from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, read_records, repair,
-                              write_config)
+from benchmarks.store import (SCHEMA, Appender, Episodes, Finished, Record, StudyLock, collect, complete_tail,
+                              read_records, repair, write_config)
 from benchmarks.suites import Split, resolve_suite
 from toolkit.errors import PgtError
+from toolkit.redact import redact, redact_url
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 
@@ -72,16 +71,21 @@ class RunConfig:
     base_url: str | None = None
     timeout: float | None = None  # VLM client: seconds per request (None: the client's default)
     max_retries: int | None = None  # VLM client: retries of a failed request (None: the client's default)
+    max_reply_bytes: int | None = None  # VLM client: largest reply body read (None: the client's default, 4 MiB)
     cache: str | None = None  # VLM reply cache file (None: PGT_VLM_CACHE or ./.pgt-cache/vlm-replies.sqlite)
     no_cache: bool = False  # VLM: call the endpoint for every question
     answer_log: str | None = None  # VLM grounder: where its answers are logged for --grounder replay
     max_inflight: int | None = None  # VLM: most endpoint requests open at once, study-wide (None: the default)
     rpm: float | None = None  # VLM: endpoint requests per minute, study-wide (None: no limit)
     tpm: float | None = None  # VLM: prompt + completion tokens per minute, study-wide (None: no limit)
+    # The rules the protocols named after ViPlan follow: 2 = ViPlan's code (loop stop, attempt cap, ...);
+    # records without it were made under 1 (the paper's description), and a resume never mixes the two.
+    protocol_rules: int = 2
     executor: str = "local"  # where episodes run: local worker processes or "ray" (benchmarks/executors.py)
     address: str | None = None  # executor ray: the cluster's address (None: RAY_ADDRESS or a new local cluster)
 
-    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "cache", "no_cache",
+    EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "max_reply_bytes", "cache",
+                                                   "no_cache",
                                                    "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
     SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
 
@@ -90,12 +94,17 @@ class RunConfig:
         """A config from a record's or ``config.json``'s dict; keys of other versions are ignored."""
         names = {f.name for f in dataclasses.fields(cls)}
         fields = {k: v for k, v in data.items() if k in names}
+        fields.setdefault("protocol_rules", 1)
+        if fields.get("planner", "default") == "default":
+            fields["planner"] = "auto"  # what "default" meant before the ViPlan protocols planned through UP
         if "noise" not in data and data.get("grounder", "noisy") == "noisy" and \
                 data.get("protocol", "viplan-grounder") != "viplan-planner":
             fields["noise"] = "independent"  # recorded before noise models: every draw was independent
         return cls(**fields)
 
     def __post_init__(self) -> None:
+        if self.planner == "default":  # recorded resolved: what "default" means may change, a record must not
+            object.__setattr__(self, "planner", default_planner(self.protocol))
         # The noise model is decided once and recorded (a calibration's default may change later).
         if self.grounder != "noisy" or self.protocol == "viplan-planner":
             if self.noise is not None:
@@ -108,7 +117,10 @@ class RunConfig:
         object.__setattr__(self, "persistence", model.persistence)
 
     def to_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
+        """The config as written to ``config.json`` and every record: the base URL without its secrets."""
+        data = dataclasses.asdict(self)
+        data["base_url"] = redact_url(self.base_url)
+        return data
 
     def result_fields(self) -> dict[str, Any]:
         """The fields a resume must agree on (neither execution options nor scope)."""
@@ -138,6 +150,11 @@ class RunConfig:
         return f"{self.protocol}[{self.noise_label()}{fail}]"
 
 
+def default_planner(protocol: str) -> str:
+    """The protocols named after ViPlan plan as ViPlan's code does (UP's OneshotPlanner); pgt's own, optimally."""
+    return "up-oneshot" if protocol.startswith("viplan-") else "auto"
+
+
 def calibration_name(name_or_path: str) -> str:
     """``viplan-bw-cot-gpt-4.1`` for that name or for ``.../viplan-bw-cot-gpt-4.1.toml`` (keeps the ``.1``)."""
     name = Path(name_or_path).name
@@ -160,7 +177,8 @@ class EpisodeSpec:
 
 def episode_specs(config: RunConfig) -> list[EpisodeSpec]:
     splits: list[Split] = resolve_suite(config.suite, config.domain, config.max_steps)
-    return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed, s.max_steps)
+    return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed,
+                        s.planner_max_steps if config.protocol == "viplan-planner" else s.max_steps)
             for s in splits for p in s.problems[: config.problems] for seed in range(config.seeds)]
 
 
@@ -254,14 +272,14 @@ def make_planner(name: str):
 
 
 @functools.lru_cache(maxsize=256)
-def predictions_needed(domain: str, problem: str, max_steps: int) -> int:
+def predictions_needed(domain: str, problem: str, max_steps: int, planner: str = "up-oneshot") -> int:
     """Questions the ViPlan protocol asks with a perfect grounder (the x axis of ViPlan's Figure 2)."""
     from grounders.oracle import Oracle
     from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
     from toolkit.simulator import SymbolicEnvironment
 
     task = _task(domain, problem)
-    result = run_viplan_grounder(SymbolicEnvironment(task), Oracle(privileged=True), make_planner("default"),
+    result = run_viplan_grounder(SymbolicEnvironment(task), Oracle(privileged=True), make_planner(planner),
                                  ViPlanGrounderConfig(max_steps=max_steps))
     return result.ledger.questions
 
@@ -301,7 +319,8 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
         seed = _episode_seed(spec)
         env = make_environment(task, spec, seed)
         result = PROTOCOL_RUNNERS[spec.config.protocol](task, env, spec, seed)
-        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps)
+        record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps,
+                                                          spec.config.planner)
         record.update(result.to_json())
     except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
         fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
@@ -359,16 +378,9 @@ def _first_endpoint_error(record: dict[str, Any]) -> str | None:
     return "the endpoint gave no answer"
 
 
-_SECRET = re.compile(r"\b(sk-[A-Za-z0-9_\-]{6,}|(?:Bearer|api[_-]?key[=:])\s*[A-Za-z0-9_\-.]{6,})", re.I)
-_URL_CREDENTIALS = re.compile(r"(\w+://)[^/@\s]+@")
-
-
 def scrub(text: str) -> str:
-    """``text`` without secrets: the API key of the environment, ``sk-...`` tokens, URL credentials."""
-    key = os.environ.get("OPENAI_API_KEY", "")
-    if len(key) >= 4:
-        text = text.replace(key, "***")
-    return _URL_CREDENTIALS.sub(r"\1***@", _SECRET.sub("***", text))[:2000]
+    """An error text fit for a record: no secrets (:func:`toolkit.redact.redact`), at most 2000 characters."""
+    return redact(text)[:2000]
 
 
 def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
@@ -378,17 +390,25 @@ def _viplan_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=Non
                                ViPlanGrounderConfig(max_steps=spec.max_steps), seed)
 
 
+def _recorded(config: RunConfig) -> dict[str, list[str]] | None:
+    """The replies of the ``--replay`` run that ``--grounder replay`` replays (None for other grounders)."""
+    from benchmarks.store import recorded_replies
+
+    return recorded_replies(config.replay) if config.grounder == "replay" and config.replay else None
+
+
 def _viplan_planner(task: Task, env, spec: EpisodeSpec, seed: int, proposer=None):
     from grounders.factory import build_proposer, image_object_names
-    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, goal_in_words, run_viplan_planner
+    from toolkit.agents.viplan_goals import goal_text_viplan, goal_with_names
+    from toolkit.agents.vlm_planner import ViPlanPlannerConfig, run_viplan_planner
     from toolkit.questions import QuestionBook
 
-    # pictorial images: the goal names objects as they look, with the names actions take
+    # pictorial images: the goal also says how each object looks, with the names actions take
     names = image_object_names(spec.config, task)
     book = QuestionBook(task, objects=names) if names else None
-    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed),
+    return run_viplan_planner(env, proposer or build_proposer(spec.config, task, spec.id, seed, _recorded(spec.config)),
                               ViPlanPlannerConfig(spec.max_steps, spec.config.cot), seed,
-                              goal_text=lambda t: goal_in_words(t, book))
+                              goal_text=(lambda t: goal_with_names(t, book)) if book else goal_text_viplan)
 
 
 def _pgt_grounder(task: Task, env, spec: EpisodeSpec, seed: int, grounder=None):
@@ -427,6 +447,8 @@ def _prepare_out(out: Path, config: RunConfig) -> list[Record]:
             raise PgtError(f"{out} holds a run with another configuration ({detail}); use another --out{hint}")
     write_config(cfg_path, config.to_dict())
     episodes = out / "episodes.jsonl"
+    if complete_tail(episodes):  # a whole record that lacks only its newline is kept, not dropped as torn
+        print(f"{episodes}: the last record had no newline; kept it and added one", file=sys.stderr)
     dropped = repair(episodes)  # appends must start on a fresh line
     if dropped:
         print(f"{episodes}: dropped a torn last line ({dropped} bytes) left by an interrupted run",
@@ -450,6 +472,7 @@ class Progress:
         self.questions, self.tokens = 0, 0  # over this invocation's episodes
         self.bar = bar
         self.tty = bar and sys.stderr.isatty()
+        self.limiter: Any = None  # a VLM study's EndpointLimiter: its 429s and (clamped) pauses are shown
 
     def update(self, record: dict[str, Any]) -> None:
         self.done += 1
@@ -480,8 +503,11 @@ class Progress:
         sr = self.successes / self.new if self.new else 0.0
         errors = f" errors {self.errors}" if self.errors else ""
         tokens = f" {_si(self.tokens)} tokens" if self.tokens else ""
+        usage = getattr(self.limiter, "usage", None)
+        throttled = (f" 429s {usage.throttled} (paused {_duration(usage.retry_after)})"
+                     if usage is not None and usage.throttled else "")
         return (f"{self.label} [{bar}] {self.done}/{self.total} success {sr:.2f}{errors} {rate:.1f} ep/s "
-                f"{self.questions / elapsed:.1f} q/s{tokens} eta {_duration(left)}")
+                f"{self.questions / elapsed:.1f} q/s{tokens}{throttled} eta {_duration(left)}")
 
     def close(self) -> None:
         if self.bar:
@@ -525,7 +551,7 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     if config.protocol == "viplan-planner":
         from grounders.factory import build_proposer
 
-        build_proposer(config, task, first.id, 0)
+        build_proposer(config, task, first.id, 0, _recorded(config))
     else:
         make_grounder(task, first, 0)
         make_planner(config.planner)
@@ -564,6 +590,10 @@ def run_and_collect(config: RunConfig, out: Path, workers: int = 1,
                 if s.id not in judged]
         bar = Progress(len(specs), len(specs) - len(todo), config.label(), progress)
         results = _run_episodes(config, todo, workers)
+        if endpoint_bound(config):
+            from grounders.factory import endpoint_limiter
+
+            bar.limiter = endpoint_limiter(config)
         opening: list[dict[str, Any]] = []  # the first records of this invocation
         try:
             with Appender(episodes) as sink:

@@ -19,6 +19,8 @@ true duplicates. :func:`collect` picks one record per id and counts the rest.
 
 from __future__ import annotations
 
+import errno
+import functools
 import json
 import os
 import threading
@@ -28,6 +30,7 @@ from typing import Any
 
 from toolkit.errors import PgtError
 from toolkit import jsontext
+from toolkit.redact import redact
 
 try:
     import fcntl
@@ -39,8 +42,8 @@ Record = dict[str, Any]
 
 
 def encode(record: Record) -> bytes:
-    """A record's line in ``episodes.jsonl``: its JSON and a newline, UTF-8."""
-    return (json.dumps(record) + "\n").encode("utf-8")
+    """A record's line in ``episodes.jsonl``: its JSON (secrets redacted) and a newline, UTF-8."""
+    return (redact(json.dumps(record)) + "\n").encode("utf-8")
 
 
 def brief(record: Record) -> Record:
@@ -68,20 +71,83 @@ class Finished:
         return cls(encode(record), brief(record))
 
 
-def read_records(path: Path) -> list[Record]:
-    """Complete records of an episodes file in file order; a torn or foreign line is skipped."""
+_NUMBERS = ("seed", "questions", "replans", "actions", "prompt_tokens", "completion_tokens", "answered", "correct",
+            "predictions_needed")
+
+
+def not_an_episode(rec: Any) -> str | None:
+    """Why a parsed line is not an episode record this tool can count (None: it is one).
+
+    Everything :func:`collect`, resume and the report read must be there with its
+    type: a foreign line such as ``{"schema": 1, "id": "x"}`` is refused here, once,
+    instead of failing later with a ``KeyError`` in whichever command reads it first.
+    """
+    if not isinstance(rec, dict):
+        return f"a JSON {type(rec).__name__}, not an episode object"
+    if rec.get("schema") != SCHEMA:
+        return f"schema {rec.get('schema')!r}, not {SCHEMA}"
+    for key in ("id", "split"):
+        if not isinstance(rec.get(key), str):
+            return f"field '{key}' is {'missing' if key not in rec else 'not text'}"
+    for key in ("suite", "problem", "label", "outcome", "error"):
+        if rec.get(key) is not None and not isinstance(rec[key], str):
+            return f"field '{key}' is not text"
+    if rec.get("outcome") is None and not isinstance(rec.get("success"), bool):
+        return "no outcome (neither 'outcome' nor 'success')"
+    if "success" in rec and not isinstance(rec["success"], bool):
+        return "field 'success' is not true or false"
+    for key in _NUMBERS:
+        value = rec.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float))):
+            return f"field '{key}' is not a number"
+    if "config" in rec and not isinstance(rec["config"], dict):
+        return "field 'config' is not an object"
+    per = rec.get("per_predicate", {})
+    if not isinstance(per, dict) or not all(
+            isinstance(t, dict) and all(isinstance(t.get(k), int) for k in ("answered", "correct"))
+            for t in per.values()):
+        return "field 'per_predicate' is not an object of {answered, correct} counts"
+    return None
+
+
+_SAID: set[tuple[str, int, int]] = set()  # (file, line, hash) of skipped lines already reported by this process
+
+
+def read_records(path: Path, warn: Any = None) -> list[Record]:
+    """Episode records of an episodes file in file order; every other line is skipped and reported once.
+
+    ``warn`` takes each report (default: a line on stderr, ``FILE:LINE: skipped ...``);
+    a complete last record without its newline counts (a torn one does not).
+    """
     if not path.is_file():
         return []
     out = []
     with path.open("rb") as fh:
-        for raw in fh:
+        for number, raw in enumerate(fh, 1):
+            if not raw.strip():
+                continue
             try:
                 rec = jsontext.loads(raw.decode("utf-8"))
-            except ValueError:  # a torn last line, bytes that are not UTF-8, or JSON nested too deep
-                continue
-            if isinstance(rec, dict) and rec.get("schema") == SCHEMA and isinstance(rec.get("id"), str):
+            except UnicodeDecodeError:
+                why: str | None = "not UTF-8 text"
+            except ValueError as exc:  # a torn last line, or JSON nested too deep
+                why = "a torn last line (an interrupted write)" if not raw.endswith(b"\n") else f"not JSON ({exc})"
+            else:
+                why = not_an_episode(rec)
+            if why is None:
                 out.append(rec)
+                continue
+            key = (str(path), number, hash(raw))
+            if key not in _SAID:
+                _SAID.add(key)
+                (warn or _stderr)(f"{path}:{number}: skipped, not an episode record of this tool: {why}")
     return out
+
+
+def _stderr(message: str) -> None:
+    import sys
+
+    print(message, file=sys.stderr, flush=True)
 
 
 def outcome(record: Record) -> str:
@@ -135,6 +201,35 @@ def collect(records: list[Record]) -> Episodes:
     return out
 
 
+def complete_tail(path: Path) -> bool:
+    """Add the newline a complete last record lacks (a hand edit, another tool); True if one was added.
+
+    Only an episode record counts as complete: anything else after the last
+    newline is a torn write, left for :func:`repair` to drop.
+    """
+    if not path.is_file():
+        return False
+    with path.open("rb+") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return False
+        start = max(0, size - (1 << 20))
+        fh.seek(start)
+        tail = fh.read()
+        if tail.endswith(b"\n") or (start and b"\n" not in tail):
+            return False
+        last = tail[tail.rfind(b"\n") + 1:]
+        try:
+            if not_an_episode(jsontext.loads(last.decode("utf-8"))) is not None:
+                return False
+        except ValueError:
+            return False
+        fh.write(b"\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+        return True
+
+
 def repair(path: Path) -> int:
     """Truncate a torn last line (a write cut by a kill); returns the bytes dropped. Never rewrites."""
     if not path.is_file():
@@ -167,7 +262,10 @@ class Appender:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise write_error(path, exc) from None
 
     def write(self, record: Record) -> None:
         self.write_line(encode(record))
@@ -175,8 +273,11 @@ class Appender:
     def write_line(self, data: bytes) -> None:
         """Append one encoded line (:func:`encode`) with one ``write``."""
         view = memoryview(data)
-        while view:  # a regular file takes it whole; loop only for the rare partial write
-            view = view[os.write(self._fd, view):]
+        try:
+            while view:  # a regular file takes it whole; loop only for the rare partial write
+                view = view[os.write(self._fd, view):]
+        except OSError as exc:  # disk full, quota, a vanished mount: say which file
+            raise write_error(self.path, exc) from None
 
     def close(self) -> None:
         os.close(self._fd)
@@ -188,11 +289,26 @@ class Appender:
         self.close()
 
 
+def write_error(path: Path | str, exc: OSError) -> PgtError:
+    """A failed write as one line that names the file (``os.write`` errors carry no file name)."""
+    why = exc.strerror or str(exc)
+    hint = "; free some space and run the same command again (finished episodes are kept)" \
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT) else ""
+    return PgtError(f"cannot write {path}: {why}{hint}")
+
+
 def write_config(path: Path, data: dict[str, Any]) -> None:
     """Replace ``config.json`` atomically, so a kill never leaves it half written."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(redact(json.dumps(data, indent=2)) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        raise write_error(path, exc) from None
 
 
 _HELD: set[str] = set()  # folders locked by this process (POSIX locks do not exclude their own process)
@@ -239,3 +355,20 @@ class StudyLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+@functools.lru_cache(maxsize=4)
+def recorded_replies(path: str) -> dict[str, list[str]]:
+    """Episode id -> the plan replies a viplan-planner run recorded, in order."""
+    file = Path(path) / "episodes.jsonl" if Path(path).is_dir() else Path(path)
+    if not file.is_file():
+        raise PgtError(f"--replay {path}: no such run folder or episodes file")
+    episodes = collect(read_records(file)).judged
+    if not episodes:
+        raise PgtError(f"--replay {path}: no finished episodes in {file}")
+    protocols = {r.get("config", {}).get("protocol") for r in episodes}
+    if protocols != {"viplan-planner"}:
+        raise PgtError(f"--replay {path}: a viplan-planner run's episodes are needed, this holds "
+                       f"{', '.join(sorted(map(str, protocols)))}")
+    return {r["id"]: [str(e.get("reply", "")) for e in r.get("events", ()) if e.get("phase") == "propose"]
+            for r in episodes}

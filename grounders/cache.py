@@ -18,6 +18,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from toolkit.redact import redact
+
 _SCHEMA = "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, value TEXT NOT NULL)"
 
 
@@ -52,7 +54,7 @@ class ReplyCache:
         conn = self._connect()
         with conn:
             conn.execute("INSERT OR REPLACE INTO replies (key, value) VALUES (?, ?)",
-                         (key, json.dumps(value, sort_keys=True, ensure_ascii=False)))
+                         (key, redact(json.dumps(value, sort_keys=True, ensure_ascii=False))))
 
     def __len__(self) -> int:
         return int(self._connect().execute("SELECT COUNT(*) FROM replies").fetchone()[0])

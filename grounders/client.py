@@ -19,7 +19,12 @@ in ordinary ways; the policy is:
   caller records it as one error answer and carries on with the others.
 
 The API key lives in the ``openai`` client only: it is never part of a cache
-key, and every error text is scrubbed of it. The cache key includes the base
+key. It and the secrets of the base URL (user-info, ``?api-key=``-like query
+values, the Basic-auth form derived from them) are registered with
+:mod:`toolkit.redact`, the one scrubber every error text, cached reply and
+written record passes through; messages name the endpoint by its redacted URL.
+``--timeout`` bounds the whole request and ``--max-reply-bytes`` its body, both
+enforced while the reply streams in (:mod:`grounders.transport`). The cache key includes the base
 URL, so another endpoint serving a model of the same name is asked afresh; a
 request another thread is already sending waits for that reply (one payment).
 Study-wide limits (in flight, per minute) come from a shared
@@ -39,16 +44,18 @@ import threading
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
-from urllib.parse import urlparse
+from urllib.parse import parse_qsl, urlparse, urlsplit, urlunsplit
 
 from grounders.cache import ReplyCache, cache_key
-from grounders.limits import EndpointLimiter, estimate_prompt_tokens
+from grounders.limits import RETRY_AFTER_MAX, EndpointLimiter, estimate_prompt_tokens
 from toolkit.errors import EndpointError, MalformedReplyError
+from toolkit.redact import redact, redact_url, register_secret, register_url
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _PENDING: dict[str, threading.Event] = {}  # cache keys being fetched by some thread of this process
 _PENDING_GUARD = threading.Lock()
 _RETRY_STATUS = {408, 409, 429}
+DEFAULT_MAX_REPLY_BYTES = 4 * 1024 * 1024  # a 1024-token reply with top-5 logprobs is about 0.5 MB
 
 Logprobs = list[tuple[str, float, list[tuple[str, float]]]]  # (token, logprob, [(alternative, logprob)])
 
@@ -57,15 +64,17 @@ Logprobs = list[tuple[str, float, list[tuple[str, float]]]]  # (token, logprob, 
 class RetryPolicy:
     """How long a request may take and how failures are retried."""
 
-    timeout: float = 60.0  # seconds per HTTP request
+    timeout: float = 60.0  # seconds for a whole HTTP request (connect, send, wait, read the body)
     max_retries: int = 4  # retries after the first attempt
     backoff_base: float = 1.0
     backoff_max: float = 30.0
-    retry_after_max: float = 120.0  # a longer Retry-After is clamped to this
+    retry_after_max: float = RETRY_AFTER_MAX  # a longer Retry-After is clamped to this
+    max_reply_bytes: int = DEFAULT_MAX_REPLY_BYTES  # a longer reply body is dropped while it streams in
 
     def __post_init__(self) -> None:
         check_timeout(self.timeout)
         check_max_retries(self.max_retries)
+        check_max_reply_bytes(self.max_reply_bytes)
 
 
 @dataclass(frozen=True)
@@ -95,6 +104,12 @@ def check_timeout(value: float) -> float:
     if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
         raise EndpointError(f"--timeout must be a positive number of seconds, got {value}", fatal=True)
     return float(value)
+
+
+def check_max_reply_bytes(value: int) -> int:
+    if not isinstance(value, int) or value < 1024:
+        raise EndpointError(f"--max-reply-bytes must be at least 1024, got {value}", fatal=True)
+    return value
 
 
 def check_max_retries(value: int) -> int:
@@ -154,6 +169,9 @@ class ChatClient:
         self.model = model
         self.limiter = limiter  # study-wide in-flight and per-minute limits, shared by every episode's client
         self.base_url = check_base_url(base_url)
+        register_secret(api_key)
+        register_url(self.base_url)
+        self.shown_url = redact_url(self.base_url) or self.base_url  # what messages say
         self.policy, self.cache = policy, cache
         self.sleep, self.now = sleep, now
         self.rng = rng or random.SystemRandom()  # no shared state: forked workers never draw alike
@@ -162,12 +180,16 @@ class ChatClient:
         self._logprobs_ok = True
         import openai
 
-        self._client = openai.OpenAI(api_key=api_key or "EMPTY", base_url=self.base_url,
-                                     timeout=policy.timeout, max_retries=0)
+        from grounders.transport import guarded_http_client
+
+        url, query = _split_query(self.base_url)
+        self._client = openai.OpenAI(api_key=api_key or "EMPTY", base_url=url, default_query=query or None,
+                                     timeout=policy.timeout, max_retries=0,
+                                     http_client=guarded_http_client(policy.timeout, policy.max_reply_bytes))
 
     def scrub(self, text: str) -> str:
-        """``text`` without the API key."""
-        return text.replace(self._key, "***") if self._key and len(self._key) >= 4 else text
+        """``text`` without any secret (:func:`toolkit.redact.redact`)."""
+        return redact(text)
 
     def complete(self, messages: list[dict[str, Any]], temperature: float = 0.0, max_tokens: int = 256,
                  logprobs: bool = False) -> Completion:
@@ -206,6 +228,8 @@ class ChatClient:
                       logprobs: bool) -> Completion:
         import openai
 
+        from grounders.transport import ReplyTooLarge
+
         attempt = 0
         while True:
             kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature,
@@ -219,33 +243,37 @@ class ChatClient:
                 if "logprobs" in kwargs:  # some endpoints refuse logprobs: ask again without them
                     self._logprobs_ok = False
                     continue
-                raise self._fail(f"{self.base_url} refused the request (HTTP 400): {_detail(exc)}", True, 400)
+                raise self._fail(f"{self.shown_url} refused the request (HTTP 400): {_detail(exc)}", True, 400)
             except openai.AuthenticationError as exc:
-                raise self._fail(f"authentication failed at {self.base_url} (HTTP 401): check OPENAI_API_KEY; "
+                raise self._fail(f"authentication failed at {self.shown_url} (HTTP 401): check OPENAI_API_KEY; "
                                  f"{_detail(exc)}", True, 401)
             except openai.PermissionDeniedError as exc:
-                raise self._fail(f"permission denied at {self.base_url} (HTTP 403): {_detail(exc)}", True, 403)
+                raise self._fail(f"permission denied at {self.shown_url} (HTTP 403): {_detail(exc)}", True, 403)
             except openai.NotFoundError as exc:
-                raise self._fail(f"not found at {self.base_url} (HTTP 404): wrong base URL or unknown model "
+                raise self._fail(f"not found at {self.shown_url} (HTTP 404): wrong base URL or unknown model "
                                  f"'{self.model}'; {_detail(exc)}", True, 404)
+            except ReplyTooLarge as exc:  # asked again, it would be paid for again and come back as large
+                raise MalformedReplyError(self.scrub(f"{self.shown_url}: {exc}")) from None
             except openai.APITimeoutError:
-                failure, fatal, status = f"timed out after {self.policy.timeout:g} s waiting for {self.base_url}", \
+                failure, fatal, status = f"timed out after {self.policy.timeout:g} s waiting for {self.shown_url}", \
                     False, None
             except openai.APIConnectionError as exc:
                 # refused or unresolvable: every later request fails alike; a dropped connection may not
                 fatal = type(exc.__cause__).__name__ in ("ConnectError", "UnsupportedProtocol")
-                failure, status = f"cannot connect to {self.base_url}: {_detail(exc)}", None
+                failure, status = f"cannot connect to {self.shown_url}: {_detail(exc)}", None
             except openai.APIStatusError as exc:
                 status = exc.status_code
-                failure = f"{self.base_url} answered HTTP {status}: {_detail(exc)}"
+                failure = f"{self.shown_url} answered HTTP {status}: {_detail(exc)}"
                 if status not in _RETRY_STATUS and status < 500:
                     raise self._fail(failure, True, status)
                 fatal = False
                 server_wait = retry_after(getattr(exc.response, "headers", None), self.now())
+                if server_wait is not None:  # a day-long Retry-After must not stall the study for a day
+                    server_wait = min(server_wait, self.policy.retry_after_max)
                 if status == 429 and self.limiter is not None:  # slow the whole study, not just this request
                     self.limiter.throttled(server_wait)
             except (openai.APIError, ValueError, TypeError, AttributeError, KeyError, IndexError) as exc:
-                raise MalformedReplyError(self.scrub(f"malformed reply from {self.base_url}: "
+                raise MalformedReplyError(self.scrub(f"malformed reply from {self.shown_url}: "
                                                      f"{type(exc).__name__}: {exc}")) from None
             if attempt >= self.policy.max_retries:
                 raise self._fail(f"{failure} (gave up after {attempt + 1} attempt(s))", fatal, status)
@@ -275,6 +303,16 @@ class ChatClient:
         return EndpointError(self.scrub(message), fatal=fatal, status=status)
 
 
+def _split_query(url: str) -> tuple[str, dict[str, str]]:
+    """A base URL without its query, and the query's parameters (sent with every request, as Azure's
+    ``?api-version=`` must be: the ``openai`` client would append the path after the query)."""
+    parts = urlsplit(url)
+    if not parts.query:
+        return url, {}
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")), dict(parse_qsl(parts.query,
+                                                                                      keep_blank_values=True))
+
+
 def _digest_images(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The messages with every inline image replaced by its SHA-256 (a short, equivalent cache key part)."""
     text = json.dumps(messages, sort_keys=True)
@@ -301,7 +339,8 @@ def _read(response: Any) -> Completion:
     logprobs = None if tokens is None else [
         (str(t.token), float(t.logprob), [(str(a.token), float(a.logprob)) for a in t.top_logprobs or []])
         for t in tokens]
-    return Completion(str(text), logprobs, int(getattr(usage, "prompt_tokens", 0) or 0),
+    # an endpoint that echoes the key (or the base URL's secrets) must not get it into answers, records or the cache
+    return Completion(redact(str(text)), logprobs, int(getattr(usage, "prompt_tokens", 0) or 0),
                       int(getattr(usage, "completion_tokens", 0) or 0))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
 from toolkit.errors import PgtError, UnknownSymbolError
 from toolkit.questions import QuestionBook
@@ -68,8 +68,10 @@ def _vlm_config(config: Any, log: bool = False):
     return VLMConfig.from_env(model=config.model, base_url=config.base_url, cot=config.cot,
                               cache_path=cache_path(config), timeout=getattr(config, "timeout", None),
                               max_retries=getattr(config, "max_retries", None),
+                              max_reply_bytes=getattr(config, "max_reply_bytes", None),
                               max_inflight=getattr(config, "max_inflight", None), rpm=getattr(config, "rpm", None),
-                              tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None)
+                              tpm=getattr(config, "tpm", None), log_path=getattr(config, "answer_log", None) if log else None,
+                              answer_reading="viplan" if getattr(config, "protocol", "").startswith("viplan-") else "pgt")
 
 
 def endpoint_limiter(config: Any):
@@ -124,8 +126,13 @@ def build_grounder(config: Any, task: Task, split: str, seed: int):
     return factory(config, task, split, seed)
 
 
-def build_proposer(config: Any, task: Task, episode_id: str, seed: int):
-    """The VLM-as-planner model for ``--grounder``: perfect (oracle), simulated (noisy), replayed or the VLM."""
+def build_proposer(config: Any, task: Task, episode_id: str, seed: int,
+                   recorded: Mapping[str, list[str]] | None = None):
+    """The VLM-as-planner model for ``--grounder``: perfect (oracle), simulated (noisy), replayed or the VLM.
+
+    ``recorded`` (episode id -> replies) is what ``--grounder replay`` replays; the
+    study layer reads it from the ``--replay`` run (grounders never read study files).
+    """
     from grounders.proposers import ReplayProposer, SimulatedProposer, VLMPlanProposer
     from toolkit.planners import get_planner
 
@@ -134,7 +141,9 @@ def build_proposer(config: Any, task: Task, episode_id: str, seed: int):
     if config.grounder == "replay":
         if not config.replay:
             raise PgtError("--protocol viplan-planner --grounder replay needs --replay RUN (a viplan-planner run)")
-        return ReplayProposer(config.replay, episode_id)
+        if recorded is None:
+            raise PgtError("--grounder replay: no recorded replies were handed over (a study reads them from --replay)")
+        return ReplayProposer(config.replay, episode_id, recorded)
     planner = get_planner() if config.planner == "default" else get_planner(config.planner)
     if config.grounder == "oracle":
         return SimulatedProposer(task, planner, seed=seed)

@@ -12,7 +12,9 @@ request of every episode passes through one :class:`EndpointLimiter`:
   over shorter windows). Tokens are charged *before* a call from an estimate
   (prompt text and image size plus ``max_tokens``, as OpenAI itself counts a
   request against TPM) and settled from the reply's ``usage`` when it comes back;
-* a 429 pauses every new request for the server's ``Retry-After`` (or one second),
+* a 429 pauses every new request for the server's ``Retry-After`` (or one second;
+  at most :data:`RETRY_AFTER_MAX`, the client's per-request cap: a ``Retry-After``
+  of a day must not stall a study for a day),
   halves the in-flight cap and the bucket rates, and each success gives back a
   little (additive increase, multiplicative decrease), so a study that trips a
   limit it was not told about slows down on its own instead of retrying in a storm.
@@ -38,6 +40,7 @@ from toolkit.errors import EndpointError
 RECOVERY = 0.05  # share of the full rate/cap a success gives back after a 429 halved them
 MIN_FACTOR = 1.0 / 64  # a 429 storm never slows a study below 1/64 of its limits
 DEFAULT_PAUSE = 1.0  # seconds every request waits after a 429 that names no Retry-After
+RETRY_AFTER_MAX = 120.0  # the longest study-wide pause a 429 causes (grounders.client clamps to the same cap)
 
 
 @dataclass
@@ -48,6 +51,7 @@ class Usage:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     throttled: int = 0  # 429 replies seen
+    retry_after: float = 0.0  # the last 429's study-wide pause, after clamping to RETRY_AFTER_MAX
     peak_inflight: int = 0
 
 
@@ -191,7 +195,8 @@ class EndpointLimiter:
         with self._cond:
             self.usage.throttled += 1
             self._factor = max(MIN_FACTOR, self._factor / 2.0)
-            wait = DEFAULT_PAUSE if retry_after is None else retry_after
+            wait = DEFAULT_PAUSE if retry_after is None else min(max(0.0, retry_after), RETRY_AFTER_MAX)
+            self.usage.retry_after = wait
             self._paused_until = max(self._paused_until, self.clock() + wait)
             self._cond.notify_all()
 

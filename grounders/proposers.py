@@ -11,11 +11,9 @@ VLM run can be re-analysed without calling the model again.
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import random
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from toolkit.errors import MalformedReplyError, PgtError
 from toolkit.planners.base import Planner
@@ -26,9 +24,14 @@ if TYPE_CHECKING:  # the simulated and replay proposers must not import openai
     from grounders.client import ChatClient
 
 
-def plan_json(actions: list[tuple[str, tuple[str, ...]]]) -> str:
-    """A plan in the ViPlan JSON format (parameters as a list)."""
-    return json.dumps({"plan": [{"action": n.lower(), "parameters": list(a)} for n, a in actions]})
+def plan_json(actions: list[GroundAction], style: str = "list") -> str:
+    """A plan in the ViPlan JSON format its prompt asks for: parameters as a list (ViPlan-HH) or, ``dict``,
+    keyed by parameter type (ViPlan-BW); names lower case, as ViPlan's prompts tell the model."""
+    def parameters(a: GroundAction):
+        values = [x.lower() for x in a.args]
+        return {types[0]: v for (_, types), v in zip(a.schema.params, values)} if style == "dict" else values
+
+    return json.dumps({"plan": [{"action": a.name.lower(), "parameters": parameters(a)} for a in actions]})
 
 
 class SimulatedProposer:
@@ -81,26 +84,9 @@ class SimulatedProposer:
     def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:
         result = self.planner.solve(self.task, init=observation.truth, timeout=30.0)
         plan = self.corrupt(list(result.plan)) if result.solved else []
-        return Proposal(plan_json([(a.name, a.args) for a in plan]))
+        from toolkit.agents.planner_prompts import domain_text
 
-
-@functools.lru_cache(maxsize=4)
-def _recorded_replies(path: str) -> dict[str, list[str]]:
-    """Episode id -> the plan replies a viplan-planner run recorded, in order."""
-    from benchmarks.store import collect, read_records
-
-    file = Path(path) / "episodes.jsonl" if Path(path).is_dir() else Path(path)
-    if not file.is_file():
-        raise PgtError(f"--replay {path}: no such run folder or episodes file")
-    episodes = collect(read_records(file)).judged
-    if not episodes:
-        raise PgtError(f"--replay {path}: no finished episodes in {file}")
-    protocols = {r.get("config", {}).get("protocol") for r in episodes}
-    if protocols != {"viplan-planner"}:
-        raise PgtError(f"--replay {path}: a viplan-planner run's episodes are needed, this holds "
-                       f"{', '.join(sorted(map(str, protocols)))}")
-    return {r["id"]: [str(e.get("reply", "")) for e in r.get("events", ()) if e.get("phase") == "propose"]
-            for r in episodes}
+        return Proposal(plan_json(plan, domain_text(self.task).parameters))
 
 
 class ReplayProposer:
@@ -112,9 +98,10 @@ class ReplayProposer:
 
     name = "replay-planner"
 
-    def __init__(self, path: str, episode_id: str) -> None:
+    def __init__(self, path: str, episode_id: str, recorded: Mapping[str, list[str]]) -> None:
+        """``recorded``: episode id -> replies, as the run's reader (``benchmarks.store.recorded_replies``) gives them."""
         self.source, self.episode_id = path, episode_id
-        self.replies = _recorded_replies(path).get(episode_id)
+        self.replies = recorded.get(episode_id)
         self.calls = 0
 
     def propose(self, observation: Observation, prompt: PlannerPrompt) -> Proposal:

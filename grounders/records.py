@@ -22,6 +22,7 @@ from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Verdict
 from toolkit import jsontext
+from toolkit.redact import redact
 
 SCHEMA = 1
 
@@ -93,10 +94,15 @@ class AnswerRecord:
 def read_records(path: str | Path) -> Iterator[AnswerRecord]:
     """Records of a JSON Lines log; blank lines are skipped, bad lines raise a located PgtError."""
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        data_bytes = Path(path).read_bytes()
     except OSError as exc:
         raise PgtError(f"cannot read answer log {path}: {exc.strerror}") from None
-    for number, line in enumerate(lines, 1):
+    for number, raw in enumerate(data_bytes.splitlines(), 1):
+        try:
+            line = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise PgtError(f"{path}:{number}:{exc.start + 1}: not UTF-8 text (byte 0x{raw[exc.start]:02x}); "
+                           "an answer log is JSON Lines written by pgt run --grounder vlm") from None
         if not line.strip():
             continue
         try:
@@ -116,6 +122,6 @@ class RecordWriter:
         self._lock = threading.Lock()
 
     def write(self, record: AnswerRecord) -> None:
-        line = record.to_json() + "\n"
+        line = redact(record.to_json()) + "\n"  # the raw reply of an endpoint that echoes a secret
         with self._lock, self.path.open("a", encoding="utf-8") as fh:
             fh.write(line)

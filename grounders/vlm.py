@@ -18,6 +18,7 @@ record or an error text.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import math
 import os
 import threading
@@ -30,7 +31,7 @@ from grounders.client import ChatClient, Completion, Logprobs, RetryPolicy, chec
 from grounders.limits import EndpointLimiter, shared_limiter
 from grounders.prompts import PromptSet, prompt_set
 from grounders.records import AnswerRecord, RecordWriter
-from toolkit.answers import parse_answer
+from toolkit.answers import parse_answer, parse_viplan_answer
 from toolkit.errors import EndpointError, GrounderError, MalformedReplyError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict
@@ -49,12 +50,14 @@ class VLMConfig:
     max_retries: int = 4
     backoff_base: float = 1.0
     backoff_max: float = 30.0
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds for a whole request
+    max_reply_bytes: int | None = None  # None: grounders.client.DEFAULT_MAX_REPLY_BYTES
     temperature: float = 0.0
     max_tokens: int | None = None  # None: 32 without CoT, 1024 with CoT
     logprobs: bool = True
     default_confidence: float = 1.0  # used when the endpoint gives no log-probabilities
     ask_invisible: bool = False  # ask about atoms the observation cannot show
+    answer_reading: str = "pgt"  # "viplan": replies read as ViPlan's code reads them (the ViPlan protocols)
     cache_path: str | None = None
     log_path: str | None = None
     max_inflight: int | None = None  # study-wide limits (grounders.limits), shared by every client of the endpoint
@@ -76,7 +79,10 @@ class VLMConfig:
         return cls(model=model, **given)
 
     def policy(self) -> RetryPolicy:
-        return RetryPolicy(self.timeout, self.max_retries, self.backoff_base, self.backoff_max)
+        policy = RetryPolicy(self.timeout, self.max_retries, self.backoff_base, self.backoff_max)
+        if self.max_reply_bytes is not None:
+            policy = dataclasses.replace(policy, max_reply_bytes=self.max_reply_bytes)
+        return policy
 
     def limiter(self) -> EndpointLimiter | None:
         """The process's one limiter for this endpoint and limits (None when none is set)."""
@@ -181,7 +187,7 @@ class VLMGrounder:
 
     def _answer(self, atom: Atom, question: str, reply: Completion) -> Answer:
         pt, ct = (0, 0) if reply.cached else (reply.prompt_tokens, reply.completion_tokens)
-        parsed = parse_answer(reply.text)
+        parsed = parse_viplan_answer(reply.text) if self.config.answer_reading == "viplan" else parse_answer(reply.text)
         if parsed.verdict is Verdict.UNKNOWN:
             return Answer(atom, Verdict.UNKNOWN, 0.5, reply.text, question, "unparseable", pt, ct)
         p_yes = _logprob_yes(reply.logprobs)

@@ -28,16 +28,31 @@ def _household(task: Task, **kw: Any) -> GraphWorld:
     return HouseholdWorld(task, **kw)
 
 
-WORLDS: dict[str, Callable[..., GraphWorld]] = {
+def _babyai(task: Task, **kw: Any) -> Any:
+    from scene_graphs.babyai import BabyAIWorld  # minigrid (extra babyai) loads only for BabyAI tasks
+
+    return BabyAIWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"))
+
+
+def _lohoravens(task: Task, **kw: Any) -> Any:
+    from scene_graphs.lohoravens import LohoWorld
+
+    return LohoWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"))
+
+
+WORLDS: dict[str, Callable[..., Any]] = {
     "blocksworld": _blocksworld,
     "igibson": _household,
+    "babyai": _babyai,
+    "lohoravens": _lohoravens,
 }
 
 
 def make_world(task: Task, *, failure_prob: float = 0.0, seed: int | None = None,
                layout: str | Path | None = None, render_mode: str = "schematic",
-               labels: bool | None = None) -> GraphWorld:
-    """The world for ``task``'s domain (by the domain's PDDL name).
+               labels: bool | None = None) -> Any:
+    """The world for ``task``'s domain (by the domain's PDDL name): a :class:`GraphWorld`, or a world
+    behind the same ``Environment`` protocol that wraps another library (BabyAI) or its own state (LoHoRavens).
 
     ``render_mode``/``labels`` choose how the household view is drawn (see
     :func:`scene_graphs.views.check_render_mode`); Blocksworld has one view.

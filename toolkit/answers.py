@@ -100,3 +100,41 @@ def parse_answer(text: str | None) -> ParsedAnswer:
             Verdict.UNKNOWN, "unparseable", explanation)
     verdict = word_verdict(text)
     return ParsedAnswer(verdict, "ok") if verdict else UNPARSEABLE
+
+
+def _viplan_tag(text: str, tag: str) -> str | None:
+    start, end = text.find(f"<{tag}>"), text.find(f"</{tag}>")
+    if end == -1:
+        end = text.find(f"<\\{tag}>")  # ViPlan also accepts a backslash: <\answer>
+    return text[start + len(tag) + 2:end].strip() if start != -1 and end != -1 else None
+
+
+def parse_viplan_answer(text: str | None) -> ParsedAnswer:
+    """A reply read exactly as ViPlan's code reads it, for the protocols named after ViPlan.
+
+    ``parse_output`` (``viplan/code_helpers.py``) takes ``<answer>`` / ``<explanation>``
+    tags; with any tag found the answer is the ``<answer>`` text (none: no answer),
+    else the whole reply. ``ask_vlm`` lower-cases and strips it and trailing ``.,!?``;
+    ``cast_to_yes_no`` keeps a leading yes/no, else the first space-separated word
+    that *starts with* yes or no ("nothing" and "not" read as no). Anything else is not
+    yes/no, which ends a ViPlan episode.
+
+    >>> parse_viplan_answer("<answer>Not at all</answer>").verdict, parse_viplan_answer("Unclear").status
+    (<Verdict.NO: 'no'>, 'unparseable')
+    """
+    if text is None:
+        return UNPARSEABLE
+    answer, explanation = _viplan_tag(text, "answer"), _viplan_tag(text, "explanation")
+    found = answer is not None or explanation is not None
+    reply = answer if found else text.strip()
+    if reply is None:
+        return ParsedAnswer(Verdict.UNKNOWN, "unparseable", explanation or "")
+    reply = reply.strip().lower().rstrip(".,!?")
+    if not reply.startswith(("yes", "no")):
+        reply = next((("yes" if w.startswith("yes") else "no") for w in reply.split(" ")
+                      if w.startswith(("yes", "no"))), reply)
+    if reply.startswith("yes"):
+        return ParsedAnswer(Verdict.YES, "ok", explanation or "")
+    if reply.startswith("no"):
+        return ParsedAnswer(Verdict.NO, "ok", explanation or "")
+    return ParsedAnswer(Verdict.UNKNOWN, "unparseable", explanation or "")

@@ -34,12 +34,19 @@ COMMANDS: dict[str, str] = {
     "score": "toolkit.commands.score",
     "render": "scene_graphs.commands.render",
     "import-scene": "scene_graphs.commands.import_scene",
+    "babyai-problem": "scene_graphs.commands.babyai_problem",
+    "lohoravens-problem": "scene_graphs.commands.lohoravens_problem",
+    "lohoravens-par": "scene_graphs.commands.lohoravens_par",
     "run": "benchmarks.commands",
     "report": "benchmarks.commands",
     "demo": "benchmarks.commands",
     "compare": "benchmarks.commands",
     "fidelity": "benchmarks.fidelity",
 }
+
+# Pieces of the outer layers that toolkit commands use, by module path as above (imported only when used):
+# the state pictures of ``pgt validate --html`` (``state_images(task, parsed, report)``).
+STATE_PICTURES = "scene_graphs.trace_images"
 
 
 class _Parser(argparse.ArgumentParser):

@@ -7,6 +7,7 @@ True
 from __future__ import annotations
 
 import argparse
+import functools
 from pathlib import Path
 
 from toolkit.errors import PgtError, UnknownSymbolError
@@ -36,6 +37,38 @@ def shipped_problem(domain: str, problem: str) -> Path:
     if problem not in known:
         raise UnknownSymbolError(f"problem of {domain}", problem, known)
     return folder / f"{problem}.pddl"
+
+
+def _signature(domain) -> tuple[frozenset, frozenset]:
+    preds = frozenset((p.lower(), d.arity) for p, d in domain.predicates.items())
+    acts = frozenset((a.lower(), s.arity) for a, s in domain.actions.items())
+    return preds, acts
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_signatures() -> tuple[tuple[str, tuple[frozenset, frozenset]], ...]:
+    from toolkit.task import load_domain_cached
+
+    return tuple((name, _signature(load_domain_cached(shipped_domain(name)))) for name in list_domains())
+
+
+def shipped_twin(domain) -> str | None:
+    """The shipped domain a domain file is a copy of, e.g. ViPlan's own ``data/planning/blocksworld/domain.pddl``.
+
+    A copy has every predicate and action of the shipped domain with the same arities
+    (names compared case-insensitively, extra ones allowed: ViPlan's household file
+    adds ``slice``); it then gets the shipped domain's question wording, display
+    names and planner prompt. A shipped domain is its own twin.
+    """
+    preds, acts = _signature(domain)
+    for name, (want_preds, want_acts) in _shipped_signatures():
+        if want_preds <= preds and want_acts <= acts and domain.name.lower() in (name.lower(), _DOMAIN_NAMES.get(name)):
+            return name
+    return None
+
+
+# The names ViPlan's own files give the shipped domains (data/planning/*/domain.pddl).
+_DOMAIN_NAMES = {"household": "igibson"}
 
 
 def resolve_domain_arg(arg: str) -> Path:

@@ -71,7 +71,8 @@ class UnsupportedFeatureError(PgtError):
         where = path if line is None else f"{path}:{line}:{column}"
         super().__init__(
             f"{where}: unsupported PDDL feature {feature}; pgt supports STRIPS, typing, "
-            "negative/disjunctive/quantified preconditions, equality, conditional effects (ADL) and action costs"
+            "negative/disjunctive/quantified preconditions, equality, conditional effects (ADL), action costs "
+            "and numeric fluents"
         )
 
 

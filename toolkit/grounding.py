@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Union
 
 from toolkit import model as m
+from toolkit.fluents import GCompare, ground_compare
 from toolkit.model import Atom
 
 Bindings = tuple[tuple[str, str], ...]
@@ -59,7 +60,7 @@ class GOr:
         return f"(or {' '.join(map(str, self.parts))})"
 
 
-GNode = Union[GLit, GAnd, GOr, bool]
+GNode = Union[GLit, GAnd, GOr, GCompare, bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +128,8 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
         parts = tuple(ground_condition(p, sub, objects_of, positive, bindings) for p in cond.parts)
         conj = isinstance(cond, m.And) == positive
         return _mk_and(parts) if conj else _mk_or(parts, bindings)
+    if isinstance(cond, m.Compare):  # numeric fluents: evaluated on the state's values
+        return ground_compare(cond, sub, positive, bindings)
     if isinstance(cond, (m.Forall, m.Exists)):
         parts = []
         for names, values in _combos(cond.params, objects_of):

@@ -150,7 +150,30 @@ class Forall:
         return f"(forall ({format_params(self.params)}) {self.body})"
 
 
-Condition = Union[Pred, Equals, Not, And, Or, Imply, Exists, Forall]
+@dataclass(frozen=True, slots=True)
+class Arith:
+    """A numeric expression ``(op a b ...)``: ``+ - * /`` (``-`` with one argument negates)."""
+
+    op: str
+    args: tuple[NumExpr, ...]
+
+    def __str__(self) -> str:
+        return f"({self.op} {' '.join(map(format_expr, self.args))})"
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """A numeric condition ``(op left right)`` with op one of ``< <= = >= >`` (PDDL 2.1)."""
+
+    op: str
+    left: NumExpr
+    right: NumExpr
+
+    def __str__(self) -> str:
+        return f"({self.op} {format_expr(self.left)} {format_expr(self.right)})"
+
+
+Condition = Union[Pred, Equals, Not, And, Or, Imply, Exists, Forall, Compare]
 TRUE: Condition = And(())
 
 # ------------------------------------------------------------------- effects
@@ -234,6 +257,31 @@ class FTerm:
 
 # The summands of an action's ``(increase (total-cost) X)`` effects; () = no cost effect.
 CostTerm = Union[int, float, FTerm]
+# A numeric expression (PDDL 2.1): a number, a function term, or arithmetic over them.
+NumExpr = Union[int, float, FTerm, "Arith"]
+NUMERIC_OPS = ("assign", "increase", "decrease", "scale-up", "scale-down")
+
+
+def format_expr(expr: NumExpr) -> str:
+    return str(expr) if isinstance(expr, (FTerm, Arith)) else format_number(expr)
+
+
+@dataclass(frozen=True, slots=True)
+class NumericEffect:
+    """``(op target value)``, op one of :data:`NUMERIC_OPS`, under the ``forall`` parameters and
+    ``when`` condition that enclose it in the action's effect (PDDL 2.1 level 2)."""
+
+    op: str
+    target: FTerm
+    value: NumExpr
+    params: tuple[Param, ...] = ()
+    condition: Condition = And(())
+
+    def __str__(self) -> str:
+        text = f"({self.op} {self.target} {format_expr(self.value)})"
+        if self.condition != And(()):
+            text = f"(when {self.condition} {text})"
+        return f"(forall ({format_params(self.params)}) {text})" if self.params else text
 
 
 def format_number(value: Number) -> str:
@@ -267,17 +315,18 @@ class ActionSchema:
     precondition: Condition
     effect: Effect
     cost: tuple[CostTerm, ...] = ()  # summands of (increase (total-cost) ...); () = none
+    numeric: tuple[NumericEffect, ...] = ()  # effects on numeric fluents (not in ``effect``)
 
     @property
     def arity(self) -> int:
         return len(self.params)
 
     def effect_text(self) -> str:
-        """The effect as PDDL, cost increases included."""
-        if not self.cost:
+        """The effect as PDDL, cost increases and numeric effects included."""
+        if not self.cost and not self.numeric:
             return str(self.effect)
         parts = list(self.effect.parts) if isinstance(self.effect, AndEffect) else [self.effect]
-        return f"(and {' '.join([*map(str, parts), *format_cost_effects(self.cost)])})"
+        return f"(and {' '.join([*map(str, parts), *format_cost_effects(self.cost), *map(str, self.numeric)])})"
 
 
 @dataclass(frozen=True)
@@ -296,6 +345,9 @@ class Domain:
     functions: Mapping[str, FunctionDef] = field(default_factory=dict)  # incl. total-cost
     # Observations about the text that change nothing (upper-case keywords): lint shows them, commands do not.
     notes: tuple[str, ...] = field(default=(), compare=False)
+    # Whether a precondition compares numbers or an effect changes a fluent other than total-cost's
+    # (PDDL 2.1 numeric fluents): then states carry fluent values.
+    numeric: bool = False
 
     def __post_init__(self) -> None:
         for name in ("types", "constants", "predicates", "actions", "functions"):
@@ -339,6 +391,11 @@ class Problem:
     # plan's cost is the sum of its actions' costs, else its length (as FD and VAL count).
     metric: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)  # as Domain.notes
+    # A numeric goal or a :metric over fluents other than (total-cost): its expression and
+    # whether it is minimised; None where the metric is absent or plain (total-cost).
+    metric_expr: NumExpr | None = None
+    minimize: bool = True
+    numeric: bool = False  # the goal compares numbers
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "objects", MappingProxyType(dict(self.objects)))

@@ -25,13 +25,15 @@ from pddl.logic import functions as pf
 from pddl.logic.predicates import Predicate
 from pddl.logic.terms import Constant
 
+from toolkit.reading.names import NAME_RE, NUMBER_RE
+
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
 # refuses ``- object``); every reader maps it back to ``object``.
 ROOT = "pgtrootobject"
 _TOKEN = re.compile(r"[()]|[^\s()]+")
-# The grammar's NAME and NUMBER terminals (pddl/parser/grammar.lark).
-_NAME = re.compile(r"[a-zA-Z][a-zA-Z0-9_-]*\Z")
-_NUMBER = re.compile(r"[0-9]+(\.[0-9]+)*\Z")
+# The grammar's NAME (as pgt widens it: toolkit/reading/names.py) and NUMBER terminals.
+_NAME = NAME_RE
+_NUMBER = NUMBER_RE
 # Words the grammar reserves: a name spelled like one goes to the full parser.
 KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
                        "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",

@@ -309,4 +309,15 @@ def find_question_file(domain: m.Domain) -> Path | None:
     if not domain.path or domain.path.startswith("<"):
         return None
     candidate = Path(domain.path).resolve().parent / "questions.toml"
-    return candidate if candidate.is_file() else None
+    if candidate.is_file():
+        return candidate
+    return twin_file(domain, "questions.toml")
+
+
+def twin_file(domain: m.Domain, name: str) -> Path | None:
+    """``name`` beside the shipped domain this file copies (ViPlan's own domain files), if any."""
+    from toolkit.domains import domain_dir, shipped_twin
+
+    twin = shipped_twin(domain)
+    candidate = domain_dir(twin) / name if twin else None
+    return candidate if candidate is not None and candidate.is_file() else None

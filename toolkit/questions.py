@@ -60,6 +60,7 @@ class QuestionBook:
         self._questions: dict[Atom, str] = {}
         self._phrasings: dict[Atom, tuple[str, ...]] = {}
         self._by_question: dict[str, Atom] | None = None
+        self._all_asked = False
         self._language: ActionLanguage | None = None
 
     # ------------------------------------------------------------ objects
@@ -75,8 +76,11 @@ class QuestionBook:
     def _make_display(self, obj: str) -> str:
         if obj in self._extra:
             return self._extra[obj][0]
-        if obj in self.spec.object_names:
-            return self.spec.object_names[obj]
+        named = self.spec.object_names.get(obj)
+        if named is None:  # ViPlan's problem files write the blocks R, G, Y; display names are keyed r, g, y
+            named = next((v for k, v in self.spec.object_names.items() if k.lower() == obj.lower()), None)
+        if named is not None:
+            return named
         type_name = self.task.objects[obj]
         base = ph.instance_base(obj)
         for t in self.task.domain.ancestors(type_name):
@@ -137,7 +141,7 @@ class QuestionBook:
         >>> from toolkit.task import load_task
         >>> book = QuestionBook(load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0")))
         >>> book.phrasings(Atom("clear", ("r",)))[:2]
-        ('Is the red block the topmost block of its column?', 'Is there no block on top of the red block?')
+        ('Is the red block the topmost of its column?', 'Is there no block on top of the red block?')
         """
         hit = self._phrasings.get(atom)
         if hit is None:
@@ -167,7 +171,15 @@ class QuestionBook:
         """The atom whose question is ``text`` (quotes, case and spacing ignored), if any."""
         if self._by_question is None:
             self._by_question = {_normalize(self.question(a)).rstrip("?"): a for a in self.task.reachable_atoms()}
-        return self._by_question.get(_normalize(text).rstrip("?").strip())
+        key = _normalize(text).rstrip("?").strip()
+        hit = self._by_question.get(key)
+        if hit is None and not self._all_asked:
+            # the ViPlan protocol asks every type-correct atom, (on r r) included: read those on the first miss
+            self._all_asked = True
+            for atom in self.task.all_atoms():
+                self._by_question.setdefault(_normalize(self.question(atom)).rstrip("?"), atom)
+            hit = self._by_question.get(key)
+        return hit
 
     # ------------------------------------------------------------ actions
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from toolkit.fluents import GCompare
 from toolkit.grounding import Bindings, CompiledCondition, CompiledEffect, GAnd, GLit, GNode, GOr
 from toolkit.model import Atom
 
@@ -27,6 +28,7 @@ class Unmet:
     atom: Atom | None = None
     positive: bool = True
     bindings: Bindings = ()
+    detail: str = ""  # a numeric condition's values, e.g. "12 > 10"
 
     def __str__(self) -> str:
         if not self.bindings:
@@ -42,6 +44,8 @@ def _eval(node: GNode, state: frozenset[Atom]) -> bool:
         return (node.atom in state) == node.positive
     if isinstance(node, GAnd):
         return all(_eval(p, state) for p in node.parts)
+    if isinstance(node, GCompare):
+        return node.holds(state)
     return any(_eval(p, state) for p in node.parts)
 
 
@@ -63,6 +67,9 @@ def _explain_node(node: GNode, state: frozenset[Atom], out: list[Unmet]) -> None
     elif isinstance(node, GAnd):
         for p in node.parts:
             _explain_node(p, state, out)
+    elif isinstance(node, GCompare):
+        if not node.holds(state):
+            out.append(Unmet(str(node), None, True, node.bindings, node.why(state)))
     elif isinstance(node, GOr) and not _eval(node, state):
         failing: list[Unmet] = []
         for p in node.parts:

@@ -22,6 +22,8 @@ from typing import Iterator
 from toolkit import loader, reach
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
+from toolkit.fluent_effects import apply_updates, ground_updates
+from toolkit.fluents import FluentState
 from toolkit.grounding import (ActionTemplate, AtomTable, CompiledCondition, CompiledEffect, GroundEffect,
                                compile_condition)
 from toolkit.model import Atom
@@ -42,6 +44,8 @@ class GroundAction:
     # else the action's (increase (total-cost) X) summed (0 without one); None when a
     # cost function has no value in :init (the action cannot be used: see Task.cost_of).
     cost: m.Number | None = 1
+    # Numeric effects (toolkit.fluent_effects.GroundUpdate) in a task with numeric fluents; None in a boolean task.
+    updates: tuple | None = field(default=None, repr=False)
 
     @property
     def effect(self) -> CompiledEffect:
@@ -64,12 +68,22 @@ class GroundAction:
 
     def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
         """Successor state (PDDL semantics); does not check the precondition."""
-        return self.ground_effect.apply(state)
+        if self.updates is None:
+            return self.ground_effect.apply(state)
+        return apply_updates(self.updates, state, self.ground_effect.apply(state))[0]
 
     def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
         """Successor state and the conditional effects that fired."""
+        return self.apply_checked(state)[:2]
+
+    def apply_checked(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str], list[str]]:
+        """Successor state, the conditional effects that fired, and the numeric effects that read a
+        fluent without a value in ``state`` (VAL refuses such a step; empty in a boolean task)."""
         adds, dels, fired = self.ground_effect.delta(state)
-        return (state - dels) | adds, fired
+        if self.updates is None:
+            return (state - dels) | adds, fired, []
+        nxt, undefined = apply_updates(self.updates, state, (state - dels) | adds)
+        return nxt, fired, undefined
 
 
 class Task:
@@ -79,7 +93,10 @@ class Task:
         self.domain = domain
         self.problem = problem
         self.objects: dict[str, str] = {**domain.constants, **problem.objects}
-        self.init: frozenset[Atom] = problem.init
+        # With numeric fluents a state carries the fluents' values (toolkit.fluents.FluentState).
+        self.numeric: bool = domain.numeric or problem.numeric or problem.metric_expr is not None
+        self.init: frozenset[Atom] = (FluentState(problem.init, problem.function_values) if self.numeric
+                                      else problem.init)
         self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
@@ -151,10 +168,14 @@ class Task:
         canon = (schema.name, objs)
         hit = self._actions.get(canon)
         if hit is None:
-            hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs), self.cost_of(schema, objs))
+            hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs), self.cost_of(schema, objs),
+                               self._updates(schema, objs))
             self._actions[canon] = hit
         self._actions[key] = hit
         return hit
+
+    def _updates(self, schema: m.ActionSchema, args: tuple[str, ...]) -> tuple | None:
+        return ground_updates(schema, args, self.objects_of) if self.numeric else None
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.
@@ -194,7 +215,7 @@ class Task:
         if hit is None:
             action = self.domain.actions[schema]
             hit = self._actions[key] = GroundAction(action, args, *self.template(schema).ground(args),
-                                                    self.cost_of(action, args))
+                                                    self.cost_of(action, args), self._updates(action, args))
         return hit
 
     def template(self, name: str) -> ActionTemplate:

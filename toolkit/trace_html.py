@@ -50,33 +50,6 @@ def _image(png: bytes | None, alt: str) -> str:
     return f'<img alt="{_e(alt)}" src="data:image/png;base64,{base64.b64encode(png).decode("ascii")}">'
 
 
-def state_images(task: Task, parsed: ParsedPlan, report: PlanReport) -> list[bytes | None] | None:
-    """A picture of the initial state and after each step, or None when no world renders this domain.
-
-    The world replays the steps that the validator applied; a picture is kept only
-    where the world's state equals the validator's (else None: better no picture than a wrong one).
-    """
-    try:
-        from scene_graphs.registry import WORLDS, make_world
-    except ImportError:
-        return None
-    if task.domain.name.lower() not in WORLDS:
-        return None
-    world = make_world(task)
-    obs = world.reset(seed=0)
-    images: list[bytes | None] = [obs.png() if world.true_state() == task.init else None]
-    by_index = {s.index: s for s in report.steps}
-    for step in parsed.steps:
-        rep = by_index.get(step.index)
-        if rep is None or rep.state_after is None or step.action is None:
-            images.append(None)
-            continue
-        if world.can_execute(step.action):
-            obs = world.execute(step.action).observation
-        images.append(obs.png() if world.true_state() == rep.state_after else None)
-    return images
-
-
 def trace_page(task: Task, parsed: ParsedPlan, report: PlanReport, images: list[bytes | None] | None = None,
                title: str = "") -> str:
     """The HTML text of the trace page for a checked plan."""
@@ -162,8 +135,9 @@ def _goal(task: Task, report: PlanReport) -> str:
     return f'<h2>Goal</h2><p id="goal-gap">{_e(head)}</p><ul>{rows}</ul>'
 
 
-def write_trace(path: str | Path, task: Task, parsed: ParsedPlan, report: PlanReport) -> Path:
-    """Write the trace page (with state pictures where the domain has a world renderer)."""
+def write_trace(path: str | Path, task: Task, parsed: ParsedPlan, report: PlanReport,
+                images: list[bytes | None] | None = None) -> Path:
+    """Write the trace page, with the state pictures a world rendered (the CLI asks ``scene_graphs`` for them)."""
     out = Path(path)
-    out.write_text(trace_page(task, parsed, report, state_images(task, parsed, report)), encoding="utf-8")
+    out.write_text(trace_page(task, parsed, report, images), encoding="utf-8")
     return out

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from toolkit.model import Atom, Number, format_number
+from toolkit.fluents import metric_value
+from toolkit.model import Atom, Number, format_expr, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
 from toolkit.semantics import Unmet
 from toolkit.task import GroundAction, Task
@@ -27,6 +28,8 @@ def describe_unmet(u: Unmet) -> str:
         text = f"{u.atom} is {'false' if u.positive else 'true'}"
     else:
         text = f"{u.literal} is false"
+    if u.detail:
+        text += f": {u.detail}"
     if u.bindings:
         text += " (with " + ", ".join(f"{v} = {o}" for v, o in u.bindings) + ")"
     return text
@@ -177,6 +180,16 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
                 continue
             break
         unmet = tuple(act.unmet(state))
+        after, fired, undefined = act.apply_checked(state)
+        if undefined and not unmet:  # VAL: an effect reads a fluent without a value (BadAccessError)
+            rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
+                             message=f"step {step.index}: {act} cannot apply its effect {'; '.join(undefined)}",
+                             line=step.line, read_as=step.read_as)
+            reports.append(rep)
+            violations.append(rep)
+            if keep_going:
+                continue
+            break
         if unmet:
             why = "; ".join(describe_unmet(u) for u in unmet)
             rep = StepReport(step.index, step.text, str(act), False, unmet, reason=Reason.INAPPLICABLE,
@@ -186,11 +199,11 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
             if not keep_going:
                 reports.append(rep)
                 break
-            state, fired = act.apply_explained(state)
+            state = after
             cost += act.cost
             reports.append(StepReport(**{**rep.__dict__, "fired": tuple(fired), "state_after": state}))
             continue
-        state, fired = act.apply_explained(state)
+        state = after
         cost += act.cost
         reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state,
                                   line=step.line, read_as=step.read_as))
@@ -200,11 +213,16 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
     metric = _metric(task)
+    if task.problem.metric_expr is not None:  # PDDL 2.1: the plan's cost is the metric's value at the end
+        value = metric_value(task.problem.metric_expr, state)
+        cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
         n = len(parsed.steps)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
         if task.uses_costs:
             msg += f", total cost {format_number(cost)}"
+        elif task.problem.metric_expr is not None:
+            msg += f", metric {format_expr(task.problem.metric_expr)} = {format_number(cost)}"
         return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
                           text_read)
     if first is None:
@@ -224,7 +242,9 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
 
 
 def _metric(task: Task) -> str:
-    """What a plan's cost counts: ``total-cost`` under the cost metric, else the plan length."""
+    """What a plan's cost counts: ``total-cost`` under the cost metric, a metric over fluents, else the length."""
+    if task.problem.metric_expr is not None:
+        return f"{'minimize' if task.problem.minimize else 'maximize'} {format_expr(task.problem.metric_expr)}"
     return "total-cost" if task.uses_costs else "length"
 
 

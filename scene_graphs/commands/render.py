@@ -14,6 +14,7 @@ from pathlib import Path
 
 from toolkit.domains import add_task_arguments, load_task_args
 from toolkit import cli_args
+from toolkit.errors import PgtError
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     obs = world.reset(seed=args.seed)
+    if obs.render is None:  # a symbolic world (LoHoRavens' tabletop) has no view to draw
+        raise PgtError(f"the {task.domain.name} world draws no images; pgt render needs a world with a view")
     status = 0
     with open(out / "states.jsonl", "w") as log:
         for i in range(len(actions) + 1):

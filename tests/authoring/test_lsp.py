@@ -85,11 +85,12 @@ def session(tmp_path_factory) -> dict:
 
 def test_opening_the_broken_domain_shows_every_fault_at_once(session):
     got = {(d.code, d.range.start.line + 1, d.range.start.character + 1) for d in session["open"]}
-    assert {("arity-error", 14, 26), ("undeclared-name", 17, 32), ("unused-predicate", 10, 5),
+    # ranges sit on the offending name ("lit", "broken"), not on the "(" before it
+    assert {("arity-error", 14, 27), ("undeclared-name", 17, 33), ("unused-predicate", 10, 5),
             ("action-never-applicable", 19, 12)} <= got
     broken = next(d for d in session["open"] if d.code == "undeclared-name")
     assert broken.severity == lsp.DiagnosticSeverity.Error and broken.message.startswith("unknown predicate 'broken'")
-    assert broken.range.end.character - broken.range.start.character == len("(broken")
+    assert broken.range.end.character - broken.range.start.character == len("broken")
 
 
 def test_quick_diagnostics_come_first_without_reachability(session):

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from grounders.replay import ReplayGrounder
 from toolkit.cli import main
 from toolkit.domains import DOMAINS_ROOT
 
@@ -55,6 +54,14 @@ def catalogue(base: Path) -> dict[str, Path]:
         "wrapped-bad-shape": b'{"init_graph": {"nodes": {"room": [1], "asset": "x"}}, "final_graph": []}',
         "episodes-incomplete": b'{"schema": 1}\n{"schema": 1, "id": "x", "split": ["a"], "success": "maybe", '
                                b'"questions": null, "config": 3, "label": 7}\n{"schema": 1, "id"',
+        # issue 27: bytes that are not UTF-8 (pgt run --replay raised UnicodeDecodeError), a foreign line in an
+        # episodes file (resume: KeyError 'split'), a record whose config lacks the protocol (report: KeyError)
+        "not-utf8-bytes": b'\xff\xfe{"atom": "(on a b)"}\n',
+        "episodes-foreign": b'{"schema": 1, "id": "x"}\n',
+        "episodes-no-protocol": (json.dumps({
+            "schema": 1, "id": "simple/simple_0/seed0", "suite": "viplan-bw/simple", "split": "simple",
+            "problem": "simple_0", "seed": 0, "label": "x", "config": {"suite": "viplan-bw/simple", "accuracy": 0.9},
+            "success": True, "outcome": "success", "questions": 1, "answered": 1, "correct": 1}) + "\n").encode(),
     }
     out = {}
     for name, data in files.items():
@@ -109,7 +116,7 @@ SLOTS: dict[str, list[str]] = {
 }
 KINDS = ["missing", "folder", "empty", "binary", "non-utf8", "nul", "huge", "malformed-pddl", "malformed-json",
          "deep-json", "json-not-object", "jsonl-mixed", "bom-garbage", "scene-bad-shape", "wrapped-bad-shape",
-         "episodes-incomplete"]
+         "episodes-incomplete", "not-utf8-bytes", "episodes-foreign", "episodes-no-protocol"]
 # Commands whose input is read as text in full: a file that is missing or a folder is bad input (2).
 MUST_REFUSE = {"missing", "folder"}
 
@@ -136,8 +143,6 @@ def fill(template: list[str], file: Path | str, out_dir: Path) -> list[str]:
 @pytest.mark.parametrize("kind", KINDS)
 @pytest.mark.parametrize("slot", list(SLOTS))
 def test_bad_file_in_every_slot(slot: str, kind: str, bad, tmp_path: Path, capsys) -> None:
-    if slot == "run replay" and not hasattr(ReplayGrounder, "from_file"):
-        pytest.skip("pgt run --grounder replay is broken until issue 12 item 1 lands (ReplayGrounder.from_file)")
     out_dir = tmp_path / "out"
     argv = fill(SLOTS[slot], bad[kind], out_dir)
     code, _, err = call(capsys, argv)

@@ -149,15 +149,18 @@ def test_a_comma_between_variables_is_located_and_explained(tmp_path, capsys) ->
                            "PDDL separates names with spaces, not commas")
 
 
-def test_a_cost_counter_not_spelled_total_cost_is_refused_with_the_rename(tmp_path, capsys) -> None:
-    # ALFRED's PutTask domain counts (totalCost), which PDDL's action costs do not know.
+def test_a_cost_counter_not_spelled_total_cost_is_a_numeric_fluent(tmp_path, capsys) -> None:
+    # ALFRED's PutTask domain counts (totalCost): PDDL 2.1 reads it as a numeric fluent of its own, so a
+    # problem that sets and minimises (total-cost) names an undeclared function, with the declared one suggested.
     text = DECLARED.replace("(total-cost)", "(totalCost)")
     domain = write(tmp_path, "domain.pddl", text)
     code, _, err = run(capsys, "validate", domain, write(tmp_path, "p.pddl", CLEAN_MUG), write(tmp_path, "x.plan", ""))
     assert code == 2
-    assert err.startswith(f"pgt validate: error: {domain}:{position(text, '(increase (totalCost)')}: unsupported PDDL "
-                          "feature numeric effects other than action costs (increase (totalCost)): action costs "
-                          "increase (total-cost), spelled so; rename totalCost to total-cost")
+    assert err.startswith(f"pgt validate: error: {tmp_path / 'p.pddl'}:15:5: unknown function 'total-cost'; "
+                          "did you mean totalCost?")
+    renamed = CLEAN_MUG.replace("(total-cost)", "(totalCost)")
+    code, out, _ = run(capsys, "validate", domain, write(tmp_path, "q.pddl", renamed), write(tmp_path, "x.plan", ""))
+    assert code == 1 and "INVALID" in out
 
 
 NAVIGATION = """(define (domain manipulation)
@@ -202,13 +205,14 @@ def test_llm_p_distance_costs_plan_optimally_and_lint_names_the_missing_requirem
     assert f"{domain}:2:5: warning: uses :action-costs without declaring it in :requirements" in out
 
 
-def test_a_numeric_goal_is_refused_at_the_goal_not_at_an_initial_value(tmp_path, capsys) -> None:
+def test_a_numeric_goal_is_planned_by_a_numeric_planner_only(tmp_path, capsys) -> None:
+    # A goal over a static distance makes the task numeric (PDDL 2.1): the boolean planners say so.
     problem_text = SHELF.replace("(:goal (at cup shelf))", "(:goal (and (at cup shelf) (< (distance desk bin) 2)))")
     domain, problem = write(tmp_path, "domain.pddl", NAVIGATION), write(tmp_path, "p.pddl", problem_text)
-    code, _, err = run(capsys, "plan", domain, problem)
-    assert code == 2
-    assert err.startswith(f"pgt plan: error: {problem}:{position(problem_text, '(< (distance')}: unsupported PDDL "
-                          "feature numeric conditions")
+    code, out, _ = run(capsys, "plan", domain, problem)
+    assert code == 1
+    assert ("the task has numeric fluents (PDDL 2.1) and auto plans boolean tasks only; --planner enhsp plans "
+            "numeric tasks") in out
 
 
 def test_a_wrongly_typed_initial_atom_names_the_lenient_option(tmp_path, capsys) -> None:

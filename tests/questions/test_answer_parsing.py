@@ -35,3 +35,18 @@ def test_unparseable_is_explicit_and_never_raises(text: str | None) -> None:
 
 def test_explanation_is_kept() -> None:
     assert parse_answer("<explanation>red on top</explanation><answer>Yes</answer>").explanation == "red on top"
+
+
+@pytest.mark.parametrize("reply,verdict", [
+    ("Yes.", "yes"), ("<explanation>It is there.</explanation>\n<answer>\nNo\n\n</answer>", "no"),
+    ("I think not", "no"), ("Nothing is on it", "no"), ("yesterday", "yes"), ("The answer is: yes.", "yes"),
+    ("<answer>No<\\answer>", "no"), ("Maybe", None), ("<explanation>The red block is on top.</explanation>", None),
+    ("", None), ("It could be yes or no", "yes"),
+])
+def test_the_viplan_protocols_read_replies_as_viplans_code(reply: str, verdict: str | None) -> None:
+    # parse_output + cast_to_yes_no (viplan/code_helpers.py, benchmark_blocksworld_plan.py): the first word
+    # *starting* with yes/no decides; tags found without an <answer> are no answer at all
+    from toolkit.answers import parse_viplan_answer
+
+    parsed = parse_viplan_answer(reply)
+    assert (parsed.verdict.value if parsed.status == "ok" else None) == verdict

@@ -46,7 +46,7 @@ def test_action_text_parses_back_to_the_same_action(domain: str, problem: str) -
 def test_viplan_style_questions_and_display_names() -> None:
     bw = QuestionBook(_task("blocksworld", "simple_problem_0"))
     assert bw.question(Atom("inColumn", ("r", "c1"))) == 'Is the red block in the column labeled "c1"?'
-    assert bw.question(Atom("clear", ("y",))) == "Is the yellow block the topmost block of its column?"
+    assert bw.question(Atom("clear", ("y",))) == "Is the yellow block the topmost of its column?"  # ViPlan's code
     assert bw.display_name("c1") == 'the column labeled "c1"'
     hh = QuestionBook(_task("household", "cleaning_out_drawers_0"))
     assert hh.question(Atom("holding", ("bowl_1",))) == "Is the agent holding the bowl?"

@@ -43,6 +43,7 @@ def _plan(*steps: str) -> str:
 def test_unknown_actions_are_dropped_not_failures(grid):
     s = score_plan_babybench(grid, _plan(R1, "(fly c-1-0)", "(dance)", R2, PICK), _opt)
     assert s.success and s.dropped == ("(fly c-1-0)", "(dance)") and s.steps_taken == 3 and s.efficiency == 1.0
+    assert s.parsed == 3  # dropped steps are not in the official denominator
     assert not score_plan(grid, _plan(R1, "(fly c-1-0)", R2, PICK)).valid  # pgt's own: the plan fails
 
 
@@ -53,7 +54,8 @@ def test_inapplicable_steps_change_nothing_and_count_as_taken(grid):
 
 def test_success_counts_the_first_time_the_goal_is_reached(grid):
     s = score_plan_babybench(grid, _plan(R1, R2, PICK, UP_BAD, "(move-up c-2-0 c-2-1)"), _opt)
-    assert s.success and s.steps_taken == 3 and s.efficiency == 1.0  # steps after the goal are not run
+    assert s.success and s.steps_taken == 3  # steps after the goal are not run ...
+    assert s.efficiency == 3 / 5 and s.pgt_efficiency == 1.0  # ... but evaluators/plan.py counts them all
     assert not score_plan(grid, _plan(R1, R2, PICK, UP_BAD)).valid
 
 
@@ -62,18 +64,30 @@ def test_failed_plans_have_efficiency_zero(grid):
     assert not s.success and s.efficiency == 0.0 and s.steps_taken == 2 and s.optimal is None
     empty = score_plan_babybench(grid, "", _opt)
     assert not empty.success and empty.efficiency == 0.0 and empty.steps_taken == 0
-    assert score_plan(grid, _plan(R1, R2)).efficiency is None  # pgt's own: undefined, left out of means
 
 
-def test_position_and_manhattan_by_hand(grid):
+def test_a_goal_true_before_any_step_is_no_success(tmp_path):
+    problem = tmp_path / "done.pddl"
+    problem.write_text(PROBLEM.read_text().replace("(:goal (has-key))", "(:goal (at-agent c-0-0))"))
+    task = load_task(DOMAIN, problem)
+    assert not score_plan_babybench(task, "", _opt).success  # no step, no termination: CR 0 in evaluators/plan.py
+    noop = score_plan_babybench(task, _plan(R2), _opt)  # a step that changes nothing still ends the episode
+    assert noop.success and noop.ignored == (1,) and noop.steps_taken == 1
+
+
+def test_position_direction_and_manhattan_by_hand(grid):
     assert manhattan((3, 5), (0, 1)) == 7 and manhattan((2, 2), (2, 2)) == 0
-    actions = _plan(R1, "(fly)", UP_BAD, R2, PICK, "(move-up c-2-0 c-2-1)")  # ends at (2, 1)
-    far = score_prediction_babybench(grid, actions, "(at-agent c-0-0)\n(has-key)", "at-agent")
-    assert far.true_position == (2, 1) and not far.success and far.manhattan == 3
-    hit = score_prediction_babybench(grid, actions, "at-agent(c-2-1)", "AT-AGENT")
+    actions = _plan(R1, "(fly)", UP_BAD, R2, PICK, "(move-up c-2-0 c-2-1)")  # ends at (2, 1) facing north (3)
+    far = score_prediction_babybench(grid, actions, "(at-agent c-0-0)\n(facing north)", "at-agent", "facing")
+    assert far.true_position == (2, 1) and far.true_direction == 3 and not far.success and far.manhattan == 3
+    hit = score_prediction_babybench(grid, actions, "at-agent(c-2-1) facing(north)", "AT-AGENT", "facing")
     assert hit.success and hit.manhattan == 0
-    nowhere = score_prediction_babybench(grid, actions, "(has-key)", "at-agent")
-    assert not nowhere.success and nowhere.manhattan is None
+    turned = score_prediction_babybench(grid, actions, "(at-agent c-2-1) (facing east)", "at-agent", "facing")
+    assert not turned.success and turned.manhattan == 0 and turned.to_json()["pgt_position_success"]
+    official = score_prediction_babybench(grid, actions, "It ends at ((2, 1), 3).", "at-agent", "facing")
+    assert official.success  # the benchmark's own answer format
+    with pytest.raises(PgtError, match="no agent state in the prediction"):
+        score_prediction_babybench(grid, actions, "(has-key)", "at-agent", "facing")
 
 
 def test_position_errors_are_clear(grid):
@@ -84,7 +98,9 @@ def test_position_errors_are_clear(grid):
     with pytest.raises(PgtError, match="arguments hold 1 integers"):
         position_of({Atom("at-agent", ("x7",))}, "at-agent")
     with pytest.raises(PgtError, match="unknown position predicate 'at'"):
-        score_prediction_babybench(grid, "", "", "at")
+        score_prediction_babybench(grid, "", "", "at", "facing")
+    with pytest.raises(PgtError, match="unknown direction predicate 'heading'"):
+        score_prediction_babybench(grid, "", "", "at-agent", "heading")
 
 
 def test_lcs_matching_by_hand_and_the_strict_threshold():
@@ -117,12 +133,14 @@ def test_batches_use_the_official_means(tmp_path, capsys):
     assert summary["success"]["mean"] == 0.5 and summary["efficiency"]["mean"] == (3 / 4 + 0) / 2
     assert summary["efficiency"]["n"] == 2
     preds = [{"domain": str(DOMAIN), "problem": str(PROBLEM), "actions": _plan(R1), "prediction": p}
-             for p in ("(at-agent c-1-0)", "(at-agent c-0-1)", "(at-agent c-2-1)")]
+             for p in ("(at-agent c-1-0) (facing east)", "(at-agent c-1-0) (facing north)", "((0, 1), 0)",
+                       "(at-agent c-2-1)")]
     batch.write_text("".join(json.dumps(r) + "\n" for r in preds))
     assert main(["score", "predict-batch", str(batch), "--metric", "babybench", "--position", "at-agent",
-                 "--json", "--quiet"]) == 0
+                 "--direction", "facing", "--json", "--quiet"]) == 1  # the last names no direction: refused
     summary = {m["metric"]: m for m in json.loads(capsys.readouterr().out.splitlines()[-1])["metrics"]}
-    assert summary["success"]["mean"] == 1 / 3 and summary["manhattan"]["mean"] == (0 + 2 + 2) / 3
+    assert summary["success"]["mean"] == 1 / 3 and summary["manhattan"]["mean"] == (0 + 0 + 2) / 3
+    assert summary["pgt_position_success"]["mean"] == 2 / 3
 
 
 def test_cli_plan_and_predict_with_babybench(capsys, tmp_path):
@@ -133,8 +151,9 @@ def test_cli_plan_and_predict_with_babybench(capsys, tmp_path):
     assert out["success"] and out["efficiency"] == 1.0 and out["dropped_steps"] == ["(fly)"]
     pred = tmp_path / "pred.txt"
     pred.write_text("(at-agent c-0-0)")
-    assert main(["score", "predict", str(DOMAIN), str(PROBLEM), str(plan), str(pred), "--metric", "babybench"]) == 2
-    assert "needs --position" in capsys.readouterr().err
+    assert main(["score", "predict", str(DOMAIN), str(PROBLEM), str(plan), str(pred), "--metric", "babybench",
+                 "--position", "at-agent"]) == 2
+    assert "--direction PRED" in capsys.readouterr().err
 
 
 # Produced by sentence-transformers 5 itself (SentenceTransformer(<the packaged folder>), normalize_embeddings=True)

@@ -16,6 +16,8 @@ from openai_server import Reply, question_of, start_fake_openai
 import benchmarks.runner as runner
 from benchmarks.runner import GROUNDERS, PROTOCOLS, RunConfig, run_study
 from benchmarks.store import collect, read_records
+from grounders.proposers import plan_json
+from toolkit.agents.planner_prompts import domain_text
 from toolkit.planners import get_planner
 from toolkit.questions import QuestionBook
 
@@ -64,9 +66,8 @@ def _truthful_vlm(live: type[_Live]):
                         (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}]))
         if "## Goal" in text:  # the VLM-as-planner prompt
             result = planner.solve(env.task, init=env.true_state())
-            steps = ", ".join(f'{{"action": "{a.name.lower()}", "parameters": {list(a.args)!r}}}'.replace("'", '"')
-                              for a in result.plan)
-            return Reply(f'```json\n{{"plan": [{steps}]}}\n```')
+            # in the format ViPlan's prompt asks for (Blocksworld: parameters keyed by type)
+            return Reply(f"```json\n{plan_json(list(result.plan), domain_text(env.task).parameters)}\n```")
         atom = QuestionBook(env.task).atom_for_question(question_of(request))
         return Reply("I cannot tell." if atom is None else "Yes" if atom in env.true_state() else "No")
 

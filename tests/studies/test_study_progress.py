@@ -23,3 +23,13 @@ def test_the_line_shows_questions_per_second_tokens_and_an_eta(monkeypatch, caps
 def test_token_counts_and_durations_read_at_a_glance() -> None:
     assert [_si(n) for n in (999, 1500, 2_345_678, 3e9)] == ["999", "1.5k", "2.3M", "3.0G"]
     assert [_duration(s) for s in (59.4, 75, 4000)] == ["59s", "1m15s", "1h06m"]
+
+
+def test_the_line_reports_429s_and_the_clamped_study_wide_pause() -> None:
+    from grounders.limits import EndpointLimiter
+
+    limiter = EndpointLimiter(max_inflight=4, clock=lambda: 0.0, sleep=lambda s: None)
+    limiter.throttled(100000.0)  # Retry-After: 100000 (27.8 h) pauses the study at most the cap
+    bar = Progress(total=2, done=0, label="study", bar=False)
+    bar.limiter = limiter
+    assert " 429s 1 (paused 2m00s) " in bar.line()

@@ -12,7 +12,7 @@ from openai_server import Reply, question_of, start_fake_openai
 from benchmarks.runner import RunConfig, run_study
 from grounders.factory import image_question_book
 from scene_graphs.registry import make_world
-from toolkit.agents.vlm_planner import goal_in_words
+from toolkit.agents.viplan_goals import goal_text_viplan, goal_with_names
 from toolkit.cli import main
 from toolkit.domains import shipped_domain, shipped_problem
 from toolkit.questions import QuestionBook
@@ -43,9 +43,9 @@ def test_pictorial_questions_name_objects_by_colour_and_category() -> None:
     atom = next(a for a in sorted(task.init) if a.predicate == "inside")
     assert book.atom_for_question(book.question(atom)) == atom
     assert image_question_book(RunConfig(suite="viplan-hh"), task).question(atom) == QuestionBook(task).question(atom)
-    text = goal_in_words(task, book)
-    assert "Objects (name used in actions" in text and all(f"- {o}: " in text for o in task.objects)
-    assert "Objects" not in goal_in_words(task)
+    text = goal_with_names(task, book)
+    assert "Objects (name used in actions" in text and all(f"- {o.lower()}: " in text for o in task.objects)
+    assert "Objects" not in goal_text_viplan(task)
 
 
 def test_vlm_study_sends_the_pictorial_image_and_picture_names(tmp_path: Path) -> None:

@@ -10,7 +10,8 @@ right (or wrong) exactly where the test wants.
         config = VLMConfig(model="fake", base_url=server.base_url, api_key="sk-test")
 
 Fault-injection modes (:func:`server_error`, :func:`rate_limited`, :func:`hang`,
-:func:`malformed`, :func:`not_yes_no`, :func:`unauthorized`) build the scripted
+:func:`trickle`, :func:`oversized`, :func:`endless`, :func:`malformed`, :func:`not_yes_no`,
+:func:`unauthorized`) build the scripted
 replies of a misbehaving endpoint: ``server.script.extend([server_error(), Reply("Yes")])``.
 """
 
@@ -43,6 +44,8 @@ class Reply:
     prompt_tokens: int = 11
     completion_tokens: int = 2
     headers: dict[str, str] = field(default_factory=dict)  # extra response headers, e.g. Retry-After
+    trickle: float = 0.0  # send the body one byte per this many seconds (a slow-loris endpoint)
+    endless: bool = False  # after the headers, send body bytes until the client hangs up (no Content-Length)
 
 
 # Fault-injection modes: what misbehaving endpoints do, one scripted reply each.
@@ -62,6 +65,21 @@ def hang(seconds: float = 2.0) -> Reply:
     return Reply(delay=seconds)
 
 
+def trickle(interval: float = 0.2, content: str = "Yes") -> Reply:
+    """A completion whose body comes one byte every ``interval`` seconds: each read is quick, the whole is not."""
+    return Reply(content, trickle=interval)
+
+
+def oversized(size: int) -> Reply:
+    """A completion whose text is ``size`` bytes long."""
+    return Reply("Yes " + "x" * size)
+
+
+def endless() -> Reply:
+    """A 200 whose body never ends (chunks until the client hangs up)."""
+    return Reply(endless=True)
+
+
 def malformed(body: str = '{"choices": [{"message": ') -> Reply:
     """HTTP 200 whose body is not a chat completion (truncated JSON by default)."""
     return Reply(body=body)
@@ -75,6 +93,9 @@ def not_yes_no(text: str = "The image is too blurry to say.") -> Reply:
 def unauthorized(message: str = "Incorrect API key provided") -> Reply:
     """HTTP 401 (never retried; fatal for a study)."""
     return Reply(status=401, body=json.dumps({"error": {"message": message, "type": "invalid_request_error"}}))
+
+
+ENDLESS_CHUNKS = 1024  # 64 MiB: "endless" for any sane reply cap
 
 
 Responder = Callable[[dict[str, Any]], "Reply | str"]
@@ -167,17 +188,31 @@ def start_fake_openai(responder: Responder | None = None, refuse_logprobs: bool 
         def log_message(self, *args: object) -> None:  # keep test output quiet
             pass
 
-        def _send(self, status: int, body: str, headers: dict[str, str] | None = None) -> None:
+        def _send(self, status: int, body: str, headers: dict[str, str] | None = None, trickle: float = 0.0,
+                  endless: bool = False) -> None:
             data = body.encode()
             try:
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 for name, value in (headers or {}).items():
                     self.send_header(name, value)
+                if endless:
+                    self.send_header("Connection", "close")
+                    self.end_headers()
+                    chunk = b" " * 65536
+                    for _ in range(ENDLESS_CHUNKS):  # until the client hangs up (bounded, so a test of
+                        self.wfile.write(chunk)      # a client without a size cap cannot eat the machine)
+                    return
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
-                self.wfile.write(data)
-            except (BrokenPipeError, ConnectionResetError):
+                if trickle:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i:i + 1])
+                        self.wfile.flush()
+                        time.sleep(trickle)
+                else:
+                    self.wfile.write(data)
+            except (BrokenPipeError, ConnectionResetError, OSError):
                 pass  # the client gave up (timeout test)
 
         def do_GET(self) -> None:  # noqa: N802 - http.server naming
@@ -190,11 +225,14 @@ def start_fake_openai(responder: Responder | None = None, refuse_logprobs: bool 
             except ValueError:
                 request = {}
             with fake._lock:
-                fake.headers.append({k.lower(): v for k, v in self.headers.items()})
+                fake.headers.append({**{k.lower(): v for k, v in self.headers.items()}, ":path": self.path})
             reply = fake.next_reply(request)
             if reply.delay:
                 time.sleep(reply.delay)
-            if reply.body is not None:
+            if reply.endless or reply.trickle:
+                self._send(200, json.dumps(_completion(reply, request.get("model", "fake"))), reply.headers,
+                           reply.trickle, reply.endless)
+            elif reply.body is not None:
                 self._send(reply.status, reply.body, reply.headers)
             elif reply.status != 200:
                 self._send(reply.status, json.dumps({"error": {"message": f"scripted HTTP {reply.status}",

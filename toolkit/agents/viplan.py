@@ -1,118 +1,207 @@
-"""The ViPlan VLM-as-grounder protocol, faithful to the paper (section 4.1).
+"""The ViPlan VLM-as-grounder protocol, rule for rule as ViPlan's code runs it.
 
-1. *Predicate enumeration*: ask about every grounded atom the observation can show;
-   atoms it cannot show are filled from privileged information (as ViPlan-HH does).
-2. Plan on the believed state.
-3. Before each action ask its precondition atoms; after it, the atoms its effects
-   change. Any mismatch: re-enumerate everything and replan.
-4. Stop when the believed state satisfies the goal, when no plan is found, or at
-   the step cap. Success is judged on the world's *true* state.
+The reference is the code that wrote ViPlan's released results
+(github.com/merlerm/ViPlan): ``check_plan`` / ``check_action`` / ``main`` in
+``viplan/experiments/benchmark_blocksworld_plan.py`` (ViPlan-BW) and
+``benchmark_igibson_plan.py`` (ViPlan-HH). Where the paper and the code differ,
+the code wins; pgt's own ideas live in ``pgt-grounder`` (:mod:`toolkit.agents.belief_agent`).
 
-Unanswerable replies (unknown / unparseable / endpoint errors) never abort an
-episode: they carry no evidence and leave the belief as it was.
+1. **Start.** On a fully observable world the initial state is *enumerated*: every
+   type-correct ground atom is asked and the belief is the answers (``main``,
+   ``enumerate_initial_state=True`` in the released BW logs). On a partially
+   observable world the belief starts from the true state (``main`` of the
+   household script raises ``NotImplementedError`` otherwise; the released HH logs
+   have ``enumerate_initial_state: False``).
+2. **Plan** on the belief (the planner is the caller's; ViPlan's is
+   unified-planning's ``OneshotPlanner``, pgt's ``up-oneshot``).
+3. **Each action is an attempt**, and the step cap counts attempts
+   (``while action_queue and len(results) < max_actions``), whether or not it ran:
+   - ask its precondition atoms (:func:`~toolkit.agents.viplan_atoms.precondition_expectations`);
+     on a partially observable world the hidden ones are read from the true state,
+     and a hidden one that is false ends the episode (ViPlan's ``check_action``
+     returns five values where six are unpacked; the exception ends the episode:
+     stop ``hidden_precondition``);
+   - every answer updates the belief; any answer other than the expected one makes
+     the attempt fail without acting;
+   - else the world executes it; an action the world refuses fails the attempt;
+   - else ask the atoms its effects set (hidden ones are set in the belief to the
+     expected value); any unexpected answer fails the attempt.
+4. **A failed attempt**: if the world refused the action and it equals the most
+   recent action, stop (``loop``: "Action was not legal, but it was the same as the
+   most recent action"); else re-enumerate (the visible atoms; hidden ones from the
+   true state) and replan; no plan: stop (``no_plan``), planner crash: stop
+   (``planner_error``).
+5. **The episode ends** when the plan runs out (``plan_exhausted``), at the cap
+   (``step_cap``), or at an answer that is neither yes nor no (``bad_answer``:
+   ViPlan's ``update_vlm_state`` asserts yes/no, and the exception ends the episode,
+   during enumeration as during an action). It never stops early because the
+   belief says the goal holds. Success is the goal in the world's true state.
 """
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 
-from toolkit.agents.base import Clock, EpisodeResult, Ledger, condition_atoms
+from toolkit.agents.base import Clock, EpisodeResult, Ledger
+from toolkit.agents.viplan_atoms import effect_expectations, precondition_expectations
 from toolkit.model import Atom
-from toolkit.planners.base import Planner
-from toolkit.protocols import Environment, Grounder, Observation
-from toolkit.semantics import effect_delta
-from toolkit.task import GroundAction
+from toolkit.planners.base import Planner, PlanStatus
+from toolkit.protocols import Answer, Environment, Grounder, Observation, Verdict
+from toolkit.task import GroundAction, Task
+
+# ViPlan's max_actions: check_plan's default (20), which the BW script never overrides; the household
+# script passes --max_steps 10/20/30 by split (sh_scripts/*/benchmark_igibson_planning_array.sh).
+DEFAULT_MAX_STEPS = 20
 
 
 @dataclass(frozen=True)
 class ViPlanGrounderConfig:
-    max_steps: int = 20
+    max_steps: int = DEFAULT_MAX_STEPS
     planner_timeout: float = 30.0
-    max_replans: int = 50  # safety net against a grounder that never agrees with itself
+    # None: as ViPlan's code does, enumerate on a fully observable world, start from the truth otherwise.
+    enumerate_initial: bool | None = None
+    enumerate_replan: bool = True  # ViPlan's default (`enumerate_replan: bool = True`)
 
 
-def answers_to_state(belief: frozenset[Atom], atoms: list[Atom], answers) -> frozenset[Atom]:
-    """``belief`` with every answered atom set to its answer (unknowns keep the belief)."""
+class _BadAnswer(Exception):
+    """An answer that is neither yes nor no: ViPlan's assertion in update_vlm_state."""
+
+
+def universe(task: Task) -> list[Atom]:
+    """Every type-correct ground atom: the keys of ViPlan's state dictionaries (``on g,g`` included)."""
+    return task.all_atoms()
+
+
+def _ask(ledger: Ledger, obs: Observation, atoms: list[Atom], phase: str, step: int) -> list[bool]:
+    answers: list[Answer] = ledger.ask(obs, atoms, phase, step)
+    if any(a.verdict is Verdict.UNKNOWN for a in answers):
+        raise _BadAnswer
+    return [a.verdict is Verdict.YES for a in answers]
+
+
+def answers_to_state(belief: frozenset[Atom], atoms: list[Atom], values: list[bool]) -> frozenset[Atom]:
+    """``belief`` with every asked atom set to its answer."""
     state = set(belief)
-    for atom, ans in zip(atoms, answers):
-        if ans.value is True:
+    for atom, value in zip(atoms, values):
+        if value:
             state.add(atom)
-        elif ans.value is False:
+        else:
             state.discard(atom)
     return frozenset(state)
 
 
-def enumerate_state(env: Environment, ledger: Ledger, obs: Observation, step: int,
-                    previous: frozenset[Atom] | None = None) -> frozenset[Atom]:
-    """Ask about every visible atom; non-visible atoms come from privileged info."""
-    universe = env.task.all_atoms()
-    visible = [a for a in universe if obs.can_see(a)]
-    hidden = [a for a in universe if not obs.can_see(a)]
-    answers = ledger.ask(obs, visible, "enumerate", step)
-    base = previous if previous is not None else frozenset()
-    state = answers_to_state(base & frozenset(visible), visible, answers)
-    privileged = frozenset(a for a in hidden if a in obs.truth)
-    return state | privileged
+def enumerate_state(task: Task, ledger: Ledger, obs: Observation, truth: frozenset[Atom], step: int) -> frozenset[Atom]:
+    """Ask every visible atom; the rest keep their true value (ViPlan starts from ``copy.deepcopy(env.state)``)."""
+    visible = [a for a in universe(task) if obs.can_see(a)]
+    return answers_to_state(truth, visible, _ask(ledger, obs, visible, "enumerate", step))
+
+
+def fully_observable(task: Task, obs: Observation) -> bool:
+    return obs.visible is None or all(obs.can_see(a) for a in universe(task))
 
 
 def run_viplan_grounder(env: Environment, grounder: Grounder, planner: Planner,
                         config: ViPlanGrounderConfig = ViPlanGrounderConfig(), seed: int | None = None) -> EpisodeResult:
     """Run one episode of the ViPlan VLM-as-grounder protocol."""
-    clock = Clock()
+    run = _Episode(env, Ledger(grounder), planner, config)
+    try:
+        stop = run.play(seed)
+    except _BadAnswer:
+        stop = "bad_answer"
     task = env.task
-    ledger = Ledger(grounder)
-    obs = env.reset(seed)
-    step = 0
-    belief = enumerate_state(env, ledger, obs, step)
-    enumerations, replans, failures = 1, 0, 0
-    plan_lengths: list[int] = []
-    stop = "step_cap"
-    while step < config.max_steps:
-        if task.goal_holds(belief):
-            stop = "goal_believed"
-            break
-        result = planner.solve(task, init=belief, timeout=config.planner_timeout)
-        if not result.solved:
-            ledger.note("plan", step, status=result.status.value, message=result.message)
-            stop = f"no_plan:{result.status.value}"
-            break
-        plan_lengths.append(len(result.plan))
-        ledger.note("plan", step, plan=[str(a) for a in result.plan])
-        mismatch = False
-        for action in result.plan:
-            if step >= config.max_steps:
-                break
-            mismatch = not _preconditions_hold(action, obs, belief, ledger, step)
-            if mismatch:
-                break
-            expected = action.apply(belief)
-            adds, dels, _ = effect_delta(action.effect, belief)
-            outcome = env.execute(action)
-            step += 1
-            failures += outcome.failure is not None
-            ledger.note("act", step, action=str(action), executed=outcome.executed, failure=outcome.failure)
-            obs = outcome.observation
-            changed = sorted((adds | dels) & frozenset(a for a in adds | dels if obs.can_see(a)))
-            answers = ledger.ask(obs, changed, "effect", step)
-            belief = expected
-            if any(ans.value is not None and ans.value != (atom in expected) for atom, ans in zip(changed, answers)):
-                mismatch = True
-                break
-        if mismatch:
-            replans += 1
-            if replans > config.max_replans:
-                stop = "replan_cap"
-                break
-            ledger.note("replan", step, reason="mismatch")
-            belief = enumerate_state(env, ledger, obs, step, belief)
-            enumerations += 1
     success = task.goal_holds(env.true_state())
-    return EpisodeResult(success, stop, step, replans, enumerations, ledger, clock.seconds(), plan_lengths, failures)
+    return EpisodeResult(success, stop, run.attempts, run.replans, run.enumerations, run.ledger, run.clock.seconds(),
+                         run.plan_lengths, run.failures)
 
 
-def _preconditions_hold(action: GroundAction, obs: Observation, belief: frozenset[Atom], ledger: Ledger,
-                        step: int) -> bool:
-    """Ask the visible precondition atoms; does the precondition hold given the answers?"""
-    atoms = [a for a, _ in condition_atoms(action) if obs.can_see(a)]
-    answers = ledger.ask(obs, atoms, "precondition", step)
-    return action.is_applicable(answers_to_state(belief, atoms, answers))
+class _Episode:
+    def __init__(self, env: Environment, ledger: Ledger, planner: Planner, config: ViPlanGrounderConfig) -> None:
+        self.env, self.ledger, self.planner, self.config = env, ledger, planner, config
+        self.task = env.task
+        self.clock = Clock()
+        self.attempts = self.replans = self.enumerations = self.failures = 0
+        self.plan_lengths: list[int] = []
+
+    def plan(self, belief: frozenset[Atom]) -> deque[GroundAction] | str:
+        """The plan as a queue, or the stop reason when there is none."""
+        result = self.planner.solve(self.task, init=belief, timeout=self.config.planner_timeout)
+        if not result.solved:
+            self.ledger.note("plan", self.attempts, status=result.status.value, message=result.message)
+            # ViPlan's get_plan returns None when the planner raises ("Breaking out of episode due to error
+            # in the planner"), a result without a plan when it finds none ("No plan found")
+            return "planner_error" if result.status is PlanStatus.CRASHED else "no_plan"
+        self.plan_lengths.append(len(result.plan))
+        self.ledger.note("plan", self.attempts, plan=[str(a) for a in result.plan])
+        return deque(result.plan)
+
+    def play(self, seed: int | None) -> str:
+        env, task, config = self.env, self.task, self.config
+        obs = env.reset(seed)
+        enumerate_initial = config.enumerate_initial
+        if enumerate_initial is None:
+            enumerate_initial = fully_observable(task, obs)
+        if enumerate_initial:
+            belief = enumerate_state(task, self.ledger, obs, frozenset(), 0)
+            self.enumerations += 1
+        else:
+            belief = env.true_state()
+        queue = self.plan(belief)
+        if isinstance(queue, str):
+            return queue
+        most_recent: str | None = None
+        while queue and self.attempts < config.max_steps:
+            action = queue.popleft()
+            outcome, belief, obs = self.attempt(action, belief, obs)
+            if outcome == "hidden_precondition":
+                return outcome
+            self.attempts += 1
+            if outcome != "ok":
+                if outcome == "illegal" and str(action) == most_recent:
+                    return "loop"
+                self.replans += 1
+                self.ledger.note("replan", self.attempts, reason=outcome)
+                if config.enumerate_replan:
+                    belief = enumerate_state(task, self.ledger, obs, env.true_state(), self.attempts)
+                    self.enumerations += 1
+                queue = self.plan(belief)
+                if isinstance(queue, str):
+                    return queue
+            if not queue:
+                return "plan_exhausted"
+            if self.attempts >= config.max_steps:
+                return "step_cap"
+            most_recent = str(action)
+        return "plan_exhausted" if not queue else "step_cap"
+
+    def attempt(self, action: GroundAction, belief: frozenset[Atom], obs: Observation
+                ) -> tuple[str, frozenset[Atom], Observation]:
+        """ViPlan's check_action: ``ok``, ``preconditions``, ``illegal``, ``effects`` or ``hidden_precondition``."""
+        step = self.attempts
+        truth = self.env.true_state()
+        expected = precondition_expectations(self.task, action)
+        hidden = [(a, v) for a, v in expected if not obs.can_see(a)]
+        if any((a in truth) != v for a, v in hidden):
+            self.ledger.note("act", step + 1, action=str(action), outcome="hidden_precondition")
+            return "hidden_precondition", belief, obs
+        asked = [(a, v) for a, v in expected if obs.can_see(a)]
+        values = _ask(self.ledger, obs, [a for a, _ in asked], "precondition", step)
+        belief = answers_to_state(belief, [a for a, _ in asked], values)
+        if any(value != want for (_, want), value in zip(asked, values)):
+            self.ledger.note("act", step + 1, action=str(action), outcome="preconditions")
+            return "preconditions", belief, obs
+        outcome = self.env.execute(action)
+        obs = outcome.observation
+        self.failures += outcome.failure is not None
+        self.ledger.note("act", step + 1, action=str(action), executed=outcome.executed, failure=outcome.failure)
+        if not outcome.executed:
+            return "illegal", belief, obs
+        effects = effect_expectations(action, truth)
+        seen = [(a, v) for a, v in effects if obs.can_see(a)]
+        belief = answers_to_state(belief, [a for a, v in effects if not obs.can_see(a)],
+                                  [v for a, v in effects if not obs.can_see(a)])
+        values = _ask(self.ledger, obs, [a for a, _ in seen], "effect", step + 1)
+        belief = answers_to_state(belief, [a for a, _ in seen], values)
+        if any(value != want for (_, want), value in zip(seen, values)):
+            return "effects", belief, obs
+        return "ok", belief, obs

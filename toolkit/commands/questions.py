@@ -38,6 +38,9 @@ def run(args: argparse.Namespace) -> int:
     source = book.spec.path or "fallback (no questions.toml)"
     if not args.json:
         print(f"# {len(atoms)} atoms; templates: {source}")
+        if task.numeric:  # questions are yes/no over atoms: a fluent's value is not one
+            print(f"# numeric fluents ({', '.join(sorted(task.domain.functions))}) are not asked about: "
+                  "questions cover the boolean atoms only")
     for atom in atoms:
         truth = atom in task.init
         kind = "template" if book.has_template(atom.predicate) else "fallback"

@@ -5,6 +5,7 @@
   pgt score predict-batch FILE.jsonl / plan-batch FILE.jsonl
   pgt score graph FILE.json[l]                               (LookPlanGraph / GraSIF)
   pgt score lcs MODEL_PLAN GOLD_PLAN... [--metric actplan]   (ActPlan-1K, natural-language steps)
+  pgt score babybench-batch FILE                             (LLM-BabyBench items on BabyAI, its evaluators' keys)
 
 --metric picks whose definitions are used: pgt (default, pgt's own domain-general
 variants), babybench (LLM-BabyBench's official evaluator), actplan (ActPlan-1K's
@@ -77,6 +78,19 @@ def register(sub: argparse._SubParsersAction) -> None:
         b.set_defaults(func=run_batch, batch_kind={"predict-batch": "predict", "plan-batch": "plan"}.get(kind, kind))
 
 
+    bb = ss.add_parser("babybench-batch", help="LLM-BabyBench Predict/Plan/Decompose items on BabyAI levels, "
+                       "scored as the benchmark's evaluators score them")
+    bb.add_argument("input", type=cli_args.input_file, help="JSON Lines items, a .json list, or the benchmark's .csv "
+                    "with an 'output' column ('-' for standard input)")
+    bb.add_argument("--babybench-code", metavar="DIR", type=cli_args.input_path,
+                    help="a checkout of choukrani/llm-babybench: Decompose runs its bot (default: $PGT_BABYBENCH_CODE)")
+    bb.add_argument("--md", type=cli_args.output_file, metavar="PATH", help="write the summary table as Markdown")
+    bb.add_argument("--csv", type=cli_args.output_file, metavar="PATH", help="write the summary table as CSV")
+    bb.add_argument("--json", action="store_true", help="print the summary as a last JSON line")
+    bb.add_argument("--quiet", action="store_true", help="no summary table on standard error")
+    bb.set_defaults(func=run_babybench_batch)
+
+
 def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
     p.add_argument("--metric", choices=choices, default="pgt",
                    help="whose metric definitions: pgt (default), " + ", ".join(choices[1:]) + " (official)")
@@ -84,6 +98,9 @@ def _metric_args(p: argparse.ArgumentParser, choices: tuple[str, ...]) -> None:
         p.add_argument("--position", metavar="PRED",
                        help="with --metric babybench: the predicate placing the agent, e.g. at-agent "
                             "(its arguments' integers are the (x, y) position)")
+        p.add_argument("--direction", metavar="PRED",
+                       help="with --metric babybench: the predicate giving the agent's direction, e.g. facing "
+                            "(east/south/west/north or 0-3: the official success compares it too)")
     if "actplan" in choices:
         p.add_argument("--model", metavar="DIR", type=cli_args.input_path, help="with --metric actplan: a local all-MiniLM-L6-v2 folder")
 
@@ -169,15 +186,18 @@ def _print_babybench_predict(args: argparse.Namespace, task) -> int:
     from toolkit.errors import PgtError
     from toolkit.scoring.babybench import score_prediction_babybench
 
-    if not args.position:
-        raise PgtError("--metric babybench needs --position PRED (the predicate that places the agent)")
-    score = score_prediction_babybench(task, read_text(args.actions), read_text(args.predicted), args.position)
+    if not args.position or not args.direction:
+        raise PgtError("--metric babybench needs --position PRED and --direction PRED (the predicates that place "
+                       "and turn the agent: LLM-BabyBench's success compares both)")
+    score = score_prediction_babybench(task, read_text(args.actions), read_text(args.predicted), args.position,
+                                       args.direction)
     if args.json:
         print(json.dumps(score.to_json(), indent=2))
         return 0
-    where = "nowhere" if score.predicted_position is None else str(score.predicted_position)
-    print(f"{'SUCCESS' if score.success else 'FAILURE'}: predicted {where}, true {score.true_position}")
-    print(f"Manhattan distance: {'n/a (no position predicted)' if score.manhattan is None else score.manhattan}")
+    print(f"{'SUCCESS' if score.success else 'FAILURE'}: predicted ({score.predicted_position}, "
+          f"{score.predicted_direction}), true ({score.true_position}, {score.true_direction})")
+    print(f"Manhattan distance: {score.manhattan}; position alone (pgt): "
+          f"{'right' if score.predicted_position == score.true_position else 'wrong'}")
     return 0
 
 
@@ -193,7 +213,8 @@ def _print_babybench_plan(args: argparse.Namespace, task, optimal) -> int:
     if score.success and score.optimal is not None:
         o = score.optimal
         opt = f"{o.length} ({o.planner})" if o.length is not None else f"unknown ({o.status}: {o.message})"
-        print(f"efficiency: optimal {opt} / {score.steps_taken} steps = {_pct(score.efficiency)}")
+        print(f"efficiency: optimal {opt} / {score.parsed} parsed steps = {_pct(score.efficiency)} "
+              f"(pgt, over the {score.steps_taken} steps to the goal: {_pct(score.pgt_efficiency)})")
     else:
         print(f"efficiency: {_pct(score.efficiency)}" + ("" if score.success else " (failed plan)"))
     if score.dropped:
@@ -233,6 +254,7 @@ def run_batch(args: argparse.Namespace) -> int:
                        getattr(args, "planner", "auto"))
     metric = getattr(args, "metric", "pgt")
     ctx.position, ctx.model = getattr(args, "position", None), getattr(args, "model", None)
+    ctx.direction = getattr(args, "direction", None)
     if metric != "pgt":
         kind = f"{kind}:{metric}"
     results: list[dict[str, Any]] = []
@@ -246,6 +268,29 @@ def run_batch(args: argparse.Namespace) -> int:
         if path:  # cli_args.output_file checked it can be made; its folders are made now
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             Path(path).write_text(text, encoding="utf-8")
+    if args.json:
+        print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
+    if not args.quiet:
+        print(md, file=sys.stderr, end="")
+    return 1 if errors else 0
+
+
+def run_babybench_batch(args: argparse.Namespace) -> int:
+    from toolkit.scoring.babybench_batch import read_items, score_items, summarize
+    from toolkit.scoring.batch import summary_csv, summary_markdown
+
+    text = sys.stdin.read() if args.input == "-" else read_text(args.input, comment=None)
+    results: list[dict[str, Any]] = []
+    for out in score_items(read_items(text, args.input), args.babybench_code):
+        results.append(out)
+        print(json.dumps(out), flush=True)
+    errors = sum(1 for r in results if "error" in r)
+    rows = summarize(results)
+    md = summary_markdown("babybench", rows, len(results), errors)
+    for path, body in ((args.md, md), (args.csv, summary_csv(rows) if args.csv else "")):
+        if path:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            Path(path).write_text(body, encoding="utf-8")
     if args.json:
         print(json.dumps({"summary": True, "records": len(results), "errors": errors, "metrics": rows}))
     if not args.quiet:

@@ -103,12 +103,26 @@ def human(report: PlanReport) -> str:
     return "\n".join(lines)
 
 
+def _state_pictures(task: Task, parsed, report: PlanReport) -> list[bytes | None] | None:
+    """A world's pictures of the states, or None where no world renders the domain (or worlds are not installed)."""
+    import importlib
+
+    from toolkit.cli import STATE_PICTURES
+
+    try:
+        pictures = importlib.import_module(STATE_PICTURES)
+    except ImportError:
+        return None
+    return pictures.state_images(task, parsed, report)
+
+
 def write_html(out: str, task: Task, plan_text: str, report: PlanReport, reader=None) -> None:
     from toolkit.plans import parse_plan
     from toolkit.trace_html import write_trace
 
+    parsed = parse_plan(plan_text, task, reader)
     try:
-        write_trace(out, task, parse_plan(plan_text, task, reader), report)
+        write_trace(out, task, parsed, report, _state_pictures(task, parsed, report))
     except OSError as exc:
         raise PgtError(f"cannot write {out}: {exc.strerror or exc}") from None
     print(f"trace page written to {out}", file=sys.stderr)

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 
 from toolkit import model as m
 from toolkit.lint.findings import Finding, Severity, at
+from toolkit.fluents import functions_in
 from toolkit.loader import locate, name_pattern
 
 E, W, I = Severity.ERROR, Severity.WARNING, Severity.INFO
@@ -71,9 +72,33 @@ def requirements_used(domain: m.Domain, goals: tuple[m.Condition, ...] = ()) -> 
                 used |= {":universal-preconditions", ":quantified-preconditions"}
     if domain.has_costs:
         used.add(":action-costs")
+    if domain.numeric or any(isinstance(n, m.Compare) for g in goals for n in walk_condition(g)):
+        used |= {":numeric-fluents", ":fluents"}  # PDDL 3.1's :fluents covers numeric fluents
     if used & {":negative-preconditions", ":disjunctive-preconditions", ":equality", ":quantified-preconditions",
                ":conditional-effects"}:
         used.add(":adl")
+    return used
+
+
+def functions_used(domain: m.Domain, problems=()) -> set[str]:
+    """The functions that actions (conditions, numeric effects, costs) and problems (goals, metric) use."""
+    used: set[str] = set()
+    conds = [a.precondition for a in domain.actions.values()]
+    conds += [e.condition for a in domain.actions.values() for e in a.numeric]
+    conds += [p.goal for p in problems]
+    for c in conds:
+        for node in walk_condition(c):
+            if isinstance(node, m.Compare):
+                used.update(functions_in(node.left), functions_in(node.right))
+    for a in domain.actions.values():
+        used.update(t.function for t in a.cost if isinstance(t, m.FTerm))
+        for e in a.numeric:
+            used.update(functions_in(e.target), functions_in(e.value))
+    for p in problems:
+        if p.metric_expr is not None:
+            used.update(functions_in(p.metric_expr))
+        if p.metric:
+            used.add(m.TOTAL_COST)
     return used
 
 
@@ -166,6 +191,15 @@ def check_domain(domain: m.Domain, problems: tuple[m.Problem, ...] = ()) -> list
             out.append(at(W, "unused-constant", f"constant {c} is declared but never used", path, text,
                           name_pattern(c),
                           "use it in an action or problem, or delete it from (:constants ...)", cstart))
+    fstart = _section(text, "functions")
+    used_functions = functions_used(domain, problems)
+    for f in domain.functions:
+        if f not in used_functions and (problems or f != m.TOTAL_COST):
+            out.append(at(W if problems else I, "unused-function",
+                          f"function {f} is declared but never used" if problems
+                          else f"function {f} is not used by any action", path, text,
+                          r"\(\s*" + re.escape(f) + r"(?![\w-])",
+                          f"use ({f} ...) in a condition, an effect or a :metric, or delete its declaration", fstart))
     for a in domain.actions.values():
         out.extend(_add_delete_conflicts(domain, a))
     return out

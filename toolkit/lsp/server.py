@@ -1,36 +1,47 @@
 """``pgt lsp``: a Language Server for PDDL, so pgt's checks show up where authors edit.
 
-Diagnostics are :func:`toolkit.lint.lint_texts` findings on the editor's unsaved
-text (on open at once, on change after a short pause so typing stays fluid), in
-two steps: the load errors and domain checks at once (milliseconds), then the
-per-problem reachability findings, computed off the event loop (seconds on big
-problems), so hover and completion never wait for them.
+Diagnostics are lint findings on the editor's unsaved text (on open at once, on
+change after a short pause so typing stays fluid), in two steps, both off the
+event loop: the quick step (:mod:`toolkit.lint.quick`, one linear pass: a 1 MB
+domain in about a second), then the full :func:`toolkit.lint.lint_texts` with
+the per-problem reachability findings (minutes for a 1 MB domain). A newer edit
+stops both (:mod:`toolkit.lsp.jobs`), and requests (hover, definition,
+references, completion) run on worker threads, so they never wait for a lint.
 A problem file is linked to its domain: ``domain.pddl`` in the same folder, else
 the ``.pddl`` file there that defines the domain its ``(:domain ...)`` names. A
 domain is linted together with the problems beside it, so reachability findings
-(actions that can never apply) appear on the domain too. Hover, go-to-definition,
-find-references and completion read the text itself (:mod:`toolkit.lsp.symbols`),
-so they work while a file is broken.
-"""
+(actions that can never apply) appear on the domain too; files beside it are
+read only if they are regular files under a size cap (:mod:`toolkit.lsp.files`).
+Hover, go-to-definition, find-references and completion read the text itself
+(:mod:`toolkit.lsp.symbols`), so they work while a file is broken. Protocol
+errors get the specification's error codes (:mod:`toolkit.lsp.protocol`), and
+``exit`` ends the process at once."""
 
 from __future__ import annotations
 
 import asyncio
+import functools
+import os
 import re
+import sys
 from pathlib import Path
 
 from lsprotocol import types as lsp
 from pygls.lsp.server import LanguageServer
-from pygls.uris import from_fs_path, to_fs_path
+from pygls.uris import from_fs_path
 
 from toolkit import loader
 from toolkit import phrasing as ph
 from toolkit.lint import Severity, lint_texts
-from toolkit.lsp.symbols import Span, Symbol, declarations, domain_name_of, references, word_at
+from toolkit.lint.findings import Finding
+from toolkit.lint.quick import quick_findings
+from toolkit.lsp.files import Files, read_regular, uri_path
+from toolkit.lsp.jobs import Job
+from toolkit.lsp.protocol import PddlProtocol, report_error
+from toolkit.lsp.symbols import Span, Symbol, declarations, references, word_at
 from toolkit.question_file import find_question_file, load_question_spec
 
 DEBOUNCE_S = 0.25
-MAX_SIBLING_PROBLEMS = 8  # problems linted with a domain; more would slow every keystroke
 _SEVERITY = {Severity.ERROR: lsp.DiagnosticSeverity.Error, Severity.WARNING: lsp.DiagnosticSeverity.Warning,
              Severity.INFO: lsp.DiagnosticSeverity.Information}
 _KINDS = {"predicate": lsp.CompletionItemKind.Function, "action": lsp.CompletionItemKind.Method,
@@ -39,23 +50,14 @@ _KINDS = {"predicate": lsp.CompletionItemKind.Function, "action": lsp.Completion
 
 
 class PddlServer(LanguageServer):
-    """The PDDL language server: documents, their linked domain, and pending lint runs."""
+    """The PDDL language server: open buffers by path, and one pending lint job per file."""
 
     def __init__(self) -> None:
-        super().__init__("pgt-lsp", "0.1.0")
-        self.pending: dict[str, asyncio.Task] = {}
+        super().__init__("pgt-lsp", "0.2.0", protocol_cls=PddlProtocol)
+        self.pending: dict[Path, asyncio.Task] = {}
+        self.jobs: dict[Path, Job] = {}
 
     # ------------------------------------------------------------ files
-
-    def text(self, path: Path) -> str:
-        """An open buffer's text, else the file on disk ('' if unreadable)."""
-        doc = self._open().get(from_fs_path(str(path)) or "")
-        if doc is not None:
-            return doc.source
-        try:
-            return path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return ""
 
     def _open(self) -> dict:
         try:
@@ -63,109 +65,125 @@ class PddlServer(LanguageServer):
         except RuntimeError:  # not initialised (used as a library, e.g. by the benchmark)
             return {}
 
+    def files(self) -> Files:
+        """The open buffers (keyed by the path each URI names, whatever its spelling) over the disk."""
+        return Files({uri_path(uri): doc.source for uri, doc in list(self._open().items())})
+
+    def text(self, path: Path) -> str:
+        return self.files().text(path)
+
     def domain_of(self, path: Path) -> Path | None:
-        """The domain file of a domain or problem file (same folder, else the folder above)."""
-        head = domain_name_of(self.text(path))
-        if head is None:
-            return None
-        if head[0] == "domain":
-            return path
-        for folder in (path.parent, path.parent.parent):
-            beside = folder / "domain.pddl"
-            if beside.is_file() or from_fs_path(str(beside)) in self._open():
-                return beside
-            for other in sorted(folder.glob("*.pddl")):
-                if domain_name_of(self.text(other)) == ("domain", head[1]):
-                    return other
-        return None
+        return self.files().domain_of(path)
 
     def problems_of(self, domain: Path) -> list[Path]:
-        """Problem files that name a domain: beside it, or in a ``problems/`` folder beside it."""
-        head = domain_name_of(self.text(domain))
-        if head is None:
-            return []
-        candidates = [*sorted(domain.parent.glob("*.pddl")), *sorted((domain.parent / "problems").glob("*.pddl"))]
-        found = [p for p in candidates
-                 if p != domain and (k := domain_name_of(self.text(p))) and k[0] == "problem"
-                 and k[1].lower() == head[1].lower()]
-        return found[:MAX_SIBLING_PROBLEMS]
+        return self.files().problems_of(domain)
 
-    def symbols(self, path: Path) -> list[tuple[Path, Symbol]]:
+    def symbols(self, path: Path, files: Files | None = None) -> list[tuple[Path, Symbol]]:
         """Names declared in a file and in its domain."""
-        out = [(path, s) for s in declarations(self.text(path))]
-        domain = self.domain_of(path)
+        files = files or self.files()
+        out = [(path, s) for s in declared(files.text(path))]
+        domain = files.domain_of(path)
         if domain is not None and domain != path:
-            out += [(domain, s) for s in declarations(self.text(domain))]
+            out += [(domain, s) for s in declared(files.text(domain))]
         return out
 
     # -------------------------------------------------------- diagnostics
 
-    def snapshot(self, path: Path) -> tuple[Path, dict[Path, str]] | None:
-        """The domain of ``path`` and the texts to lint with it (read now, so a later lint may run off-thread)."""
-        domain = self.domain_of(path)
-        if domain is None:
-            return None
-        problems = self.problems_of(domain) if domain == path else [path]
-        return domain, {p: self.text(p) for p in (domain, *problems)}
-
     def diagnostics(self, path: Path, reachability: bool = True) -> list[lsp.Diagnostic]:
-        snap = self.snapshot(path)
+        """The full lint's diagnostics of ``path`` (on the caller's thread; the server runs it as a job)."""
+        snap = self.files().snapshot(path)
         return [] if snap is None else lint_diagnostics(path, *snap, reachability=reachability)
 
-    def publish(self, uri: str, reachability: bool = True) -> None:
-        path = Path(to_fs_path(uri) or uri)
-        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(
-            uri=uri, diagnostics=self.diagnostics(path, reachability)))
+    def quick(self, path: Path) -> list[lsp.Diagnostic]:
+        """The quick step's diagnostics of ``path``: one linear pass over its text."""
+        return quick_diagnostics(path, self.text(path))
 
     def publish_later(self, uri: str, delay: float = DEBOUNCE_S) -> None:
-        """After ``delay`` with no further change (debounce): the quick checks at once, then, computed off
-        the event loop, the full set with per-problem reachability (slow on large problems), unless the
-        text changed meanwhile. Each document gets two publications per settled edit."""
-        old = self.pending.pop(uri, None)
-        if old is not None:
-            old.cancel()
-        path = Path(to_fs_path(uri) or uri)
+        """After ``delay`` with no further change (debounce): the quick step, then the full lint, both off the
+        event loop; a newer edit cancels both (the running lint's thread is stopped, not left to finish)."""
+        path = uri_path(uri)
+        self.cancel(path)
+        files = self.files()  # the buffers as they are now; disk reads happen in the job
 
         async def run() -> None:
             await asyncio.sleep(delay)
-            self.publish(uri, reachability=False)
-            snap = self.snapshot(path)
-            if snap is None:
-                return
-            full = await asyncio.to_thread(lint_diagnostics, path, *snap)
-            if self.snapshot(path) == snap:
-                self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=full))
-            self.pending.pop(uri, None)
+            job = self.jobs[path] = Job(_quick_step, path, files.text(path) if path in files.buffers else None)
+            quick = await job.result()
+            self._publish(uri, quick)
+            job = self.jobs[path] = Job(_full_lint, path, files)
+            full = await job.result()
+            if full is not None:
+                self._publish(uri, full)
+            self.jobs.pop(path, None)
+            self.pending.pop(path, None)
 
-        self.pending[uri] = asyncio.get_running_loop().create_task(run())
+        self.pending[path] = asyncio.get_running_loop().create_task(run())
+
+    def cancel(self, path: Path) -> None:
+        """Stop the pending lint of ``path`` (its debounce wait or its running job)."""
+        task, job = self.pending.pop(path, None), self.jobs.pop(path, None)
+        if job is not None:
+            job.cancel()
+        if task is not None:
+            task.cancel()
+
+    def location(self, path: Path, span: Span) -> lsp.Location:
+        """A location in ``path``, under the URI the client opened it with (its own spelling), if open."""
+        uri = next((u for u in list(self._open()) if uri_path(u) == path), None)
+        return lsp.Location(uri=uri or from_fs_path(str(path)) or str(path), range=_range(span))
+
+    def _publish(self, uri: str, diagnostics: list[lsp.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(lsp.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics))
 
     # ------------------------------------------------------------- hover
 
-    def hover_text(self, path: Path, sym: Symbol, where: Path) -> str:
+    def hover_text(self, path: Path, sym: Symbol, where: Path, files: Files | None = None) -> str:
         lines = [f"**{sym.kind}** `{sym.name}`", "```pddl", sym.declaration, "```"]
         if sym.kind in ("predicate", "action"):
-            template = _template(self.text(where), where, sym)
+            template = _template((files or self.files()).text(where), where, sym)
             if template:
                 lines.append(template)
         lines.append(f"declared in {where.name}:{sym.span.line + 1}")
         return "\n".join(lines)
 
 
+def _full_lint(path: Path, files: Files) -> list[lsp.Diagnostic] | None:
+    """The job of the second step: link and read the files (off the loop), then the full lint."""
+    if path not in files.buffers:
+        files.buffers[path] = files.text(path)
+    snap = files.snapshot(path)
+    return None if snap is None else lint_diagnostics(path, *snap)
+
+
+@functools.lru_cache(maxsize=16)
+def declared(text: str) -> tuple[Symbol, ...]:
+    """:func:`toolkit.lsp.symbols.declarations`, once per text (0.7 s for a 1 MB domain; every hover needs them)."""
+    return tuple(declarations(text))
+
+
+def _quick_step(path: Path, text: str | None) -> list[lsp.Diagnostic]:
+    """The first job after an edit: the quick diagnostics, then the declarations hover and completion will read
+    (computed now, before the full lint competes for the interpreter)."""
+    found = quick_diagnostics(path, text)
+    if text is not None:
+        declared(text)
+    return found
+
+
+def quick_diagnostics(path: Path, text: str | None) -> list[lsp.Diagnostic]:
+    """The quick step (:func:`toolkit.lint.quick.quick_findings`) as LSP diagnostics."""
+    if text is None:
+        text = read_regular(path) or ""
+    rows = _Rows(text)
+    return [_diagnostic(f, rows) for f in quick_findings(str(path), text)]
+
+
 def lint_diagnostics(path: Path, domain: Path, texts: dict[Path, str], reachability: bool = True) -> list[lsp.Diagnostic]:
     """The lint findings on ``path`` as LSP diagnostics (pure: texts in, diagnostics out)."""
     problems = {str(p): t for p, t in texts.items() if p != domain}
     report = lint_texts(str(domain), texts[domain], problems, reachability=reachability)
-    out = []
-    for f in report.findings:
-        if Path(f.path) != path:
-            continue
-        line, col = (f.line or 1) - 1, (f.column or 1) - 1
-        rows = texts[path].split("\n")
-        word = re.match(r"\(?\s*[^\s()]*", rows[line][col:] if line < len(rows) else "")
-        length = max(word.end() if word else 0, 1)  # underline "(name" or the name, not one character
-        message = f.message + (f"\nhint: {f.hint}" if f.hint else "")
-        out.append(lsp.Diagnostic(range=_range(Span(line, col, col + length)), message=message,
-                                  severity=_SEVERITY[f.severity], code=f.code, source="pgt"))
+    rows = _Rows(texts[path])
+    out = [_diagnostic(f, rows) for f in report.findings if Path(f.path) == path]
     if domain != path and any(Path(f.path) == domain and f.severity is Severity.ERROR for f in report.findings):
         out.append(lsp.Diagnostic(range=_range(Span(0, 0, 1)), severity=lsp.DiagnosticSeverity.Warning,
                                   message=f"its domain {domain.name} has errors; checks here are partial",
@@ -173,11 +191,56 @@ def lint_diagnostics(path: Path, domain: Path, texts: dict[Path, str], reachabil
     return out
 
 
+class _Rows:
+    """A text's lines, split once per lint (not once per finding: that was quadratic in the file's size)."""
+
+    def __init__(self, text: str) -> None:
+        self.rows = text.split("\n")
+
+    def get(self, line: int) -> str:
+        return self.rows[line] if 0 <= line < len(self.rows) else ""
+
+
+_QUOTED = re.compile(r"'([^'\s]+)'")
+
+
+def _diagnostic(f: Finding, rows: _Rows) -> lsp.Diagnostic:
+    """A finding as a diagnostic whose range covers the offending name.
+
+    A finding's column may point before the name (``unknown type 'rooom'`` at the
+    ``-`` of ``?r - rooom``, an arity error at the atom's ``(``): the name the
+    message quotes is underlined where it first occurs from that column on the
+    line; without one, the word at the column (with its ``(``).
+    """
+    line, col = (f.line or 1) - 1, (f.column or 1) - 1
+    row = rows.get(line)
+    span = None
+    quoted = _QUOTED.search(f.message)
+    if quoted:
+        hit = re.compile(r"(?<![\w?-])" + re.escape(quoted.group(1)) + r"(?![\w-])", re.I).search(row, col)
+        if hit:
+            span = Span(line, hit.start(), hit.end())
+    if span is None:
+        word = re.match(r"\(?\s*[^\s()]*", row[col:])
+        span = Span(line, col, col + max(word.end() if word else 0, 1))
+    message = f.message + (f"\nhint: {f.hint}" if f.hint else "")
+    return lsp.Diagnostic(range=_range(span), message=message, severity=_SEVERITY[f.severity], code=f.code,
+                          source="pgt")
+
+
+HOVER_PARSE_BYTES = 256 * 1024  # hover reads questions.toml through the parsed domain only up to this size
+
+
 def _template(text: str, path: Path, sym: Symbol) -> str:
-    """The question (or action text) template of a predicate or action: from questions.toml, else generated."""
-    domain = loader.read_domain(text, str(path)).model
+    """The question (or action text) template of a predicate or action: from questions.toml, else generated.
+
+    The parsed domain (needed to check questions.toml) is cached per text; past
+    :data:`HOVER_PARSE_BYTES` the grammar parse takes seconds, so a big domain's
+    hover gives the generated question from the declaration instead.
+    """
+    domain = _parsed(text, str(path)) if len(text) <= HOVER_PARSE_BYTES else None
     if domain is None:
-        return ""
+        return _generated(sym) if sym.kind == "predicate" else ""
     spec = None
     found = find_question_file(domain)
     if found is not None:
@@ -191,8 +254,7 @@ def _template(text: str, path: Path, sym: Symbol) -> str:
             return ""
         if spec is not None and pred.name in spec.questions:
             return f"question (questions.toml): {spec.questions[pred.name].text}"
-        args = ["{" + v.lstrip("?") + "}" for v, _ in pred.params]
-        return f"question (generated): {ph.name_question(ph.split_words(pred.name), args)}"
+        return _generated(sym)
     if spec is not None:
         hit = next((t for n, t in spec.actions.items() if n.lower() == sym.name.lower()), None)
         if hit is not None:
@@ -200,13 +262,20 @@ def _template(text: str, path: Path, sym: Symbol) -> str:
     return ""
 
 
+@functools.lru_cache(maxsize=8)
+def _parsed(text: str, path: str):
+    return loader.read_domain(text, path).model
+
+
+def _generated(sym: Symbol) -> str:
+    """The generated question of a predicate, from its declaration's variables."""
+    args = ["{" + v.lstrip("?") + "}" for v in re.findall(r"\?[\w-]+", sym.declaration)]
+    return f"question (generated): {ph.name_question(ph.split_words(sym.name), args)}"
+
+
 def _range(span: Span) -> lsp.Range:
     return lsp.Range(start=lsp.Position(line=span.line, character=span.start),
                      end=lsp.Position(line=span.line, character=span.end))
-
-
-def _location(path: Path, span: Span) -> lsp.Location:
-    return lsp.Location(uri=from_fs_path(str(path)) or str(path), range=_range(span))
 
 
 def build_server() -> PddlServer:
@@ -224,46 +293,64 @@ def build_server() -> PddlServer:
     def did_save(ls: PddlServer, params: lsp.DidSaveTextDocumentParams) -> None:
         ls.publish_later(params.text_document.uri, delay=0)
 
-    def lookup(ls: PddlServer, params: lsp.TextDocumentPositionParams) -> tuple[Path, Path, Symbol] | None:
-        path = Path(to_fs_path(params.text_document.uri) or params.text_document.uri)
-        word = word_at(ls.text(path), params.position.line, params.position.character)
+    @server.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: PddlServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        ls.cancel(uri_path(params.text_document.uri))
+
+    @server.feature(lsp.EXIT)
+    def on_exit(ls: PddlServer, params: object) -> None:
+        """``exit``: gone at once, even while a lint job runs (its thread is a daemon; nothing is left to save)."""
+        _leave(0 if ls.protocol._shutdown else 1)
+
+    def lookup(ls: PddlServer, params: lsp.TextDocumentPositionParams, files: Files
+               ) -> tuple[Path, Path, Symbol] | None:
+        path = uri_path(params.text_document.uri)
+        word = word_at(files.text(path), params.position.line, params.position.character)
         if word is None:
             return None
-        hit = next(((p, s) for p, s in ls.symbols(path) if s.name.lower() == word.lower()), None)
+        hit = next(((p, s) for p, s in ls.symbols(path, files) if s.name.lower() == word.lower()), None)
         return (path, *hit) if hit else None
 
+    # Requests run on pygls' worker threads, never behind a lint on the event loop.
+
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
+    @server.thread()
     def hover(ls: PddlServer, params: lsp.HoverParams) -> lsp.Hover | None:
-        found = lookup(ls, params)
+        files = ls.files()
+        found = lookup(ls, params, files)
         if found is None:
             return None
         path, where, sym = found
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown,
-                                                    value=ls.hover_text(path, sym, where)))
+                                                    value=ls.hover_text(path, sym, where, files)))
 
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
+    @server.thread()
     def definition(ls: PddlServer, params: lsp.DefinitionParams) -> list[lsp.Location]:
-        found = lookup(ls, params)
-        return [_location(found[1], found[2].span)] if found else []
+        found = lookup(ls, params, ls.files())
+        return [ls.location(found[1], found[2].span)] if found else []
 
     @server.feature(lsp.TEXT_DOCUMENT_REFERENCES)
+    @server.thread()
     def refs(ls: PddlServer, params: lsp.ReferenceParams) -> list[lsp.Location]:
-        found = lookup(ls, params)
+        files = ls.files()
+        found = lookup(ls, params, files)
         if found is None:
             return []
         path, where, sym = found
         if sym.kind == "object":  # a problem's objects exist only in that problem
-            files = [where]
+            targets = [where]
         else:
-            domain = ls.domain_of(path) or where
-            files = [domain, *ls.problems_of(domain)]
-            if path not in files:
-                files.append(path)
-        return [_location(f, span) for f in files for span in references(ls.text(f), sym.name)]
+            domain = files.domain_of(path) or where
+            targets = [domain, *files.problems_of(domain)]
+            if path not in targets:
+                targets.append(path)
+        return [ls.location(f, span) for f in targets for span in references(files.text(f), sym.name)]
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=["("]))
+    @server.thread()
     def complete(ls: PddlServer, params: lsp.CompletionParams) -> lsp.CompletionList:
-        path = Path(to_fs_path(params.text_document.uri) or params.text_document.uri)
+        path = uri_path(params.text_document.uri)
         items = [lsp.CompletionItem(label=s.name, kind=_KINDS[s.kind], detail=f"{s.kind}: {s.declaration}")
                  for _, s in ls.symbols(path)]
         return lsp.CompletionList(is_incomplete=False, items=items)
@@ -271,6 +358,23 @@ def build_server() -> PddlServer:
     return server
 
 
+def _leave(code: int) -> None:
+    """End the process now: flush what was written, skip joining threads (a lint may still run)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def serve() -> None:
-    """Serve over standard input and output (how editors start language servers)."""
-    build_server().start_io()
+    """Serve over standard input and output (how editors start language servers).
+
+    When the editor closes the pipe without ``exit`` (it crashed or was killed),
+    the process ends too, whatever lint job is still running.
+    """
+    server = build_server()
+    server.report_server_error = lambda error, source: report_error(server, error, source)  # type: ignore[method-assign]
+    server.start_io()
+    _leave(0)

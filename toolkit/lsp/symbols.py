@@ -14,10 +14,12 @@ declaration is found even when the file does not load. Positions are 0-based
 
 from __future__ import annotations
 
+import bisect
 import re
+import threading
 from dataclasses import dataclass
 
-from toolkit.loader import _blank_comments, _section, line_col, name_pattern
+from toolkit.loader import _blank_comments, _section, name_pattern
 
 _NAME = r"[A-Za-z][\w-]*"
 
@@ -41,9 +43,37 @@ class Symbol:
     declaration: str
 
 
+class _Lines:
+    """Line starts of a text, so each offset finds its line in O(log n): a 1 MB domain has 10,000 names,
+    and counting newlines from the start for each (the loader's ``line_col``) took 12 s."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0] + [m.end() for m in re.finditer("\n", text)]
+
+    def span(self, offset: int, length: int) -> Span:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        col = offset - self.starts[line]
+        return Span(line, col, col + length)
+
+    def line_text(self, offset: int) -> str:
+        line = bisect.bisect_right(self.starts, offset) - 1
+        end = self.text.find("\n", offset)
+        return self.text[self.starts[line]:end if end >= 0 else len(self.text)]
+
+
+_LAST = threading.local()  # per thread, the last text's index (one build per buffer per request)
+
+
+def _lines(text: str) -> _Lines:
+    index = getattr(_LAST, "index", None)
+    if index is None or index.text is not text:
+        index = _LAST.index = _Lines(text)
+    return index
+
+
 def _span(text: str, offset: int, length: int) -> Span:
-    line, col = line_col(text, offset)
-    return Span(line - 1, col - 1, col - 1 + length)
+    return _lines(text).span(offset, length)
 
 
 section = _section  # the loader's balanced-section finder, one copy
@@ -64,7 +94,7 @@ def _typed_list(text: str, code: str, keyword: str, kind: str, all_names: bool =
             continue
         if (all_names or not after_dash) and re.fullmatch(_NAME, word) and word.lower() != "either":
             start = body_start + mt.start()
-            line_text = text[text.rfind("\n", 0, start) + 1:].split("\n", 1)[0].strip()
+            line_text = _lines(text).line_text(start).strip()
             out.append(Symbol(kind, word, _span(text, start, len(word)), line_text))
         after_dash = False
     return out

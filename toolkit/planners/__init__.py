@@ -33,8 +33,23 @@ PLANNERS: dict[str, Callable[..., Planner]] = {
     "fd-hmax": lambda **kw: FastDownwardPlanner("fd-hmax", "astar(hmax())", optimal=True, **kw),
     "fd-blind": lambda **kw: FastDownwardPlanner("fd-blind", "astar(blind())", optimal=True, **kw),
     "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
+    "up-oneshot": lambda **kw: _up_oneshot(**kw),
+    "enhsp": lambda **kw: _enhsp(**kw),  # numeric fluents: ENHSP (the `numeric` extra), imported when chosen
 }
 DEFAULT_PLANNER = "auto"
+
+
+def _up_oneshot(**kw) -> Planner:
+    # Imported on use: only the ViPlan protocols plan through unified-planning (seconds of import).
+    from toolkit.planners.up_oneshot import UpOneshotPlanner
+
+    return UpOneshotPlanner(**kw)
+
+
+def _enhsp(**kw) -> Planner:
+    from toolkit.planners.enhsp import EnhspPlanner
+
+    return EnhspPlanner(**kw)
 
 
 def get_planner(name: str = DEFAULT_PLANNER, *, cache: PlanCache | None = None, unknown_as: bool = False) -> Planner:

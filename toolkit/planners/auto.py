@@ -19,7 +19,10 @@ goes on to Fast Downward with the remaining time (a state count, not the clock).
 
 from __future__ import annotations
 
-from toolkit.planners.base import GoalArg, InitArg, PlanResult, PlanStatus, Stopwatch, goal_condition, start_state
+import time
+
+from toolkit.planners.base import (GoalArg, InitArg, PlanResult, PlanStatus, Stopwatch, goal_condition,
+                                   numeric_refusal, start_state)
 from toolkit.planners.fd import FastDownwardPlanner
 from toolkit.planners.search import AStarPlanner
 from toolkit.reach import GroundingError
@@ -54,6 +57,9 @@ class AutoPlanner:
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         # a study's A* counts CPU seconds (benchmarks.runner.make_planner): so does the hand-over to FD
         clock = Stopwatch(timeout, cpu=getattr(self.own, "cpu_time", False))
+        refused = numeric_refusal(task, self.name, time.perf_counter())
+        if refused is not None:
+            return refused
         state = start_state(task, init, self.unknown_as)
         goal_cond = goal_condition(task, goal)
         try:

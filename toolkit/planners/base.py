@@ -99,6 +99,19 @@ class Planner(Protocol):
         ...
 
 
+NUMERIC_PLANNER = "enhsp"
+
+
+def numeric_refusal(task: Task, planner: str, t0: float) -> PlanResult | None:
+    """An ``unsupported`` result for a task with numeric fluents (this planner's search is boolean), else None."""
+    if not task.numeric:
+        return None
+    hint = (f"; --planner {NUMERIC_PLANNER} plans numeric tasks (ENHSP, the `numeric` extra)"
+            if planner != NUMERIC_PLANNER else "")
+    return PlanResult(PlanStatus.UNSUPPORTED, (), time.perf_counter() - t0, planner,
+                      f"the task has numeric fluents (PDDL 2.1) and {planner} plans boolean tasks only{hint}")
+
+
 def start_state(task: Task, init: InitArg, unknown_as: bool = False) -> frozenset[Atom]:
     """The concrete state a planner starts from (see the module docstring for beliefs)."""
     if init is None:

@@ -36,6 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from toolkit.planners.base import numeric_refusal
 from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, goal_condition, recheck, start_state,
 )
@@ -151,6 +152,9 @@ class FastDownwardPlanner:
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         t0 = time.perf_counter()
+        refused = numeric_refusal(task, self.name, t0)
+        if refused is not None:
+            return refused
         state = start_state(task, init, self.unknown_as)
         goal_cond = goal_condition(task, goal)
         try:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 from toolkit.grounding import CompiledCondition
 from toolkit.model import Atom
+from toolkit.planners.base import numeric_refusal
 from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, Stopwatch, compiled_goal, goal_condition, recheck, start_state,
 )
@@ -143,6 +144,9 @@ class AStarPlanner:
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         clock = Stopwatch(timeout, cpu=self.cpu_time)
+        refused = numeric_refusal(task, self.name, time.perf_counter())
+        if refused is not None:
+            return refused
         state0 = start_state(task, init, self.unknown_as)
         goal_cond = goal_condition(task, goal)
         cgoal = compiled_goal(task, goal_cond)

@@ -47,8 +47,9 @@ SUMMARY_METRICS: dict[str, list[tuple[str, str]]] = {
     "graph": [("success", "success rate"), ("precision", "plan precision (APP)"), ("goal_share", "goal share")],
     # Official definitions (``--metric``): see toolkit/scoring/babybench.py and semantic.py.
     "plan:babybench": [("success", "success rate"), ("efficiency", "efficiency ratio (0 for failures)"),
-                       ("steps_taken", "steps to the goal")],
-    "predict:babybench": [("success", "success rate (position)"), ("manhattan", "Manhattan distance")],
+                       ("pgt_efficiency", "efficiency to the goal (pgt)"), ("steps_taken", "steps to the goal")],
+    "predict:babybench": [("success", "success rate (position and direction)"), ("manhattan", "Manhattan distance"),
+                          ("pgt_position_success", "position success (pgt)")],
     "plan:actplan": [("best_lcs", "semantic LCS (best gold)"), ("best_normalized_lcs", "normalized semantic LCS (best gold)")],
 }
 
@@ -59,6 +60,7 @@ class BatchContext:
     def __init__(self, base: Path, timeout: float = 10.0, optimal: bool = True, planner: str = "auto") -> None:
         self.base, self.timeout, self.optimal, self.planner = base, timeout, optimal, planner
         self.position: str | None = None  # --metric babybench: the predicate placing the agent
+        self.direction: str | None = None  # --metric babybench: the predicate turning the agent
         self.model: str | None = None  # --metric actplan: a local all-MiniLM-L6-v2 folder
         self.tasks: dict[tuple[str, str], Task] = {}
         self.optima: dict[int, OptimalLength] = {}
@@ -164,11 +166,12 @@ def score_plan_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> dict[
 def score_predict_babybench_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:
     from toolkit.scoring.babybench import score_prediction_babybench
 
-    position = rec.get("position") or ctx.position
-    if not position:
-        raise PgtError("--metric babybench needs the position predicate (--position PRED or a \"position\" key)")
+    position, direction = rec.get("position") or ctx.position, rec.get("direction") or ctx.direction
+    if not position or not direction:
+        raise PgtError("--metric babybench needs the position and direction predicates (--position PRED "
+                       "--direction PRED, or \"position\" and \"direction\" keys)")
     return score_prediction_babybench(ctx.task(rec), ctx.text(rec, "actions") or "",
-                                      ctx.text(rec, "prediction") or "", str(position)).to_json()
+                                      ctx.text(rec, "prediction") or "", str(position), str(direction)).to_json()
 
 
 def score_plan_actplan_record(rec: dict[str, Any], ctx: BatchContext) -> dict[str, Any]:

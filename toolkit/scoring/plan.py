@@ -1,11 +1,12 @@
-"""Score a model's plan the ways LLM-BabyBench, LoHoRavens and ActPlan-1K do, on any PDDL task.
+"""Score a model's plan with pgt's domain-general metrics, on any PDDL task.
 
 * Success: the plan is executable and reaches the goal (:func:`check_plan`).
-* Partial credit (LoHoRavens): the share of the goal's top-level conjuncts true in
+* Partial credit (pgt's own): the share of the goal's top-level conjuncts true in
   the state where execution stopped (the end of the plan, or just before the first
   step that could not be executed). A goal that is not a conjunction counts as one
-  conjunct; nested ``and`` are flattened.
-* Efficiency ratio (LLM-BabyBench): optimal length / plan length for successful
+  conjunct; nested ``and`` are flattened. LoHoRavens' own score (ordered, weighted
+  goal steps, as its ``Task.reward()`` computes it) is :mod:`toolkit.scoring.lohoravens`.
+* Efficiency ratio (pgt's; LLM-BabyBench's own is ``--metric babybench``): optimal length / plan length for successful
   plans, with the optimal length from :mod:`toolkit.scoring.optimal`; under
   ``(:metric minimize (total-cost))`` optimal cost / plan cost (cost is what is
   optimised there; without action costs the two ratios are the same).

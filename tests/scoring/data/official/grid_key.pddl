@@ -1,5 +1,5 @@
 (define (problem g) (:domain grid)
   (:objects c-0-0 c-1-0 c-2-0 c-0-1 c-1-1 c-2-1 - cell)
-  (:init (at-agent c-0-0) (right c-0-0 c-1-0) (right c-1-0 c-2-0) (right c-0-1 c-1-1) (right c-1-1 c-2-1)
+  (:init (at-agent c-0-0) (facing north) (right c-0-0 c-1-0) (right c-1-0 c-2-0) (right c-0-1 c-1-1) (right c-1-1 c-2-1)
          (up c-0-0 c-0-1) (up c-1-0 c-1-1) (up c-2-0 c-2-1) (key-at c-2-0))
   (:goal (has-key)))

@@ -1,0 +1,5 @@
+; LoHoRavens put-block-into-matching-bowl, seed 1 (written by pgt; goal steps and weights in the world)
+(define (problem lohoravens-put-block-into-matching-bowl-seed-1) (:domain lohoravens)
+  (:objects green-block orange-block blue-block pink-block purple-block - block bowl-green bowl-orange bowl-blue bowl-pink bowl-purple table - place)
+  (:init (clear blue-block) (clear green-block) (clear orange-block) (clear pink-block) (clear purple-block) (on blue-block table) (on green-block table) (on orange-block table) (on pink-block table) (on purple-block table))
+  (:goal (and (on green-block bowl-green) (on orange-block bowl-orange) (on blue-block bowl-blue) (on pink-block bowl-pink) (on purple-block bowl-purple))))

@@ -1,0 +1,5 @@
+; LoHoRavens put-hidden-blocks-in-three-layer-towers-into-matching-bowls, seed 1 (written by pgt; goal steps and weights in the world)
+(define (problem lohoravens-put-hidden-blocks-in-three-layer-towers-into-matching-bowls-seed-1) (:domain lohoravens)
+  (:objects blue-block big-green-block big-orange-block pink-block big-white-block big-red-block purple-block - block bowl-blue bowl-green bowl-orange bowl-pink bowl-white bowl-red bowl-purple target-1 target-2 target-3 target-4 table - place)
+  (:init (clear big-orange-block) (clear big-red-block) (clear purple-block) (on big-green-block blue-block) (on big-orange-block big-green-block) (on big-red-block big-white-block) (on big-white-block pink-block) (on blue-block table) (on pink-block table) (on purple-block table))
+  (:goal (and (on big-red-block target-1) (on big-white-block target-2) (on big-orange-block target-3) (on big-green-block target-4) (on blue-block bowl-blue) (on pink-block bowl-pink))))

@@ -1,0 +1,5 @@
+; LoHoRavens put-hidden-blocks-in-two-layer-towers-into-matching-bowls, seed 1 (written by pgt; goal steps and weights in the world)
+(define (problem lohoravens-put-hidden-blocks-in-two-layer-towers-into-matching-bowls-seed-1) (:domain lohoravens)
+  (:objects pink-block big-white-block blue-block big-purple-block green-block big-orange-block - block bowl-pink bowl-white bowl-blue bowl-purple bowl-green bowl-orange target-1 target-2 target-3 table - place)
+  (:init (clear big-orange-block) (clear big-purple-block) (clear big-white-block) (on big-orange-block green-block) (on big-purple-block blue-block) (on big-white-block pink-block) (on blue-block table) (on green-block table) (on pink-block table))
+  (:goal (and (on big-white-block target-1) (on big-purple-block target-2) (on big-orange-block target-3) (on pink-block bowl-pink) (on blue-block bowl-blue) (on green-block bowl-green))))

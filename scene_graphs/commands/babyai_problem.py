@@ -1,0 +1,35 @@
+"""``pgt babyai-problem LEVEL --seed N``: a BabyAI level, as minigrid makes it, written as a PDDL problem.
+
+The problem belongs to the shipped ``babyai`` domain; ``pgt validate babyai
+PROBLEM PLAN``, ``pgt plan`` and ``pgt run`` studies then work on it, and the
+world (``scene_graphs/babyai.py``) rebuilds the level from the problem's name.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from toolkit import cli_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    p = subparsers.add_parser("babyai-problem", help="write a BabyAI level and seed as a PDDL problem (needs minigrid)",
+                              description=__doc__.splitlines()[0])
+    p.add_argument("level", help="a BabyAI level id, e.g. BabyAI-GoToObj-v0 (LLM-BabyBench's custom levels too)")
+    p.add_argument("--seed", type=int, default=0, help="the level's seed (default 0)")
+    p.add_argument("--out", type=cli_args.output_file, metavar="PATH", help="write here (default: standard output)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from scene_graphs.babyai_problem import problem_text
+
+    text = problem_text(args.level, args.seed)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text, encoding="utf-8")
+        print(f"wrote {args.out}")
+    else:
+        print(text, end="")
+    return 0

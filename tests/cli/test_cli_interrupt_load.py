@@ -1,0 +1,90 @@
+"""Ctrl-C in every long phase of every long command, on a loaded machine: exit 130, one line, within 2 s.
+
+Issue 27 found commands that ran on after SIGINT on a loaded machine (a study's
+worker pool, ``compare`` mid-grid, A* search, ``validate --continue --states``
+over a 100k-step plan, ``solve-all``). Each case starts ``pgt`` in its own
+session beside a busy process, waits until the command is in the phase under
+test, signals the group as a terminal's Ctrl-C does, and times the exit.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PGT = [sys.executable, "-c", "import sys; from toolkit.cli import main; sys.exit(main())"]
+DOMAIN = ROOT / "pddl_domains" / "blocksworld" / "domain.pddl"
+SIMPLE = ROOT / "pddl_domains" / "blocksworld" / "problems" / "simple_problem_0.pddl"
+HARD = ("(define (problem hard) (:domain blocksworld) (:objects a b c d e f g - block c1 c2 c3 c4 - column)\n"
+        " (:init (inColumn a c1) (on b a) (inColumn b c1) (on c b) (inColumn c c1) (on d c) (inColumn d c1)\n"
+        "  (on e d) (inColumn e c1) (on f e) (inColumn f c1) (on g f) (inColumn g c1) (clear g)\n"
+        "  (rightOf c2 c1) (rightOf c3 c2) (rightOf c4 c3) (leftOf c1 c2) (leftOf c2 c3) (leftOf c3 c4))\n"
+        " (:goal (and (inColumn a c4) (on b a) (on c b) (on d c) (on e d) (on f e) (on g f))))\n")
+STOP_S = 2.0
+
+
+@pytest.fixture()
+def busy():
+    """One process spinning on a CPU for the test's duration (the machine under load)."""
+    spin = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    yield
+    spin.kill()
+    spin.wait()
+
+
+def _files(tmp: Path) -> dict[str, str]:
+    hard = tmp / "hard.pddl"
+    hard.write_text(HARD)
+    plan = tmp / "long.plan"
+    plan.write_text("(moveBlock y c3)\n(moveBlock y c2)\n" * 50_000)  # 100k steps, every one applicable
+    return {"HARD": str(hard), "PLAN": str(plan), "OUT": str(tmp / "out")}
+
+
+CASES = {
+    "plan-astar-search": (["plan", str(DOMAIN), "HARD", "--planner", "astar", "--timeout", "120"], None),
+    "solve-all-search": (["solve-all", str(DOMAIN), "HARD", "HARD", "--planner", "astar", "--timeout", "120"], None),
+    "validate-100k-states": (["validate", str(DOMAIN), str(SIMPLE), "PLAN", "--continue", "--states"], None),
+    "run-2-workers": (["run", "--suite", "viplan-bw", "--accuracy", "0.9", "--seeds", "50", "--workers", "2",
+                       "--quiet", "--out", "OUT"], "episodes"),
+    "compare-mid-grid": (["compare", "--suites", "viplan-bw", "--accuracies", "0.9,0.95", "--calibrations", "none",
+                          "--action-failures", "0", "--seeds", "3", "--workers", "2", "--quiet", "--out", "OUT"],
+                         "episodes"),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_ctrl_c_under_load_stops_within_two_seconds(case: str, tmp_path: Path, busy) -> None:
+    template, ready = CASES[case]
+    files = _files(tmp_path)
+    argv = [files.get(a, a) for a in template]
+    proc = subprocess.Popen([*PGT, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                            start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 90
+        if ready == "episodes":  # a study: mid-pool, once records are being written
+            while time.monotonic() < deadline and proc.poll() is None and not any(
+                    p.stat().st_size for p in Path(files["OUT"]).rglob("episodes.jsonl")):
+                time.sleep(0.05)
+        else:  # past the imports and the parse: the search or the validation runs
+            time.sleep(4.0)
+        assert proc.poll() is None, f"finished before it could be interrupted: {proc.stderr.read()}"
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 130, err
+    assert lines[-1] == f"pgt {argv[0]}: interrupted" and "Traceback" not in err, err
+    assert took < STOP_S, f"{case}: exit {took:.2f} s after SIGINT"

@@ -1,0 +1,104 @@
+"""LoHoRavens' partial reward and success as ``Task.reward()`` / ``Task.done()`` compute them, by hand.
+
+The two-layer hidden-block task with four blocks (``PutHiddenBlocksInTwoLayerTowers
+IntoMatchingBowls.reset``): towers b0<-b1 and b2<-b3; step 1 (weight 0.02): b1, b3
+to target poses t1, t2 (np.eye); step 2 (0.98): b0, b2 to bowls w0, w2. Only the
+first unfinished step is scored, and one step is popped per call.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from scene_graphs import make_world
+from scene_graphs.lohoravens import problem_text
+from toolkit.domains import shipped_domain
+from toolkit.errors import PgtError
+from toolkit.scoring.lohoravens import GoalStep, Placement, RewardTrace, box_points, step_reward, trace
+from toolkit.scoring.lohoravens_families import FAMILIES, make_instance
+from toolkit.task import load_task
+
+EYE2 = ((True, False), (False, True))
+TWO_LAYER = [GoalStep(("b1", "b3"), EYE2, ("t1", "t2"), "pose", 0.02),
+             GoalStep(("b0", "b2"), EYE2, ("w0", "w2"), "pose", 0.98)]
+START = Placement({"b0": "table", "b2": "table", "b1": "table", "b3": "table"})
+
+
+def test_oracle_order_gives_the_official_trace():
+    scores = trace(TWO_LAYER, START, [("b1", "t1"), ("b3", "t2"), ("b0", "w0"), ("b2", "w2")])
+    assert scores == pytest.approx([0.01, 0.02, 0.51, 1.00])  # pgt's conjunct share would say .25 .5 .75 1
+
+
+def test_only_the_current_step_counts_and_one_step_pops_per_call():
+    # b0 reaches its bowl while step 1 is unfinished: nothing; when step 1 completes, step 2 is first scored
+    # at the next call, so the hidden block already in its bowl shows only after the fourth action.
+    scores = trace(TWO_LAYER, START, [("b1", "t1"), ("b0", "w0"), ("b3", "t2"), ("b2", "w2")])
+    assert scores == pytest.approx([0.01, 0.01, 0.02, 1.00])
+    assert trace(TWO_LAYER, START, [("b0", "w0"), ("b2", "w2")]) == pytest.approx([0.0, 0.0])  # pgt: 0.5
+
+
+def test_a_swapped_target_is_no_match_under_np_eye():
+    assert trace(TWO_LAYER, START, [("b1", "t2"), ("b3", "t1")]) == [0.0, 0.0]
+
+
+def test_pyramid_weights_and_any_slot_of_a_row():
+    inst = make_instance("stack-block-pyramid", 0)
+    assert [s.max_reward for s in inst.steps] == [1 / 2, 1 / 3, 1 / 6]
+    moves = [("red-block", "pyramid-6"), ("purple-block", "pyramid-3"), ("blue-block", "pyramid-1"),
+             ("green-block", "pyramid-2"), ("yellow-block", "pyramid-5"), ("orange-block", "pyramid-4")]
+    assert trace(list(inst.steps), inst.start(), moves) == pytest.approx([0, 1 / 6, 1 / 3, 1 / 2, 1 / 2 + 1 / 6, 5 / 6])
+
+
+def test_zone_share_counts_points_once_per_zone():
+    assert (box_points((0.04, 0.04, 0.04)), box_points((0.06, 0.06, 0.06))) == (8, 27)
+    step = GoalStep(("a", "b"), ((True,), (True,)), ("zone",), "zone", 1.0, (8, 27))
+    assert step_reward(step, Placement({"b": "zone"})) == pytest.approx(27 / 35)
+    half = Placement({"a": "zone"}, {("a", "zone"): 4})
+    assert step_reward(step, half) == pytest.approx(4 / 35)
+    two_zones = GoalStep(("a",), ((True, True),), ("z1", "z2"), "zone", 1.0, (8,))
+    assert step_reward(two_zones, Placement({"a": "z1"})) == pytest.approx(0.5)  # total_pts counts a twice
+
+
+def test_done_at_098_even_with_a_step_left():
+    tracker = RewardTrace([GoalStep(("a",), ((True,),), ("zone",), "zone", 1.0, (50,))])
+    tracker.reward(Placement({"a": "zone"}, {("a", "zone"): 49}))
+    assert tracker.rewards == pytest.approx(0.98) and tracker.goals and tracker.done()
+    tracker = RewardTrace([GoalStep(("a",), ((True,),), ("zone",), "zone", 1.0, (50,))])
+    tracker.reward(Placement({"a": "zone"}, {("a", "zone"): 48}))
+    assert not tracker.done()
+
+
+@pytest.mark.parametrize("family", sorted(FAMILIES))
+def test_every_family_world_reports_the_official_trace_of_its_oracle(family):
+    inst = make_instance(family, 1)
+    problem = problem_text(family, 1)
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "p.pddl"
+        path.write_text(problem)
+        task = load_task(shipped_domain("lohoravens"), path)
+        world = make_world(task)
+        state = task.init
+        for block, place in inst.oracle():
+            source = next(a.args[1] for a in world.true_state() if a.predicate == "on" and a.args[0] == block)
+            kind = "put-on-place" if source in inst.places else "unstack-to-place"
+            action = task.action(kind, [block, source, place])
+            assert world.execute(action).executed
+            state = action.apply(state)
+        assert world.trace == pytest.approx(trace(list(inst.steps), inst.start(), inst.oracle()))
+        assert world.done() and world.score() == pytest.approx(1.0) and task.goal_holds(state)
+
+
+def test_unknown_family_is_one_line():
+    with pytest.raises(PgtError, match="did you mean put-block-into-matching-bowl"):
+        make_instance("put-block-into-matching-bowls", 0)
+
+
+def test_render_of_the_symbolic_tabletop_is_one_line(tmp_path, capsys):
+    from toolkit.cli import main
+
+    problem = shipped_domain("lohoravens").parent / "problems" / "put-block-into-matching-bowl_1.pddl"
+    assert main(["render", "lohoravens", str(problem), "--out", str(tmp_path)]) == 2
+    assert "the lohoravens world draws no images" in capsys.readouterr().err

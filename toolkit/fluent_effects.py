@@ -1,0 +1,72 @@
+"""Numeric effects of ground actions: grounded once per action, applied in the old state (PDDL 2.1).
+
+The value side (states with fluent values, expressions, VAL's number rules) is
+:mod:`toolkit.fluents`; this module joins it to the boolean grounding
+(:mod:`toolkit.grounding`) for the ``when`` conditions around numeric effects.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+
+from toolkit import model as m
+from toolkit.fluents import FluentState, GExpr, Undefined, divide, evaluate, expr_text, ground_expr, values_of
+from toolkit.grounding import compile_condition
+from toolkit.model import Atom
+from toolkit.semantics import holds
+
+
+@dataclass(frozen=True, slots=True)
+class GroundUpdate:
+    """One ground numeric effect; ``condition`` (a compiled condition) is None when unconditional."""
+
+    op: str
+    target: Atom
+    value: GExpr
+    condition: object = None
+
+    def __str__(self) -> str:
+        return f"({self.op} {self.target} {expr_text(self.value)})"
+
+
+def ground_updates(schema: m.ActionSchema, args: tuple[str, ...], objects_of) -> tuple[GroundUpdate, ...]:
+    """The numeric effects of the ground action, ``forall`` expanded, ``when`` compiled."""
+    base = {var: obj for (var, _), obj in zip(schema.params, args)}
+    out = []
+    for eff in schema.numeric:
+        names = [v for v, _ in eff.params]
+        for objs in itertools.product(*(objects_of(t) for _, t in eff.params)):
+            sub = {**base, **dict(zip(names, objs))}
+            cond = None if eff.condition == m.TRUE else compile_condition(eff.condition, sub, objects_of)
+            target = ground_expr(eff.target, sub)
+            out.append(GroundUpdate(eff.op, target, ground_expr(eff.value, sub), cond))
+    return tuple(out)
+
+
+def apply_updates(updates: tuple[GroundUpdate, ...], old: frozenset[Atom], atoms: frozenset[Atom]
+                  ) -> tuple[FluentState, list[str]]:
+    """The successor: ``atoms`` (the boolean successor) with the updates computed in the ``old`` state.
+
+    Returns the state and the updates that did not apply because a fluent they read has no value
+    (the caller reports them; VAL stops the plan there).
+    """
+    values = values_of(old)
+    new = dict(values)
+    undefined = []
+    for u in updates:
+        if u.condition is not None and not holds(u.condition, old):
+            continue
+        try:
+            v = evaluate(u.value, values)
+            if u.op != "assign":
+                # VAL's State::update reads the target through std::map's operator[]: a fluent
+                # without a value counts as 0 there (only the value expression must be defined).
+                cur = values.get(u.target, 0)
+                v = (cur + v if u.op == "increase" else cur - v if u.op == "decrease"
+                     else cur * v if u.op == "scale-up" else divide(cur, v))
+        except Undefined as exc:
+            undefined.append(f"{u}: {exc.fluent} has no value")
+            continue
+        new[u.target] = int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53 else v
+    return FluentState.owning(atoms, new), undefined

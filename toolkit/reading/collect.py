@@ -1,0 +1,137 @@
+"""Collecting a load's errors instead of stopping at the first.
+
+An undeclared name, a wrong arity, a type error, a bad requirement or a
+duplicate declaration is recorded in an :class:`Errors` with its
+file:line:column and the load goes on without the offending piece, so an author
+sees every independent fault in one run; :class:`Loaded` hands back what was
+understood with every error in file order. A syntax error still stops the load
+(nothing after it can be trusted). :func:`nesting_guard` turns Python's
+recursion limit on absurdly nested formulas into a located error.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import re
+from dataclasses import dataclass
+from typing import Generic, TypeVar
+
+from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError
+from toolkit.reading.text import blank_comments, line_col, nesting_depths, section
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True)
+class Loaded(Generic[_T]):
+    """What a load understood (``model``; None when a syntax error stopped it) and every error, in file order."""
+
+    model: _T | None
+    errors: tuple[PgtError, ...]
+
+    def result(self) -> _T:
+        """The model; raises the first error (noting how many more) if there was any."""
+        if self.errors:
+            first = self.errors[0]
+            if len(self.errors) > 1 and not hasattr(first, "also"):  # note the count once
+                first.args = (f"{first} (and {len(self.errors) - 1} more error(s) in this file; "
+                              "`pgt lint` lists them all)",)
+            first.also = self.errors[1:]  # type: ignore[attr-defined]
+            raise first
+        assert self.model is not None
+        return self.model
+
+
+class Errors:
+    """The error collector threaded through one load: records, de-duplicates, sorts by position."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.items: list[PgtError] = []
+        self.invented_types: set[str] = set()  # declared only so the pddl package parses on
+        self.warnings: list[str] = []  # repairs of dubious but unambiguous input
+
+    def add(self, exc: PgtError) -> None:
+        if all(str(e) != str(exc) for e in self.items):
+            self.items.append(exc)
+
+    def in_file_order(self) -> tuple[PgtError, ...]:
+        where = re.compile(re.escape(self.path) + r":(\d+):(\d+):")
+
+        def key(exc: PgtError) -> tuple[int, int]:
+            mt = where.match(str(exc))
+            return (int(mt.group(1)), int(mt.group(2))) if mt else (1 << 30, 0)
+
+        return tuple(sorted(self.items, key=key))
+
+
+def collect(build):
+    """Run a builder with a fresh collector: a :class:`Loaded` with what it built and every error."""
+
+    @functools.wraps(build)
+    def read(text: str, *args, **kwargs) -> Loaded:
+        path = _path_argument(build, text, args, kwargs)
+        errors = Errors(path)
+        try:
+            model = build(text, *args, errors=errors, **kwargs)
+        except PgtError as exc:  # unrecoverable (syntax, unsupported feature): stop here, keep what came before
+            errors.add(exc)
+            model = None
+        return Loaded(model, errors.in_file_order())
+
+    return read
+
+
+def _path_argument(fn, text: str, args: tuple, kwargs: dict) -> str:
+    """The ``path`` a loader function was called with (its default if none was given)."""
+    bound = inspect.signature(inspect.unwrap(fn)).bind_partial(text, *args, **kwargs)
+    return str(bound.arguments.get("path", "<string>"))
+
+
+def nesting_guard(parse):
+    """Turn a RecursionError (formulas nested thousands deep) into a located PgtError."""
+
+    @functools.wraps(parse)
+    def guarded(text: str, *args, **kwargs):
+        try:
+            return parse(text, *args, **kwargs)
+        except RecursionError:
+            path = _path_argument(parse, text, args, kwargs)
+            depths = list(nesting_depths(text))
+            depth = max(depths, default=0)
+            line, col = line_col(text, depths.index(depth)) if depths else (None, None)  # where it is deepest
+            raise PddlSyntaxError(path, line, col, f"formulas nested too deeply ({depth} levels of parentheses)") from None
+
+    return guarded
+
+
+def record_duplicates(text: str, path: str, errors: Errors) -> None:
+    """Record predicates, actions and action or quantifier variables declared twice (the pddl package silently keeps one)."""
+    code = blank_comments(text)
+    found: list[tuple[str, re.Match[str]]] = []
+    sec = section(code, ":predicates")
+    if sec:
+        inner = code[sec[0]:sec[1]]
+        inner = inner[re.search(r":predicates", inner, re.I).end():]  # PDDL keywords are case-insensitive
+        base = sec[1] - len(inner)
+        found += [("predicate", mt) for mt in re.finditer(r"\(\s*([^\s()]+)", inner)]
+        found = [(k, re.compile(r"\(\s*([^\s()]+)").match(code, base + mt.start())) for k, mt in found]
+    found += [("action", mt) for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", code, re.I)]
+    seen: set[tuple[str, str]] = set()
+    for kind, mt in found:
+        key = (kind, mt.group(1).lower())
+        if key in seen:
+            line, col = line_col(text, mt.start(1))
+            errors.add(DuplicateNameError(kind, mt.group(1), f"{path}:{line}:{col}"))
+        seen.add(key)
+    # (?x - block ?x - block) is one parameter to the package, two to the plan that calls the action.
+    for mt in re.finditer(r":parameters\s*\(([^()]*)\)|\(\s*(?:forall|exists)\s*\(([^()]*)\)", code, re.I):
+        group = 1 if mt.group(1) is not None else 2
+        names: set[str] = set()
+        for var in re.finditer(r"\?[^\s()]+", mt.group(group)):
+            if var.group().lower() in names:
+                line, col = line_col(text, mt.start(group) + var.start())
+                errors.add(DuplicateNameError("parameter" if group == 1 else "variable", var.group(),
+                                              f"{path}:{line}:{col}"))
+            names.add(var.group().lower())

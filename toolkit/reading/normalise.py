@@ -1,0 +1,212 @@
+"""Text the ``pddl`` package will parse, from text as people write it.
+
+The package is strict where common practice is not (keyword case, undeclared
+requirements, ``object`` listed as a type, a variable spelled like a keyword); we
+normalise those, keep a warning, and parse. Unsupported features are refused
+here, located, before any parser runs. Nothing adds or removes a newline, so
+every line number the parsers report is the file's.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+
+from toolkit.errors import UnsupportedFeatureError
+from toolkit.plain_problem import KEYWORDS
+from toolkit.reading.text import COMMENT_RE, ROOT, VAR_PREFIX, blank_comments, line_col
+
+if TYPE_CHECKING:
+    from toolkit.reading.collect import Errors
+
+
+SUPPORTED_REQUIREMENTS = (
+    ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
+    ":equality", ":existential-preconditions", ":universal-preconditions",
+    ":quantified-preconditions", ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents",
+)
+# Accepted where declared, never added: PDDL 3.1's :fluents is numeric and object fluents (object
+# fluents are refused where used, by their keyword below).
+DECLARABLE_REQUIREMENTS = (":fluents",)
+
+
+# Granted to the pddl parser where not declared (none now: :numeric-fluents is supported).
+PARSER_ONLY_REQUIREMENTS: tuple[str, ...] = ()
+
+
+UNSUPPORTED_KEYWORDS = {
+    ":durative-action": "durative actions (:durative-action)",
+    ":derived": "derived predicates (:derived)",
+    ":object-fluents": "object fluents (:object-fluents)",
+    ":durative-actions": "durative actions (:durative-actions)",
+    ":derived-predicates": "derived predicates (:derived-predicates)",
+    ":non-deterministic": "non-deterministic effects (:non-deterministic)",
+    ":timed-initial-literals": "timed initial literals",
+    ":preferences": "preferences",
+    ":constraints": "trajectory constraints",
+    "oneof": "non-deterministic effects (oneof)",
+    ":vars": "action variables (:vars, PDDL 1.2: list them in :parameters)",
+    r"probabilistic(?=\s+[0-9.])": "probabilistic effects (PPDDL's probabilistic)",  # not a predicate so named
+    r"preference(?=\s+[^\s()]+\s*\()": "preferences (preference)",  # IPC 2008 net-benefit goals
+}
+
+
+_EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
+
+
+_CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
+                "exists", "when", "either")
+
+
+# Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", "- number", and a
+# metric's direction (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
+_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*"
+                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])"
+                         r"|(?<![\w?-])-\s+number(?![\w-])", re.I)  # a function's value type, "- Number"
+
+
+_KEYWORD_VARIABLE_RE = re.compile(r"(?<=\?)(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
+
+
+# ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
+_OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
+
+
+# The pddl package rejects "- object" in typed lists (it drops "object" from its
+# known types); we rename it to the placeholder ROOT while parsing and map it back.
+_OBJECT_TYPE_RE = re.compile(r"(-\s+)object(?![\w-])|(-\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\))",
+                             re.I)
+
+
+def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) -> tuple[str, str]:
+    """Blank ``object`` listed as a type of its own in ``:types`` (FD and UP accept it; it is the root anyway).
+
+    Only a bare ``object`` (not ``object - parent``) is dropped; it is replaced by
+    spaces so every offset, hence every error position, stays the same.
+    """
+    block = re.search(r"\(\s*:types\b([^)]*)", code)
+    if not block:
+        return text, code
+    hits = [mt for mt in re.finditer(r"(?<![\w?-])object(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
+            if not re.search(r"-\s*$", code[block.start(1):block.start(1) + mt.start()])]
+    if not hits:
+        return text, code
+    line, col = line_col(text, block.start(1) + hits[0].start())
+    warnings.append(f"{path}:{line}:{col}: 'object' listed in :types ignored (it is the root type)")
+    for mt in reversed(hits):
+        at = block.start(1) + mt.start()
+        text = text[:at] + " " * len(mt.group()) + text[at + len(mt.group()):]
+    return text, blank_comments(text)
+
+
+def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]) -> tuple[str, str]:
+    """Blank a ``- type`` that follows no name in ``:objects``/``:constants`` (it declares nothing).
+
+    IPC's woodworking p11 lists ``- board`` with no boards; FD and VAL accept it and
+    the pddl package refuses it. Blanked with spaces, so every offset stays the same.
+    """
+    for block in re.finditer(r"\(\s*:(?:objects|constants)\b([^()]*)\)", code, re.I):
+        names = 0
+        tokens = list(re.finditer(r"\S+", block.group(1)))
+        for i, token in enumerate(tokens):
+            if token.group() != "-":
+                names += 1
+                continue
+            if names == 0 and i + 1 < len(tokens):
+                at, end = block.start(1) + token.start(), block.start(1) + tokens[i + 1].end()
+                line, col = line_col(text, at)
+                warnings.append(f"{path}:{line}:{col}: '- {tokens[i + 1].group()}' follows no object name; ignored")
+                text = text[:at] + " " * (end - at) + text[end:]
+            names = -1  # the type name that follows is not an object
+    return text, blank_comments(text)
+
+
+def _rename_root(mt: re.Match[str]) -> str:
+    """A ``- object`` or ``- (either ... object ...)`` with the root (in any case) spelled as the placeholder."""
+    if mt.group(2) is None:
+        return mt.group(1) + ROOT
+    return _OBJECT_WORD_RE.sub(ROOT, mt.group(2))
+
+
+def normalise(text: str, path: str, errors: Errors | None = None,
+               notes: list[str] | None = None) -> tuple[str, list[str], set[str]]:
+    """Lower-case keywords, refuse unsupported features, add missing requirements.
+
+    Returns the text to parse, warnings, and the requirements declared in the file.
+    Keywords written in upper case are read silently (PDDL is case-insensitive); that
+    is noted in ``notes`` when given, for lint. Line numbers are preserved: nothing
+    adds or removes a newline.
+    """
+    warnings: list[str] = []
+    code = blank_comments(text)
+    for kw, feature in UNSUPPORTED_KEYWORDS.items():
+        pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
+        mt = re.search(pat, code, re.I)
+        if mt:
+            raise UnsupportedFeatureError(path, feature, *line_col(text, mt.start()))
+
+    # Generators write an empty "(:functions )", which the pddl grammar refuses; it
+    # declares nothing, so blank it (same length: offsets and lines stay valid).
+    text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)
+
+    changed: list[str] = []
+
+    def lower(mt: re.Match[str]) -> str:
+        word = mt.group(0)
+        if word != word.lower():
+            changed.append(word.strip())
+        return word.lower()
+
+    out = []
+    pos = 0
+    for cm in COMMENT_RE.finditer(text):  # normalise code only, never comments
+        out.append(_KEYWORD_RE.sub(lower, text[pos:cm.start()]))
+        out.append(cm.group())
+        pos = cm.end()
+    out.append(_KEYWORD_RE.sub(lower, text[pos:]))
+    text = _KEYWORD_VARIABLE_RE.sub(lambda mt: VAR_PREFIX + mt.group(), "".join(out))
+    if changed and notes is not None:
+        notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
+
+    code = blank_comments(text)
+    is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
+    text, code = _drop_listed_object(text, code, path, warnings)
+    text, code = _drop_empty_typed_group(text, code, path, warnings)
+    if _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
+        text = "".join(_OBJECT_TYPE_RE.sub(_rename_root, chunk) if i % 2 == 0 else chunk
+                       for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
+        if is_domain:
+            types = re.search(r"\(\s*:types\b[^)]*", text)
+            if types:  # untyped names at the end of the list are subtypes of object
+                text = text[: types.end()] + " " + ROOT + text[types.end():]
+            else:
+                preds = re.search(r"\(\s*:(predicates|constants)\b", text)
+                if preds:
+                    text = text[: preds.start()] + f"(:types {ROOT}) " + text[preds.start():]
+        code = blank_comments(text)
+    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+    declared = set(req.group(1).split()) if req else set()
+    unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
+    if unknown:
+        for word in sorted(unknown, key=lambda w: req.group(1).index(w)):
+            at = req.start(1) + re.search(r"(?<!\S)" + re.escape(word) + r"(?!\S)", req.group(1)).start()
+            exc = UnsupportedFeatureError(path, f"requirement {word}", *line_col(text, at))
+            if errors is None:
+                raise exc
+            errors.add(exc)
+            text = text[:at] + " " * len(word) + text[at + len(word):]  # parse on without it
+        declared -= unknown
+        code = blank_comments(text)
+        req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+    missing = [r for r in (*SUPPORTED_REQUIREMENTS, *PARSER_ONLY_REQUIREMENTS) if r not in declared]
+    if missing:
+        # The pddl parser refuses features whose requirement is undeclared; we accept
+        # them (lint reports requirements used but not declared).
+        extra = " " + " ".join(missing)
+        if req:
+            text = text[: req.end() - 1] + extra + text[req.end() - 1:]
+        else:
+            head = re.search(r"\(\s*(domain|problem)\s+[^\s()]+\s*\)", code)
+            if head and head.group(1) == "domain":
+                text = text[: head.end()] + f" (:requirements{extra})" + text[head.end():]
+    return text, warnings, declared

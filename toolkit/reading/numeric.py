@@ -1,0 +1,71 @@
+"""Numeric expressions, conditions and effects (PDDL 2.1 level 2) from the ``pddl`` package's objects.
+
+A mix-in of :class:`toolkit.reading.convert.Converter`: every function term is
+checked like an atom (declared, right arity, known objects and variables) and
+located at its use. Numeric effects are taken out of the boolean effect tree
+into :attr:`toolkit.model.ActionSchema.numeric`, each with the ``forall``
+parameters and ``when`` condition around it.
+"""
+
+from __future__ import annotations
+
+from pddl.logic import functions as pf
+
+from toolkit import model as m
+
+_COMPARISONS = {pf.LesserThan: "<", pf.LesserEqualThan: "<=", pf.GreaterThan: ">", pf.GreaterEqualThan: ">=",
+                pf.EqualTo: "="}
+_ARITH = {pf.Plus: "+", pf.Minus: "-", pf.Times: "*", pf.Divide: "/"}
+UPDATES = {pf.Assign: "assign", pf.Increase: "increase", pf.Decrease: "decrease", pf.ScaleUp: "scale-up",
+           pf.ScaleDown: "scale-down"}
+
+
+def is_comparison(f) -> bool:
+    return type(f) in _COMPARISONS
+
+
+def is_update(f) -> bool:
+    return type(f) in UPDATES
+
+
+class NumericConversion:
+    """Conversion of numeric formulas; expects ``fterm``, ``condition`` and ``used_requirements`` of the converter."""
+
+    numeric_effects: list[m.NumericEffect]
+    uses_numbers: bool = False  # a comparison or a numeric effect other than an action cost was met
+
+    def num_expr(self, f, scope: dict[str, str]) -> m.NumExpr:
+        if isinstance(f, pf.NumericValue):
+            return _number(f.value)
+        if isinstance(f, pf.NumericFunction):
+            return self.fterm(f, scope)
+        if isinstance(f, pf.UnaryMinus):
+            return m.Arith("-", (self.num_expr(f.operands[0] if hasattr(f, "operands") else f.argument, scope),))
+        op = _ARITH.get(type(f))
+        if op is not None:
+            return m.Arith(op, tuple(self.num_expr(x, scope) for x in f.operands))
+        raise self.unsupported(f"numeric expression {f}", r"\(\s*[-+*/]\s")
+
+    def compare(self, f, scope: dict[str, str]) -> m.Compare:
+        self.used_requirements.add(":numeric-fluents")
+        self.uses_numbers = True
+        left, right = f.operands
+        return m.Compare(_COMPARISONS[type(f)], self.num_expr(left, scope), self.num_expr(right, scope))
+
+    def update(self, f, scope: dict[str, str], params: tuple[m.Param, ...], conds: tuple[m.Condition, ...]) -> None:
+        """Record ``(op (f ...) value)`` with its enclosing ``forall`` parameters and ``when`` conditions."""
+        target, value = f.operands
+        if not isinstance(target, pf.NumericFunction):
+            raise self.unsupported(f"numeric effect on {target} (the target is a function term)",
+                                   r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
+        op = UPDATES[type(f)]
+        term = self.fterm(target, scope, r"\(\s*" + op + r"\s*")
+        if not (op == "increase" and term.function == m.TOTAL_COST):
+            self.used_requirements.add(":numeric-fluents")
+            self.uses_numbers = True
+        cond = conds[0] if len(conds) == 1 else m.And(conds) if conds else m.TRUE
+        self.numeric_effects.append(m.NumericEffect(op, term, self.num_expr(value, scope), params, cond))
+
+
+def _number(value: float) -> m.Number:
+    return int(value) if float(value).is_integer() else float(value)

@@ -1,0 +1,93 @@
+"""Finding things in PDDL text: comments blanked, offsets turned into line:column, names as regexes.
+
+Every located message of the loader, lint and the editor server comes through
+these helpers. They work on comment-blanked code (:func:`blank_comments` keeps
+every offset), so a match is never inside a comment and a position found in the
+blanked code is the same position in the file.
+"""
+
+from __future__ import annotations
+
+import re
+
+from toolkit.plain_problem import ROOT
+
+__all__ = ["ROOT", "blank_comments", "line_col", "locate", "name_pattern", "located", "offset_of", "section",
+           "listed_at", "nesting_depths", "type_use_pattern", "written_var", "VAR_PREFIX"]
+
+
+COMMENT_RE = re.compile(r";[^\n]*")
+
+
+# The pddl package refuses a variable spelled like a keyword (?object, ?domain, ?and), which PDDL
+# allows (the "?" sets it apart): it is parsed under this prefix and named back by written_var.
+VAR_PREFIX = "pgtvar-"
+
+
+def blank_comments(text: str) -> str:
+    """Comments replaced by spaces, so offsets stay valid for searching."""
+    return COMMENT_RE.sub(lambda mt: " " * len(mt.group()), text)
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    line = text.count("\n", 0, offset) + 1
+    return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def locate(text: str, pattern: str, start: int = 0) -> tuple[int | None, int | None]:
+    """Line and column of the first match of a regex in the code (not comments)."""
+    mt = re.compile(pattern, re.I).search(blank_comments(text), start)
+    return line_col(text, mt.start()) if mt else (None, None)
+
+
+def name_pattern(name: str) -> str:
+    """A regex for ``name`` as a whole PDDL name: not part of a longer name, not a ``?variable``."""
+    return r"(?<![\w?-])" + re.escape(name) + r"(?![\w-])"
+
+
+def located(path: str, text: str, pattern: str, start: int = 0) -> str:
+    line, col = locate(text, pattern, start)
+    if line is None and start:
+        line, col = locate(text, pattern)
+    return path if line is None else f"{path}:{line}:{col}"
+
+
+def offset_of(code: str, pattern: str, default: int = 0) -> int:
+    mt = re.search(pattern, code, re.I)
+    return mt.start() if mt else default
+
+
+def section(code: str, keyword: str) -> tuple[int, int] | None:
+    """Start and end offsets of the balanced ``(:keyword ...)`` section of comment-blanked code."""
+    mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
+    if not mt:
+        return None
+    depth = 0
+    for i in range(mt.start(), len(code)):
+        depth += (code[i] == "(") - (code[i] == ")")
+        if depth == 0:
+            return mt.start(), i + 1
+    return mt.start(), len(code)
+
+
+def listed_at(name: str, code: str, offset: int) -> list[int]:
+    """Offsets from ``offset`` on where ``name`` is listed in a typed list (not where it is a ``- parent``)."""
+    return [offset + mt.start() for mt in re.finditer(name_pattern(name), code[offset:], re.I)
+            if not re.search(r"-\s*$", code[max(0, offset + mt.start() - 80):offset + mt.start()])]
+
+
+def nesting_depths(text: str):
+    depth = 0
+    for ch in blank_comments(text):
+        depth += (ch == "(") - (ch == ")")
+        yield depth
+
+
+def type_use_pattern(name: str) -> str:
+    """A regex for ``name`` used as a type: ``- name`` or a member of ``- (either ...)``."""
+    return r"-\s*(?:\(\s*either\b[^()]*?(?<![\w?-]))?" + re.escape(name) + r"(?![\w-])"  # "-K" too
+
+
+def written_var(name: str) -> str:
+    """The ``?variable`` as written, for the pddl package's name of it (without ``?``, perhaps prefixed)."""
+    return "?" + name.removeprefix(VAR_PREFIX)
