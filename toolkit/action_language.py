@@ -52,7 +52,7 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
     "move": ("go", "travel", "drive", "walk"),
 }
 LEAD = re.compile(r"^(?:(?:then|next|now|first(?:ly)?|second(?:ly)?|finally|lastly|after\s+that|afterwards|and|so|"
-                   r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|please|step)\b[\s,]*)+")
+                   r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|let\s+me|please|step)\b[\s,]*)+")
 # No action sentence is longer (a template's words plus its object phrases); longer text is prose,
 # and the word-by-word segmentation below recurses once per word.
 MAX_WORDS = 80
