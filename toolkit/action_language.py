@@ -17,7 +17,10 @@ and strict where a misread would be possible:
   leading words it follows ("from the blue block, unstack the red block").
 
 A sentence must use exactly the template's words (up to synonyms): extra or missing
-words mean no match, so prose is never read as an action by accident. An action
+words mean no match, so prose is never read as an action by accident. The one
+exception is a short closing place that names no object, after the last object of
+a template that ends with it: "put down the red block on the table", "pick up
+the red block from the table" (a preposition and at most two words). An action
 without a template is read from its name's words followed by its objects, where
 prepositions between the objects, and a short phrase after the last one that starts
 with a preposition, are allowed ("unstack the red block from the blue block", "put
@@ -49,13 +52,16 @@ BUILTIN_SYNONYMS: dict[str, tuple[str, ...]] = {
     "move": ("go", "travel", "drive", "walk"),
 }
 LEAD = re.compile(r"^(?:(?:then|next|now|first(?:ly)?|second(?:ly)?|finally|lastly|after\s+that|afterwards|and|so|"
-                   r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|please|step)\b[\s,]*)+")
+                   r"i|we|you|will|ll|should|can|must|need\s+to|have\s+to|let\s*s|let\s+us|let\s+me|please|step)\b[\s,]*)+")
 # No action sentence is longer (a template's words plus its object phrases); longer text is prose,
 # and the word-by-word segmentation below recurses once per word.
 MAX_WORDS = 80
 # Canonical prepositions a sentence may add between the objects of an action that has no template.
 LINKING = frozenset({"on", "from", "in", "to", "at", "with", "of", "by", "onto", "into", "off", "via", "using",
                      "next"})
+# Prepositions that may open a closing place ("on the table") after a templated action's last object.
+PLACES = frozenset({"on", "from", "in", "to", "at"})
+MAX_PLACE = 3  # the preposition and at most two words ("on table", "from the table": articles are dropped)
 _TOKEN = re.compile(r"[a-z0-9]+")
 _QUOTES = re.compile(r"[\"'`“”‘’]")
 
@@ -90,6 +96,7 @@ class _Compiled:
     markers: tuple[tuple[str, ...], ...]  # canonical words right before each slot, by slot order
     slot_index: tuple[int, ...]  # parameter index of each slot, in template order
     types: tuple[tuple[str, ...], ...]  # parameter types
+    ends_with_slot: bool = False  # no words after the last object: a closing place may follow
 
 
 class ActionLanguage:
@@ -181,10 +188,11 @@ class ActionLanguage:
                 pending = []
             else:
                 pending.extend(tokens(part))
-        words.extend(self._canonical(pending))
+        closing = self._canonical(pending)
+        words.extend(closing)
         schema = self.task.domain.actions[name]
         return _Compiled(name, schema.arity, Counter(words), name in self._untemplated, tuple(markers),
-                         tuple(slots), tuple(t for _, t in schema.params))
+                         tuple(slots), tuple(t for _, t in schema.params), bool(slots) and not closing)
 
     def _segmentations(self, words: list[str]) -> list[tuple[list[tuple[str, ...]], list[frozenset[str]], tuple[str, ...]]]:
         """Ways to split words into (segments before each mention, mentions, trailing words).
@@ -223,8 +231,12 @@ class ActionLanguage:
         for segs, mentions, tail in self._segmentations(words):
             bag = Counter(w for s in segs for w in s) + Counter(tail)
             linked = _linked_bag(segs, tail)
+            placed = self._without_place(segs, tail) if mentions else None
             for comp in self._compiled:
-                if comp.arity != len(mentions) or comp.bag != (linked if comp.lenient and segs else bag):
+                if comp.arity != len(mentions):
+                    continue
+                if comp.bag != (linked if comp.lenient and segs else bag) and (
+                        comp.lenient or placed is None or comp.bag != placed or not comp.ends_with_slot):
                     continue
                 for result, score in self._assign(comp, segs, mentions):
                     found[result] = max(score, found.get(result, -1))
@@ -235,6 +247,66 @@ class ActionLanguage:
         if len(top) == 1:
             return TextMatch(top[0][0], top[0][1], tuple(top))
         return TextMatch(candidates=tuple(top))
+
+    def object_named(self, phrase: str) -> str | None:
+        """The one object a phrase names ("orange", "the red block", "block c"), else None."""
+        words = tuple(w for w in tokens(phrase) if w not in ARTICLES)
+        hit = self._aliases.get(words)
+        return next(iter(hit)) if hit is not None and len(hit) == 1 else None
+
+    def near_miss(self, text: str) -> str:
+        """What an unread sentence comes closest to, for the error message: the action its verb
+        names, the objects it names, the sentence the template would read and the words that
+        differ ("" when it names no known verb)."""
+        body = LEAD.sub("", " ".join(tokens(text)))
+        words = body.split()
+        if not words or len(words) > MAX_WORDS:
+            return ""
+        names = self.verb_actions.get(words[0], [])
+        if not names:
+            return ""
+        segs, mentions, tail = self._segmentations(words)[0]
+        objects = [sorted(m)[0] if len(m) == 1 else "/".join(sorted(m)) for m in mentions]
+        said = Counter(w for seg in segs for w in seg) + Counter(tail)
+        best = None
+        for comp in self._compiled:
+            if comp.name not in names:
+                continue
+            left = said - comp.bag
+            extra = []
+            for w in [w for seg in segs for w in seg] + list(tail):  # in the sentence's order
+                if left[w] > 0:
+                    extra.append(w)
+                    left[w] -= 1
+            missing = sorted((comp.bag - said).elements())
+            rank = (comp.arity != len(mentions), len(extra) + len(missing))
+            if best is None or rank < best[0]:
+                best = (rank, comp, extra, missing)
+        assert best is not None
+        _, comp, extra, missing = best
+        parts = [f"closest action {comp.name}"]
+        if objects:
+            parts.append(f"objects named: {', '.join(objects)}")
+        if comp.arity != len(mentions):
+            parts.append(f"{comp.name} takes {comp.arity} object{'s' if comp.arity != 1 else ''}, "
+                         f"the sentence names {len(mentions)}")
+        elif not any("/" in o for o in objects):
+            parts.append(f"it reads \"{self.render(comp.name, objects)}\"")
+        if extra:
+            parts.append(f"words it does not expect: {' '.join(extra)}")
+        if missing:
+            parts.append(f"words it lacks: {' '.join(missing)}")
+        return "; ".join(parts)
+
+    def _without_place(self, segs: Sequence[tuple[str, ...]], tail: tuple[str, ...]) -> Counter[str] | None:
+        """The sentence's words without a closing place after its last object ("... on the table"),
+        or None when it has none: a place preposition, then one or two words that are neither
+        another preposition nor an action's verb."""
+        for j in range(max(0, len(tail) - MAX_PLACE), len(tail) - 1):
+            rest = tail[j + 1:]
+            if tail[j] in PLACES and not any(w in LINKING or w in self.verbs for w in rest):
+                return Counter(w for s in segs for w in s) + Counter(tail[:j])
+        return None
 
     def _assign(self, comp: _Compiled, segs: list[tuple[str, ...]],
                 mentions: list[frozenset[str]]) -> Iterable[tuple[tuple[str, tuple[str, ...]], int]]:

@@ -8,7 +8,9 @@ line it skipped with the reason, so nothing is dropped silently. It knows no
 domain: :func:`toolkit.plans.parse_plan` decides which candidates are actions,
 which are prose (skipped) and which are broken steps (errors).
 
-Region choice, first that applies: the last non-empty ``[PLAN]`` block; the last
+Region choice, first that applies: the first non-empty ``[PLAN]`` block (a reply to a
+prompt that ends with ``[PLAN]`` opens inside one, so a ``[PLAN END]`` before any
+``[PLAN]`` closes a block that starts the reply); the last
 non-empty fenced block; else the whole text. A JSON plan
 (``{"plan": [...]}`` or a list) anywhere in the region is read as JSON.
 """
@@ -24,6 +26,7 @@ from toolkit import jsontext
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _MARK = re.compile(r"\[\s*(?:[A-Za-z]+\s+)*?(?:PLAN|SOLUTION)(?:\s+(END))?\s*\]|\[\s*(END)\s+PLAN\s*\]|\[\s*/\s*PLAN\s*\]", re.I)
 _LIST = re.compile(r"^\s*(?:[-*+•]\s+|\(?\d{1,4}[.):]\s*|(?:step|action)\s*#?\d+\s*[:.)-]?\s*)", re.I)
+_LABEL = re.compile(r"^\s*action\s*:\s*", re.I)  # "- Action: Attack object d" (o1's step-by-step answers)
 _TIME = re.compile(r"^\s*\d+(?:\.\d+)?\s*:\s*")
 _SUFFIX = re.compile(r"\s*(?:\[[^][]*\]|\{[^{}]*\}|#.*|//.*|;.*)\s*$")  # no nesting: linear on "[[[["
 _RULE = re.compile(r"^\s*(?:-{3,}|\*{3,}|_{3,}|={3,})\s*$")  # a markdown horizontal rule between sections
@@ -77,6 +80,7 @@ def clean(text: str) -> str:
     """A step's text without list prefixes, timestamps, trailing costs, comments or emphasis."""
     body = _EMPHASIS.sub("", text).strip()
     body = _LIST.sub("", body, count=1)
+    body = _LABEL.sub("", body, count=1)
     body = _TIME.sub("", body, count=1)
     for _ in range(3):  # "(a) [1] ; comment": one trailing item at a time
         shorter = _SUFFIX.sub("", body)
@@ -152,6 +156,8 @@ def _blocks(lines: list[str]) -> tuple[list[tuple[int, int]], list[tuple[int, in
                 if start_mark is not None:
                     marked.append((start_mark, i + 1))
                     start_mark = None
+                elif not marked:  # the prompt ended with "[PLAN]": the reply opens inside the block
+                    marked.append((0, i + 1))
             else:
                 if start_mark is not None:  # a new start closes the previous block
                     marked.append((start_mark, i))
@@ -173,8 +179,8 @@ def _region(lines: list[str]) -> tuple[tuple[int, int], str]:
     marked, fenced = _blocks(lines)
     for blocks, kind in ((marked, "outside the marked plan block"), (fenced, "outside the fenced plan block")):
         good = [b for b in blocks if _has_step(lines, b)]
-        if good:
-            return good[-1], kind
+        if good:  # the first marked block: what follows it is commentary or invented further examples
+            return (good[0] if blocks is marked else good[-1]), kind
     return (0, len(lines)), ""
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 from toolkit.action_language import LEAD, LINKING, TextMatch, tokens
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
+from toolkit.plan_lists import restatements
 from toolkit.plan_reader import REFUSAL, Candidate, Skipped, extract
 from toolkit.task import GroundAction, Task
 
@@ -47,6 +48,7 @@ class Reason(str, Enum):
     AMBIGUOUS_STEP = "ambiguous_step"
     CLAIMS_UNSOLVABLE = "claims_unsolvable"
     EMPTY = "empty"
+    TWO_PLANS = "two_different_plans"
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class PlanStep:
     error: Reason | None = None
     message: str = ""
     suggestions: tuple[str, ...] = field(default=())
-    read_as: str = "pddl"  # pddl, call, json or natural-language
+    read_as: str = "pddl"  # pddl, call, json or natural-language (how it is written, also when unread)
 
     @property
     def ok(self) -> bool:
@@ -73,7 +75,8 @@ class PlanStep:
 class ParsedPlan:
     steps: tuple[PlanStep, ...]
     skipped: tuple[Skipped, ...] = ()  # lines left out (prose, other blocks), each with why
-    verdict: str | None = None  # "claims_unsolvable" or "empty" when the reply has no steps
+    verdict: str | None = None  # "claims_unsolvable" or "empty" (no steps), "two_different_plans"
+    why: str = ""  # what the verdict rests on ("two different plans: lines 3-8 (6 steps) and ...")
 
     @property
     def read_as(self) -> str:
@@ -83,8 +86,8 @@ class ParsedPlan:
 
     @property
     def rephrased(self) -> int:
-        """Steps read from English sentences."""
-        return sum(s.read_as == "natural-language" for s in self.steps)
+        """Steps read from English sentences (an English step pgt could not read is not one)."""
+        return sum(s.read_as == "natural-language" and s.error is None for s in self.steps)
 
     def reading(self) -> dict[str, object]:
         """The reading report: how the text was read and what was skipped."""
@@ -197,12 +200,18 @@ def _as_match(hit: object) -> TextMatch | None:
     return TextMatch(name, tuple(args), ((name, tuple(args)),))
 
 
-_REPEAT = re.compile(r"\b(?:again|repeat\w*|twice|second\s+time)\b", re.I)
 _GLOSS = re.compile(r"\s*:\s+|\s+[-\u2013\u2014]+\s+")  # "(a b): moves a onto b", "a b - moves a onto b"
+# A labelled line that describes a state or argues for a step (state-tracking replies: "1. Current State: ...",
+# "   Action: attack object a", "   Reason: ...", "   Resulting State: ...").
+_COMMENTARY = re.compile(r"^\W*(?:(?:current|resulting|initial|new|final|intermediate)\s+)?(?:state|reason(?:ing)?|"
+                         r"preconditions?|effects?|explanation|result|why|check|goal)\s*:", re.I)
+_INLINE_ASIDE = re.compile(r"\s*\([^()]*\)")  # any parenthesised remark inside an English step
 _ASIDE = re.compile(r"\s*\([^()]*\)\W*$")  # a parenthesised remark at the end of an English step
 # Where an English step's own words end and the writer's account of its effect begins (LLM+P's
 # replies: "unstack b1 from b3 -> arm holding b1", "Unstack b1 from b3: this leaves b3 clear").
-_CONSEQUENCE = re.compile(r"\s*(?:->|=>|\u2192|:\s|\.\s)")
+_CONSEQUENCE = re.compile(r"\s*(?:->|=>|\u2192|:\s|\.\s|\s[-\u2013\u2014]+\s|[\u2013\u2014])")
+# A list item's bold title ("2. **Put down the red block** (now the hand is empty)"): the step itself.
+_TITLE = re.compile(r"^\W*?(?:(?:step\s*)?\d{1,4}\s*[.):]\s*)?(?:\*\*|__)(?P<title>[^*_]+?)(?:\*\*|__)", re.I)
 
 
 # Words a statement about the plan opens with and an imperative step never does ("The goal is now
@@ -218,6 +227,11 @@ _END_LINES = frozenset({("plan", "end"), ("end", "plan"), ("end", "of", "plan"),
 # Words that are never an argument of a PDDL step unless the task names an object so: articles,
 # pronouns and the prepositions a sentence puts between objects.
 _ENGLISH_ARGS = LINKING | {"the", "a", "an", "your", "its", "his", "her", "their", "my", "it", "them"}
+
+
+def _squash(name: str) -> str:
+    """An action name without case, hyphens and underscores: "PutDown" and "put_down" are put-down."""
+    return name.lower().replace("-", "").replace("_", "")
 
 
 def _statement(text: str) -> bool:
@@ -282,12 +296,23 @@ class _Reader:
         self.names = {a.lower() for a in task.domain.actions}
         self._objects = {o.lower() for o in task.objects}
         self._lang: ActionLanguage | None = None
+        self._fluents: frozenset[str] | None = None
+        self._compact = {_squash(a): a for a in task.domain.actions}
+        self._predicate_words: frozenset[str] | None = None
 
     @property
     def lang(self) -> ActionLanguage:
         if self._lang is None:
             self._lang = language(self.task)
         return self._lang
+
+    @property
+    def words(self) -> ActionLanguage | None:
+        """The action language English is read with: the hook's (``--objects``) or the domain's."""
+        if self._hook is None:
+            return self.lang
+        owner = getattr(self._hook, "__self__", None)
+        return owner if hasattr(owner, "object_named") else None
 
     def english(self, text: str) -> TextMatch | None:
         return _as_match(self._hook(text) if self._hook is not None else self.lang.parse(text))
@@ -296,16 +321,27 @@ class _Reader:
         """("step", (name, args, form)) | ("error", (Reason, why, name, args)) | ("refusal" | "other", None)."""
         if cand.simple is not None and cand.simple[0].lower() in self.names and self._resolves(*cand.simple):
             return "step", (cand.simple[0], cand.simple[1], "pddl")
+        glossed = _GLOSS.split(cand.text, maxsplit=1)
+        if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
+            head = _split_form(glossed[0])
+            named = self._named(head[0], head[1]) if head is not None else None
+            if head is not None and named is not None:  # also "PickUp(Red): pick up the red block (now clear)"
+                return "step", (*named, "pddl" if head[2] == "bare" else head[2])
         split = _split_form(cand.text)
         if split is not None:
             name, args, form = split
             if form != "bare" or name.lower() in self.names:
                 # "(pick-up the red block)": English in PDDL's clothes (a known action's name only:
                 # "(unlock x)" names an action the domain lacks and stays an unknown_action error)
+                if self._compact.get(_squash(name)) and name.lower() not in self.names and args:
+                    name = self._compact[_squash(name)]  # "PutDown(red)" for put-down
                 if name.lower() in self.names and not self._resolves(name, args):
                     hit = self.english(" ".join((name, *args)))
                     if hit is not None:
                         return self._english_result(hit, cand)
+                    named = self._named(name, args)
+                    if named is not None:  # "Unstack(orange, red)"
+                        return "step", (*named, "pddl" if form == "bare" else form)
                     # "Pickup b4 from b6", "Grasp shot1 with your left hand" (LLM+P replies): English
                     # words among the arguments, so the step did not say which action it meant
                     if any(a.lower() in _ENGLISH_ARGS and a.lower() not in self._objects for a in args):
@@ -315,15 +351,21 @@ class _Reader:
                 if form == "pddl" and name.lower() not in self.names and _remark_in_parentheses(cand.text):
                     return "other", None
                 return "step", (name, args, "pddl" if form == "bare" else form)
-        glossed = _GLOSS.split(cand.text, maxsplit=1)
-        if len(glossed) == 2:  # "LOAD-TRUCK p0 t0 l0: load the package ...": the action, then its gloss
-            head = _split_form(glossed[0])
-            if head is not None and head[0].lower() in self.names and self._resolves(head[0], head[1]):
-                return "step", (head[0], head[1], "pddl" if head[2] == "bare" else head[2])
+        title = _TITLE.match(cand.source) if "**" in cand.source or "__" in cand.source else None
+        if title is not None:  # "3. **Unstack the red block from the blue block** – since ...": the title is the step
+            words = title.group("title").strip().rstrip(".:")
+            hit = self.english(words) if len(tokens(words)) > 1 else None
+            if hit is not None:
+                if tokens(cand.text)[:len(tokens(words))] != tokens(words):
+                    return "other", "titled"  # a later piece of the line: commentary on the titled step
+                return self._english_result(hit, cand)
         hit = self.english(cand.text)
         aside = _ASIDE.search(cand.text) if hit is None else None
         if aside is not None and aside.start() > 0:  # "unstack a from b (now holding a)": the remark is not the step
             hit = self.english(cand.text[:aside.start()])
+        if hit is None and "(" in cand.text[1:]:  # "stack the yellow block (Y) on top of the blue block (B)"
+            bare = _INLINE_ASIDE.sub("", cand.text)
+            hit = self.english(bare) if bare.strip() and bare != cand.text else None
         said = _CONSEQUENCE.search(cand.text) if hit is None else None
         if said is not None and said.start() > 0:  # "unstack a from b -> holding a": the account is not the step
             hit = self.english(cand.text[:said.start()])
@@ -332,6 +374,9 @@ class _Reader:
         if REFUSAL.search(cand.text):
             return "refusal", None
         code = "(" in cand.text or ")" in cand.text
+        if self.fact(cand.text) or _COMMENTARY.match(cand.text):  # "Object a craves object b (true)", "Harmony ✅",
+            # "Current State: harmony, ...", "Reason: ...": a state or an account of one, not a step
+            return "other", "fact"
         if _action_like(cand.text, self.task, self.lang) or (code and not _sentence_like(cand.text)):
             return "error", (Reason.UNPARSEABLE_STEP, self._cannot(cand.text), "", ())
         said = _subject_verb(cand.text, self._objects, self.lang) if cand.listed else None
@@ -346,9 +391,66 @@ class _Reader:
 
     def _english_result(self, hit: TextMatch, cand: Candidate) -> tuple[str, object]:
         if hit.ambiguous:
+            possible = [c for c in hit.candidates if self._possible(*c)]
+            if len(possible) == 1:  # "load p0 into t0 at l0": only load-truck's (truck t0) can ever hold
+                return "step", (possible[0][0], possible[0][1], "natural-language")
+        if hit.ambiguous:
             return "error", (Reason.AMBIGUOUS_STEP, f"{cand.text!r} is ambiguous: it could be {hit.describe()}",
                              "", ())
         return "step", (hit.name, hit.args, "natural-language")
+
+    def fact(self, text: str) -> bool:
+        """The line states a fact of the domain, not an action: it opens with a predicate's word
+        ("Harmony", "Holding red", "On(orange, red)") or with an object and then a predicate's word
+        ("Object a craves object b"), and that word is no action's verb."""
+        if self._predicate_words is None:
+            from toolkit.phrasing import split_words
+
+            self._predicate_words = frozenset(tokens(split_words(p))[0] for p in self.task.domain.predicates
+                                              if tokens(split_words(p)))
+        words = _content_words(text)
+        verbs = self.lang.verbs | {tokens(a)[0] for a in self.names if tokens(a)}
+        if not words or words[0] in verbs:
+            return False
+        skip = 0
+        nouns = {"object", *(w for t in self.task.domain.types for w in tokens(t))}
+        while skip < min(2, len(words) - 1) and (words[skip] in nouns or words[skip] in self._objects):
+            skip += 1
+        return words[skip] in self._predicate_words and words[skip] not in verbs
+
+    def _named(self, name: str, args: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+        """(action, objects) of a step whose action name may be squashed ("PutDown") and whose
+        arguments may be the objects' descriptions ("orange"); None unless it names one ground action."""
+        name = self._compact.get(_squash(name), name)
+        if name.lower() not in self.names:
+            return None
+        if self._resolves(name, args):
+            return name, args
+        words = self.words
+        named = tuple(words.object_named(a) or "" for a in args) if words is not None else ()
+        return (name, named) if named and all(named) and self._resolves(name, named) else None
+
+    def key(self, data: tuple[str, tuple[str, ...], str]) -> str | None:
+        """The ground action a step names, as text; None when it names none (to compare copies)."""
+        try:
+            return str(self.task.action(data[0], tuple(data[1])))
+        except (UnknownSymbolError, ArityError, TypeMismatchError):
+            return None
+
+    def _possible(self, name: str, args: tuple[str, ...]) -> bool:
+        """The action exists and no static fact of its precondition is false (the untyped way to say
+        types: PlanBench's Logistics writes ``(TRUCK t0)``, so load-truck and load-airplane, which
+        read alike in English, differ only there)."""
+        try:
+            act = self.task.action(name, args)
+        except (UnknownSymbolError, ArityError, TypeMismatchError):
+            return False
+        if self._fluents is None:
+            from toolkit.scoring.predict import fluent_predicates
+
+            self._fluents = fluent_predicates(self.task.domain)
+        return not any(u.atom is not None and u.atom.predicate not in self._fluents
+                       for u in act.unmet(self.task.init))
 
     def _resolves(self, name: str, args: tuple[str, ...]) -> bool:
         try:
@@ -365,6 +467,11 @@ class _Reader:
             hint = list(self.lang.verb_actions.get(verb, ()))
             hint += [a for a in closest(verb, self.task.domain.actions) if a not in hint]
         tip = f"; closest known actions: {', '.join(hint)}" if hint else ""
+        words = self.words
+        near = words.near_miss(text) if words is not None and not ("(" in text and ")" in text) else ""
+        if near:  # English: say what it came closest to and what would read it
+            return (f"cannot read {text!r} as an action ({near}); to read it, name objects as the prompt did "
+                    "(--objects FILE) or add this phrasing to the domain's questions.toml ([actions] or [synonyms])")
         return f"cannot read {text!r} as an action{tip}"
 
 
@@ -391,52 +498,31 @@ def _plan_lists(cands: Sequence[Candidate], kinds: list[tuple[str, object]], bre
     return out
 
 
-def _earlier_copies(cands: Sequence[Candidate], kinds: Sequence[tuple[str, object]]) -> set[int]:
-    """Indexes of every copy but the last of a plan written several times with prose between the
-    copies ("1. LOAD p0 a0 l0: load ..." and then "In PDDL:" and the same steps again).
-
-    Only when nothing is broken, every copy has the same two or more actions and no line between
-    the copies asks for a repetition ("again", "repeat", "twice"): models restate plans ("In PDDL:",
-    "Explanation of the plan:") far more often than they mean a sequence twice.
-    """
-    if any(kind == "error" for kind, _ in kinds):
-        return set()
-    runs: list[list[int]] = [[]]
-    for i, (kind, _) in enumerate(kinds):
-        if kind == "step":
-            runs[-1].append(i)
-        elif runs[-1] and cands[i].indent <= cands[runs[-1][-1]].indent:  # a note nested under a step goes on
-            runs.append([])
-    runs = [run for run in runs if run]
-
-    def actions(run: list[int]) -> list[tuple[str, ...]]:
-        return [tuple(x.lower() for x in (kinds[i][1][0], *kinds[i][1][1])) for i in run]  # type: ignore[index]
-
-    if len(runs) < 2 or len(runs[0]) < 2 or any(actions(run) != actions(runs[0]) for run in runs[1:]):
-        return set()
-    between = range(runs[0][-1] + 1, runs[-1][0])
-    if any(kinds[i][0] != "step" and _REPEAT.search(cands[i].text) for i in between):
-        return set()
-    return {i for run in runs[:-1] for i in run}
-
-
-def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str]) -> set[int]:
+def _nested_notes(cands: Sequence[Candidate], kinds: list[tuple[str, object]], names: set[str],
+                  key: Callable[[tuple[str, tuple[str, ...], str]], str | None]) -> set[int]:
     """Indexes of lines indented under a step ("   - *Province b* (given)"): notes on that step.
 
-    Such a line that cannot be read, or that reads as a call of an unknown action, becomes prose
-    (``kinds`` is updated); a PDDL action written there, ``(unstack a b)``, is still a step or an error.
+    Such a line that cannot be read, that reads as a call of an unknown action, or that retells in
+    English, or as the same action, the step above it ("   - You can unstack the orange block from
+    the blue block", "   - **Action**: Unstack(orange, blue)"), becomes
+    prose (``kinds`` is updated); another PDDL action written there, ``(put-down a)``, is still a
+    step or an error, and so is English under a line that is no step ("2. Then build the tower:").
     """
     out: set[int] = set()
     step_indent = -1
+    parent: object = None  # the step above, when read: a line under it may retell it
     for i, cand in enumerate(cands):
         kind, data = kinds[i]
         if 0 <= step_indent < cand.indent:
             out.add(i)
-            if not cand.text.lstrip().startswith("(") and (
-                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names)):  # type: ignore[index]
+            retold = kind == "step" and parent is not None and (
+                data[2] == "natural-language" or key(data) == key(parent))  # type: ignore[index,arg-type]
+            if retold or (not cand.text.lstrip().startswith("(") and (
+                    kind == "error" or (kind == "step" and data[2] == "call" and data[0].lower() not in names))):  # type: ignore[index]
                 kinds[i] = kind, data = ("other", None)
+            continue
         if kind in ("step", "error"):
-            step_indent = cand.indent
+            step_indent, parent = cand.indent, data if kind == "step" else None  # keyed only when needed
     return out
 
 
@@ -456,19 +542,24 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         if kinds[i - 1][0] == "other" and (prev.line, prev.source) == (cand.line, cand.source):
             kinds[i] = ("other", None)
             prose_rest.add(i)
-    nested = _nested_notes(found.candidates, kinds, reader.names)
+    nested = _nested_notes(found.candidates, kinds, reader.names, reader.key)
     step_at = [i for i, (kind, _) in enumerate(kinds) if kind in ("step", "error")]
     first = step_at[0] if step_at else 0
     steps: list[PlanStep] = []
     skipped = list(found.skipped)
     refusals: list[Candidate] = []
     in_plan_list = _plan_lists(found.candidates, kinds, found.breaks)
-    copies = _earlier_copies(found.candidates, kinds)
+    copies: dict[int, str] = {}
+    two_plans = None
+    if found.breaks or not all(c.simple is not None for c in found.candidates):  # plain PDDL lines: one list
+        keys = [reader.key(data) if kind == "step" else None for kind, data in kinds]  # type: ignore[arg-type]
+        copies, two_plans = restatements(found.candidates, kinds, nested, found.breaks, keys,
+                                         text.lstrip("\ufeff").splitlines())
     for i, (cand, (kind, data)) in enumerate(zip(found.candidates, kinds)):
         if i in copies:
-            skipped.append(Skipped(cand.line or 0, cand.source, "the same plan is written again below: read once"))
+            skipped.append(Skipped(cand.line or 0, cand.source, copies[i]))
             continue
-        if kind == "other" and i not in nested and i not in prose_rest and (
+        if kind == "other" and i not in nested and i not in prose_rest and data not in ("titled", "fact") and (
                 (i > first and step_at and not _remark(cand.text) and not _statement(cand.text))
                 or (i in in_plan_list and not cand.text.rstrip().endswith(":") and not _statement(cand.text))):
             kind, data = "error", (Reason.UNPARSEABLE_STEP, reader._cannot(cand.text), "", ())
@@ -479,7 +570,11 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
             steps.append(_resolve(task, index, cand.line, cand.text, name, tuple(args), where, form))
         elif kind == "error":
             reason, why, name, args = data  # type: ignore[misc]
-            steps.append(PlanStep(index, cand.line, cand.text, name, args, error=reason, message=f"{where}: {why}"))
+            shape = _split_form(cand.text)
+            english = shape is None or (shape[2] == "bare" and len(shape[1]) > 2 and shape[0].lower() not in reader.names)
+            form = "natural-language" if english and "(" not in cand.text else "pddl"
+            steps.append(PlanStep(index, cand.line, cand.text, name, args, error=reason, message=f"{where}: {why}",
+                                  read_as=form))
         else:
             if kind == "refusal":
                 refusals.append(cand)
@@ -489,8 +584,10 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     verdict = None
     if not steps:
         verdict = Reason.CLAIMS_UNSOLVABLE.value if refusals else Reason.EMPTY.value
+    elif two_plans:
+        verdict = Reason.TWO_PLANS.value
     skipped.sort(key=lambda k: k.line)
-    return ParsedPlan(tuple(steps), tuple(skipped), verdict)
+    return ParsedPlan(tuple(steps), tuple(skipped), verdict, two_plans or "")
 
 
 def _parse_json(found, task: Task) -> ParsedPlan:

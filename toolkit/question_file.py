@@ -255,11 +255,17 @@ def _phrases(value: Any, path: str, key: str) -> tuple[str, ...]:
     return tuple(_string(v, path, key) for v in items)
 
 
-def load_object_descriptions(path: str | Path, objects: dict[str, str]) -> dict[str, tuple[str, ...]]:
+def load_object_descriptions(path: str | Path, objects: dict[str, str],
+                             lacking: list[str] | None = None) -> dict[str, tuple[str, ...]]:
     """A per-problem object description file: object name -> descriptions (first = how it is written).
 
+    One file may serve a whole corpus (PlanBench names blocks a to l; a problem has four of
+    them): names the problem lacks are left out and appended to ``lacking`` (for one note).
+    A file that names none of the problem's objects is for another problem, or misspelt:
+    its first name is an unknown-object error with a did-you-mean.
+
     Raises:
-        QuestionTemplateError: unreadable TOML, an unknown object, or a value that is not text.
+        QuestionTemplateError: unreadable TOML, no known object, or a value that is not text.
     """
     where = str(path)
     try:
@@ -270,14 +276,32 @@ def load_object_descriptions(path: str | Path, objects: dict[str, str]) -> dict[
         raise QuestionTemplateError(where, "<toml>", str(exc)) from None
     known = {o.lower(): o for o in objects}
     out: dict[str, tuple[str, ...]] = {}
+    unknown: list[str] = []
     for name, value in data.items():
+        phrases = _phrases(value, where, name)
         obj = known.get(name.lower())
         if obj is None:
-            hint = closest(name, objects)
-            tip = f"; did you mean {', '.join(hint)}?" if hint else ""
-            raise QuestionTemplateError(where, name, f"unknown object '{name}'{tip}")
-        out[obj] = _phrases(value, where, name)
+            unknown.append(name)
+        else:
+            out[obj] = phrases
+    if unknown and not out:
+        name = unknown[0]
+        hint = closest(name, objects)
+        tip = f"; did you mean {', '.join(hint)}?" if hint else ""
+        raise QuestionTemplateError(where, name, f"unknown object '{name}'{tip} (the file names none of the "
+                                    "problem's objects)")
+    if lacking is not None:
+        lacking.extend(unknown)
     return out
+
+
+def lacking_note(path: str | Path, lacking: list[str]) -> str:
+    """The one note about the objects a descriptions file names and the problem lacks ("" if none)."""
+    if not lacking:
+        return ""
+    shown = ", ".join(lacking[:8]) + (", ..." if len(lacking) > 8 else "")
+    return (f"{Path(path).name} names {len(lacking)} object{'s' if len(lacking) != 1 else ''} this problem "
+            f"lacks ({shown}): ignored")
 
 
 def find_question_file(domain: m.Domain) -> Path | None:

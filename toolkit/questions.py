@@ -225,6 +225,9 @@ class QuestionBook:
             for base, objs in bases.items():
                 for obj in objs:
                     phrases[obj].append(base)
+            for obj, extra in _description_parts(phrases, {o: (*self._extra.get(o, ()), self.display_name(o))
+                                                           for o in self.task.objects}).items():
+                phrases[obj].extend(extra)
             self._language = ActionLanguage(self.task, self.spec.actions, self._display, phrases, self.spec.synonyms)
         return self._language
 
@@ -244,3 +247,40 @@ def _object_kinds(task: Task) -> dict[str, str]:
         if atom.predicate in kinds and atom.args and atom.args[0] not in out:
             out[atom.args[0]] = atom.predicate
     return out
+
+
+def _description_parts(phrases: Mapping[str, Sequence[str]],
+                       descriptions: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """More names for objects described in words ("the red block"), the way models shorten them.
+
+    * the description's head noun and the object's name: "block c" (PlanBench's untyped
+      Blocksworld has no type word to say it with);
+    * the distinctive rest of the description, when no other object has it: "red" for
+      "the red block" (a red block and a red ball: neither).
+
+    Only descriptions of two or more words, all alphabetic, count ("object a" names the
+    object itself and "package_0" is a name, not a description); a part that already
+    names another object is left out, so no name becomes ambiguous.
+    """
+    from toolkit.action_language import ARTICLES, tokens
+
+    taken: dict[str, set[str]] = {}
+    for obj, names in phrases.items():
+        for phrase in names:
+            taken.setdefault(" ".join(w for w in tokens(phrase) if w not in ARTICLES), set()).add(obj)
+    heads: dict[str, set[str]] = {}
+    rests: dict[str, set[str]] = {}
+    for obj, texts in descriptions.items():
+        for text in texts:
+            words = [w for w in tokens(text) if w not in ARTICLES]
+            if len(words) < 2 or not all(w.isalpha() for w in words) or obj.lower() in words:
+                continue
+            heads.setdefault(f"{words[-1]} {obj.lower()}", set()).add(obj)
+            rests.setdefault(" ".join(words[:-1]), set()).add(obj)
+    out: dict[str, list[str]] = {}
+    for table in (heads, rests):
+        for phrase, objs in table.items():
+            if len(objs) == 1 and taken.get(phrase, objs) == objs:
+                out.setdefault(next(iter(objs)), []).append(phrase)
+    return out
+

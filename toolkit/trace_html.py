@@ -30,6 +30,7 @@ code{font:13px ui-monospace,monospace}.add{color:#1e6b34}.del{color:#a1261b;text
 .status{white-space:nowrap;font-weight:600;border-radius:4px;padding:.1em .5em}
 img{max-width:22em;border:1px solid #ddd;border-radius:4px}
 ul{margin:.2em 0;padding-left:1.2em}details summary{cursor:pointer;color:#1a73e8}
+.source{color:#5f6368;font-size:.92em;margin-top:.2em}
 """
 
 
@@ -66,19 +67,33 @@ def trace_page(task: Task, parsed: ParsedPlan, report: PlanReport, images: list[
     for i, step in enumerate(parsed.steps, start=1):
         rep = by_index.get(step.index)
         image = images[i] if images and i < len(images) and rep is not None else None
-        out.append(_row(step.index, step.text, rep, before, image, report, bool(images)))
+        source = f"line {step.line}: {step.text}" if step.line and (
+            step.read_as == "natural-language" or str(step.action or "") != step.text) else ""
+        out.append(_row(step.index, step.text, rep, before, image, report, bool(images), source))
         if rep is not None and rep.state_after is not None:
             before = rep.state_after
     if not parsed.steps:
         out.append('<tr><td colspan="5"><em>the plan has no steps</em></td></tr>')
     out.append("</tbody></table>")
+    out.append(_skipped(parsed))
     out.append(_goal(task, report))
     out.append("</body></html>")
     return "\n".join(out)
 
 
+def _skipped(parsed: ParsedPlan) -> str:
+    """The lines of the reply that are not steps, each with why: what the reader left out."""
+    if not parsed.skipped:
+        return ""
+    rows = "".join(f'<tr class="skipped"><td>{k.line}</td><td><code>{_e(k.text)}</code></td><td>{_e(k.why)}</td></tr>'
+                   for k in parsed.skipped)
+    return (f'<h2>Skipped lines</h2><details id="skipped"><summary>{len(parsed.skipped)} line(s) of the reply are '
+            f"not steps</summary><table><thead><tr><th>line</th><th>text</th><th>why</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table></details>")
+
+
 def _row(index: int, text: str, rep: StepReport | None, before: frozenset[Atom], image: bytes | None,
-         report: PlanReport, with_images: bool) -> str:
+         report: PlanReport, with_images: bool, source: str = "") -> str:
     if rep is None:
         status, cls = "not run", "skip"
         detail = (f"the check stopped at step {report.failed_step}; "
@@ -100,7 +115,8 @@ def _row(index: int, text: str, rep: StepReport | None, before: frozenset[Atom],
             parts.append("<em>the state is unchanged</em>")
         detail = "".join(parts)
     action = rep.action if rep is not None and rep.action else text
-    cells = [f"<td>{index}</td>", f"<td><code>{_e(action)}</code></td>",
+    said = f'<div class="source">{_e(source)}</div>' if source and rep is not None and rep.action else ""
+    cells = [f"<td>{index}</td>", f"<td><code>{_e(action)}</code>{said}</td>",
              f'<td><span class="status {cls}">{status}</span></td>', f"<td>{detail}</td>"]
     if with_images:
         note = "" if image is not None or rep is None else "<em>no picture: the world does not reach this state</em>"

@@ -118,7 +118,13 @@ def _step_error(step: PlanStep) -> StepReport:
 
 
 def _no_steps(task: Task, parsed: ParsedPlan, state: frozenset[Atom], goal_size: int) -> PlanReport | None:
-    """The report for a reply without steps that refuses or is empty (None: an empty plan to run)."""
+    """The report for a reply without steps that refuses or is empty, or one that holds two different
+    plans (None: a plan to run)."""
+    if parsed.verdict == Reason.TWO_PLANS.value:
+        goal = tuple(u.literal for u in task.goal_unmet(state))
+        msg = (f"no single plan: the reply holds {parsed.why.removeprefix('two different plans: ')}, which differ; "
+               "mark the one meant with [PLAN] ... [PLAN END]")
+        return PlanReport(False, 1, Reason.TWO_PLANS, (), goal, msg, (), state, (), goal_size, 0, _metric(task), parsed)
     if parsed.steps or parsed.verdict is None or (parsed.verdict == Reason.EMPTY.value and task.goal_holds(state)):
         return None
     goal = tuple(u.literal for u in task.goal_unmet(state))

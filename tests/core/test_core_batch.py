@@ -66,10 +66,10 @@ def test_a_worker_that_dies_is_a_located_error_after_the_lines_before_it(tmp_pat
 
     real = batch_module._validate_line
 
-    def dying(cache, lineno, line, keep_going):
+    def dying(cache, lineno, line, keep_going, *rest):
         if lineno == 40:
             os._exit(9)  # as the out-of-memory killer would
-        return real(cache, lineno, line, keep_going)
+        return real(cache, lineno, line, keep_going, *rest)
 
     monkeypatch.setattr(batch_module, "_validate_line", dying)  # forked workers inherit it
     batch = tmp_path / "b.jsonl"

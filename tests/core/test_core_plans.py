@@ -51,7 +51,10 @@ def test_format_plan_reads_back() -> None:
 
 @pytest.mark.parametrize(("text", "step", "reason", "message"), [
     ("(moveBlock r c2)\nthen move p somewhere !!\n(moveBlock y c3)", 2, Reason.UNPARSEABLE_STEP,
-     "step 2 (line 2): cannot read 'then move p somewhere !!' as an action; closest known actions: moveBlock"),
+     "step 2 (line 2): cannot read 'then move p somewhere !!' as an action (closest action moveBlock; objects "
+     "named: p; moveBlock takes 2 objects, the sentence names 1; words it does not expect: somewhere; words it "
+     "lacks: to); to read it, name objects as the prompt did (--objects FILE) or add this phrasing to the "
+     "domain's questions.toml ([actions] or [synonyms])"),
     ("(moveBlock r c2)\n(moveBlok p c4)", 2, Reason.UNKNOWN_ACTION,
      "step 2 (line 2): unknown action 'moveBlok'; did you mean moveBlock?"),
     ("(moveBlock r c2)\n\n(moveBlock pp c4)", 2, Reason.UNKNOWN_OBJECT,

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import weakref
 
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 from toolkit.plans import ActionTextParser
-from toolkit.question_file import load_object_descriptions
+from toolkit.question_file import lacking_note, load_object_descriptions
 from toolkit.questions import QuestionBook
 from toolkit.verify import PlanReport, check_plan, describe_unmet
 from toolkit import cli_args, textfile
@@ -51,12 +53,33 @@ def load(domain_arg: str, problem_path: str, typing: str = "strict") -> Task:
     return Task(domain, loader.load_problem(problem_path, domain, typing))
 
 
-def english_reader(task: Task, objects: str | None) -> ActionTextParser | None:
-    """The English step reader with a problem's ``--objects`` descriptions (None: the domain's own)."""
+_READERS: "weakref.WeakKeyDictionary[Task, dict[tuple[str, int, int], tuple[ActionTextParser, str]]]" = \
+    weakref.WeakKeyDictionary()
+
+
+def english_reader(task: Task, objects: str | None, notes: list[str] | None = None) -> ActionTextParser | None:
+    """The English step reader with a problem's ``--objects`` descriptions (None: the domain's own).
+
+    Built once per task and file version: a batch that gives every line the corpus's one
+    objects file builds one reader per problem, not one per line. The note about names the
+    problem lacks (see :func:`load_object_descriptions`) is appended to ``notes``.
+    """
     if objects is None:
         return None
-    book = QuestionBook(task, objects=load_object_descriptions(objects, task.objects))
-    return book.language.parse
+    try:
+        st = os.stat(objects)
+        key = (str(objects), st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (str(objects), -1, -1)  # load_object_descriptions says why it cannot be read
+    per_task = _READERS.setdefault(task, {})
+    hit = per_task.get(key)
+    if hit is None:
+        lacking: list[str] = []
+        book = QuestionBook(task, objects=load_object_descriptions(objects, task.objects, lacking))
+        hit = per_task[key] = (book.language.parse, lacking_note(objects, lacking))
+    if notes is not None and hit[1]:
+        notes.append(hit[1])
+    return hit[0]
 
 
 def human(report: PlanReport) -> str:
@@ -110,12 +133,16 @@ def run(args: argparse.Namespace) -> int:
     for w in (*task.domain.warnings, *task.problem.warnings):
         print(f"warning: {w}", file=sys.stderr)
     plan_text = read_text(args.plan)
-    reader = english_reader(task, args.objects)
+    notes: list[str] = []
+    reader = english_reader(task, args.objects, notes)
     report = check_plan(task, plan_text, keep_going=args.keep_going, action_text=reader)
     if args.html:
         write_html(args.html, task, plan_text, report, reader)
     if args.json:
-        print(json.dumps(report.to_json(with_states=args.states), indent=2))
+        data = report.to_json(with_states=args.states)
+        if notes:
+            data["reading"]["notes"] = notes
+        print(json.dumps(data, indent=2))
     else:
-        print(human(report))
+        print("\n".join([human(report), *(f"note: {n}" for n in notes)]))
     return 0 if report.valid else 1

@@ -1,7 +1,8 @@
 """``pgt validate-batch INPUT.jsonl``: validate many plans, e.g. from an LLM study.
 
 Each input line is ``{"id": ..., "domain": PATH, "problem": PATH, "plan": TEXT}``,
-optionally with ``"objects": PATH`` (object descriptions for English plans).
+optionally with ``"objects": PATH`` (object descriptions for English plans; ``--objects``
+gives one file for every line that names none, e.g. a corpus's object names).
 The plan text may be a whole model reply. Output: one JSON line per input (``id``,
 ``valid``, ``failed_step``, ``reason``, ``message``, ``reading``, ...), then a summary. Bad input on one line is reported on that line
 and the batch goes on.
@@ -43,6 +44,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("input", type=cli_args.input_file, help="JSON Lines file ('-' for standard input)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON too (last line)")
     p.add_argument("--continue", dest="keep_going", action="store_true", help="report every violation per plan")
+    p.add_argument("--objects", metavar="FILE", type=cli_args.input_file,
+                   help="object descriptions for every line without its own \"objects\" (names a problem lacks "
+                   "are ignored)")
     p.add_argument("--workers", type=cli_args.count, default=1, metavar="N",
                    help="validate in N processes (default 1; output keeps the input order)")
     p.set_defaults(func=run)
@@ -95,19 +99,21 @@ class TaskCache:
 
 
 def validate_records(lines: Iterable[str], base: Path, keep_going: bool = False, workers: int = 1,
-                     chunk: int = 32) -> Iterator[dict[str, Any]]:
-    """One result per non-blank line, in input order (``workers`` > 1: that many processes)."""
+                     chunk: int = 32, objects: str | None = None) -> Iterator[dict[str, Any]]:
+    """One result per non-blank line, in input order (``workers`` > 1: that many processes).
+
+    ``objects``: the descriptions file of every line that names none of its own."""
     numbered = ((n, line) for n, line in enumerate(lines, 1) if line.strip())
     if workers <= 1:
         cache = TaskCache(base)
         for lineno, line in numbered:
-            yield _validate_line(cache, lineno, line, keep_going)
+            yield _validate_line(cache, lineno, line, keep_going, objects)
         return
     chunks = iter(lambda: list(itertools.islice(numbered, chunk)), [])
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     # concurrent.futures, not multiprocessing.Pool: a Pool whose worker is killed (out of memory, say) waits
     # for its results forever; this one says so. At most 2 chunks per worker are read ahead of the output.
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(base, keep_going)) as pool:
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(base, keep_going, objects)) as pool:
         ahead: collections.deque = collections.deque()
         while True:
             while len(ahead) < 2 * workers and (part := next(chunks, None)) is not None:
@@ -123,21 +129,22 @@ def validate_records(lines: Iterable[str], base: Path, keep_going: bool = False,
             yield from results
 
 
-_WORKER: tuple[TaskCache, bool] | None = None  # each worker process's own cache
+_WORKER: tuple[TaskCache, bool, str | None] | None = None  # each worker process's own cache
 
 
-def _init_worker(base: Path, keep_going: bool) -> None:
+def _init_worker(base: Path, keep_going: bool, objects: str | None) -> None:
     global _WORKER
-    _WORKER = (TaskCache(base), keep_going)
+    _WORKER = (TaskCache(base), keep_going, objects)
 
 
 def _validate_chunk(lines: list[tuple[int, str]]) -> list[dict[str, Any]]:
     assert _WORKER is not None
-    cache, keep_going = _WORKER
-    return [_validate_line(cache, lineno, line, keep_going) for lineno, line in lines]
+    cache, keep_going, objects = _WORKER
+    return [_validate_line(cache, lineno, line, keep_going, objects) for lineno, line in lines]
 
 
-def _validate_line(cache: TaskCache, lineno: int, line: str, keep_going: bool) -> dict[str, Any]:
+def _validate_line(cache: TaskCache, lineno: int, line: str, keep_going: bool,
+                   default_objects: str | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {"id": None, "line": lineno}
     try:
         rec = jsontext.loads(line)
@@ -151,10 +158,14 @@ def _validate_line(cache: TaskCache, lineno: int, line: str, keep_going: bool) -
             raise PgtError("'plan' must be text (or a JSON list of steps)")
         task = cache.get(rec.get("domain"), rec.get("problem"))
         objects = rec.get("objects")
-        reader = english_reader(task, cache._path(objects, "objects")) if objects is not None else None
+        notes: list[str] = []
+        path = cache._path(objects, "objects") if objects is not None else default_objects
+        reader = english_reader(task, path, notes) if path is not None else None
         report = check_plan(task, plan, keep_going=keep_going, action_text=reader)
         data = report.to_json()
         data.pop("steps")
+        if notes:
+            data["reading"]["notes"] = notes
         out.update(data)
     except json.JSONDecodeError as exc:
         out.update(valid=False, failed_step=None, reason="bad_input", message=f"line {lineno}: not JSON: {exc.msg}")
@@ -177,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines, base = iter(read_text(args.input, comment=None).splitlines()), Path(args.input).resolve().parent
     results = []
-    for out in validate_records(lines, base, args.keep_going, args.workers):
+    for out in validate_records(lines, base, args.keep_going, args.workers, objects=args.objects):
         results.append(out)
         print(json.dumps(out), flush=True)
     summary = summarize(results)
