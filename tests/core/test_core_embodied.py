@@ -235,4 +235,4 @@ def test_a_predicate_naming_its_subject_reads_as_a_question_about_it(tmp_path, c
     domain, problem = write(tmp_path, "domain.pddl", NAVIGATION), write(tmp_path, "p.pddl", SHELF)
     code, out, _ = run(capsys, "questions", "--predicate", "robot-at", domain, problem)
     assert code == 0
-    assert "T  (robot-at desk)" in out and "Is the robot at location desk?" in out
+    assert "T  (robot-at desk)" in out and "Is the robot at the location desk?" in out
