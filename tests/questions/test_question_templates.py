@@ -35,7 +35,12 @@ def test_every_atom_of_every_shipped_problem_has_one_distinct_question(domain: s
     assert len(set(questions)) == len(questions), "two atoms share a question"
 
 
-@pytest.mark.parametrize("domain,problem", [p for p in PROBLEMS if p[1] != "sokoban-3"])
+# The large BabyAI grids take 15-45 s each here: opt-in with --runslow.
+HEAVY = {("babyai", "unlockpickup_1"), ("babyai", "gotoobj_1")}
+
+
+@pytest.mark.parametrize("domain,problem", [pytest.param(*p, marks=pytest.mark.slow) if p in HEAVY else p
+                                            for p in PROBLEMS if p[1] != "sokoban-3"])
 def test_action_text_parses_back_to_the_same_action(domain: str, problem: str) -> None:
     task = _task(domain, problem)
     book = QuestionBook(task)
