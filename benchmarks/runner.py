@@ -176,10 +176,6 @@ def asks_static(config: RunConfig, task: Task) -> bool:
     return False
 
 
-def check_ask_static(config: RunConfig) -> None:
-    """Every grounder protocol honours ``--ask-static``; the planner protocol asks nothing (refused in the CLI)."""
-
-
 def default_planner(protocol: str) -> str:
     """The protocols named after ViPlan plan as ViPlan's code does (UP's OneshotPlanner); pgt's own, optimally."""
     return "up-oneshot" if protocol.startswith("viplan-") else "auto"
@@ -626,7 +622,6 @@ def preflight(config: RunConfig) -> list[EpisodeSpec]:
     from benchmarks.executors import check_executor
 
     check_executor(config)
-    check_ask_static(config)
     specs = episode_specs(config)
     if not specs:
         return specs

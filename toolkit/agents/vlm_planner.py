@@ -139,10 +139,10 @@ def _bw_step(loop: _Loop, plan: Any) -> str | None:
     except KeyError:  # get_plan_action catches KeyError and returns None: the None is recorded, then applying it fails
         loop.entries.append({"action": "None"})
         loop.entries.append({"action": "unknown action", "success": False, "info": None})
-        return _bw_failsafe(loop, plan, None)
+        return _bw_failsafe(loop, plan)
     except Exception:  # noqa: BLE001 - IndexError, TypeError, an unknown name or object: ViPlan's outer except
         loop.entries.append({"action": "unknown action", "success": False, "info": None})
-        return _bw_failsafe(loop, plan, None)
+        return _bw_failsafe(loop, plan)
     outcome = loop.execute(action)
     info = _bw_info(action, outcome)
     loop.entries.append({"action": _up_text(action), "success": outcome.executed, "info": info})
@@ -172,7 +172,7 @@ def _bw_action(task: Task, names: dict[str, str], name: Any, parameters: Any) ->
     return task.action(schema.name, args)
 
 
-def _bw_failsafe(loop: _Loop, plan: Any, action: GroundAction | None) -> str | None:
+def _bw_failsafe(loop: _Loop, plan: Any) -> str | None:
     """The loop's "Failsafe for actions that don't exist": with no action built, ``action does not exist``."""
     try:
         name = plan["plan"][0]["action"]
@@ -195,7 +195,7 @@ def _hh_step(loop: _Loop, plan: Any) -> str | None:
         text = f"{name}({', '.join(str(p) for p in parameters)})"
     except Exception:  # noqa: BLE001 - the outer except: 'unknown action'
         loop.entries.append({"action": "unknown action", "success": False})
-        return _hh_failsafe(loop, None)
+        return _hh_failsafe(loop)
     loop.entries.append({"action": text})
     action = _hh_action(task, loop.names, name, parameters)
     executed = False
@@ -214,7 +214,7 @@ def _hh_step(loop: _Loop, plan: Any) -> str | None:
     return None
 
 
-def _hh_failsafe(loop: _Loop, action: Any) -> str | None:
+def _hh_failsafe(loop: _Loop) -> str | None:
     """The failsafe reads ``first_action``, which is the *previous* step's when this step's plan had none."""
     first = loop.last_first
     try:
