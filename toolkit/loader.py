@@ -120,7 +120,8 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
     if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
         warnings.append(f"{path}: uses types without declaring :typing in :requirements")
     return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings), functions, tuple(notes), conv.uses_numbers)
+                    path, text, tuple(warnings), functions, tuple(notes), conv.uses_numbers,
+                    frozenset(e.name for e in errors.borrowed))
 
 
 def parse_domain(text: str, path: str = "<string>") -> m.Domain:
@@ -152,30 +153,42 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     type_scope.start = offset_of(code, r"\(\s*:objects\b")
     objects: dict[str, str] = {}
     untyped: set[str] = set()  # objects of an unknown type: reported once, not again at every use
+    borrowed = {b.lower(): b for b in domain.borrowed}
+    constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
+    objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
     for o in sorted(pprob.objects, key=lambda o: str(o.name)):
-        name = str(o.name)
-        if name.lower() in {c.lower() for c in domain.constants}:
+        name = borrowed.get(str(o.name).lower(), str(o.name))  # a borrowed constant keeps the domain's spelling
+        if name.lower() in constants_lower:
             sec = section(code, ":objects") or (0, len(code))
             at = next((h for h in listed_at(name, code, sec[0]) if h < sec[1]), None)
             where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
             warnings.append(f"{where}: object '{name}' repeats a domain constant")
             continue
-        if name.lower() in {k.lower() for k in objects}:  # names are case-insensitive: y and Y are one object
+        if name.lower() in objects_lower:
             sec = section(code, ":objects") or (0, len(code))
             hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
             errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
                                           "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
             continue
         objects[name] = type_tuple(o.type_tags, type_scope)[0]
+        objects_lower.add(name.lower())
         if any(str(t).lower() not in (*type_scope.by_lower, ROOT) for t in o.type_tags):
             untyped.add(name)
+    for name in sorted(set(borrowed) - objects_lower):
+        warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
+                        ":constants nor this problem's :objects declare")
     every = {**domain.constants, **objects}
     conv = Converter(path, text, dict(domain.predicates), Scope(path, text, "object", every, errors), type_scope,
                       dict(domain.functions), errors)
     conv.at(offset_of(code, r"\(\s*:init\b"))
-    init: set[m.Atom] = set()
     values: dict[m.Atom, m.Number] = {}
-    for lit in in_file_order(pprob.init, norm):
+    atoms = getattr(pprob, "atoms", None)
+    init = _checked_atoms(atoms, domain, every, untyped) if atoms is not None else None
+    if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
+        init, elements = set(), in_file_order(pprob.init, norm)
+    else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
+        elements = [lit for lit in pprob.besides_atoms() if isinstance(lit, pf.EqualTo)]
+    for lit in elements:
         if isinstance(lit, pb.Not):
             continue  # closed world: negative initial literals are redundant
         if isinstance(lit, pf.EqualTo) and isinstance(lit.operands[0], pf.NumericFunction):
@@ -224,6 +237,37 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
                      path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes), metric_expr, minimize,
                      conv.uses_numbers)
+
+
+def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, objects: dict[str, str],
+                   untyped: set[str]) -> set[m.Atom] | None:
+    """The initial atoms of a plain problem as the model's atoms, when every one names a declared
+    predicate with its arity and declared objects of fitting types (a problem that loads at all);
+    None at the first fault, so that the caller's checked path reports every fault where it is.
+
+    Linear in the file: one dictionary lookup per name, one subtype test per (object, parameter types).
+    """
+    preds = {p.lower(): d for p, d in domain.predicates.items()}
+    objs = {o.lower(): o for o in objects}
+    fits: dict[tuple[str, tuple[str, ...]], bool] = {}
+    out: set[m.Atom] = set()
+    for name, args in atoms:
+        decl = preds.get(name.lower())
+        if decl is None or len(args) != decl.arity:
+            return None
+        resolved = []
+        for arg, (_, types) in zip(args, decl.params):
+            obj = objs.get(arg.lower())
+            if obj is None:
+                return None
+            ok = fits.get((obj, types))
+            if ok is None:
+                ok = fits[(obj, types)] = obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)
+            if not ok:
+                return None
+            resolved.append(obj)
+        out.add(m.Atom(decl.name, tuple(resolved)))
+    return out
 
 
 def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:

@@ -348,6 +348,9 @@ class Domain:
     # Whether a precondition compares numbers or an effect changes a fluent other than total-cost's
     # (PDDL 2.1 numeric fluents): then states carry fluent values.
     numeric: bool = False
+    # Names the actions use as constants that the domain never declares (tyreworld's wrench): each
+    # problem's object of that name stands for it (toolkit.loader.read_problem), as in FD and VAL.
+    borrowed: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         for name in ("types", "constants", "predicates", "actions", "functions"):

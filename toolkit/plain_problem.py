@@ -16,6 +16,7 @@ syntax error message; so this path can only ever accept what the grammar accepts
 
 from __future__ import annotations
 
+import functools
 import re
 from types import SimpleNamespace
 from typing import Callable, Union
@@ -44,6 +45,23 @@ SExpr = Union[str, list["SExpr"]]
 
 class _NotPlain(Exception):
     """The text leaves the plain shape: the full parser reads it."""
+
+
+class PlainProblem(SimpleNamespace):
+    """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as pddl objects, and
+    its ``:init`` twice: ``atoms``, the positive atoms as words ``(predicate, (arg, ...))``, which the
+    loader turns into the model directly when every name checks out (linear in the file), and
+    ``init``, the whole section as pddl objects, built only when the loader needs them to report a
+    fault where it is.
+    """
+
+    @functools.cached_property
+    def init(self) -> set:
+        return {_init_element(el, self.by_name) for el in self.raw_init}
+
+    def besides_atoms(self) -> list:
+        """The ``:init`` elements that are no positive atom (values, negated atoms), as pddl objects."""
+        return [_init_element(el, self.by_name) for el in self.raw_others]
 
 
 def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
@@ -100,9 +118,19 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
         raise _NotPlain
     objects = _objects(sections.get(":objects", []), root)
     by_name = {str(o.name).lower(): o for o in objects}  # names ignore case, as the grammar's lookup does
-    init = {_init_element(el, by_name) for el in sections[":init"]}
-    return SimpleNamespace(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, init=init,
-                           goal=_goal(sections[":goal"][0], by_name), metric=_metric(sections.get(":metric")))
+    raw_init = sections[":init"]
+    atoms: list[tuple[str, tuple[str, ...]]] = []
+    others: list[SExpr] = []
+    for el in raw_init:  # check the shape now (the full parser takes anything else); build pddl objects on demand
+        words = _atom_words(el, by_name)
+        if words is None:
+            _init_element(el, by_name)
+            others.append(el)
+        else:
+            atoms.append(words)
+    return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, raw_init=raw_init,
+                        by_name=by_name, atoms=atoms, raw_others=others, goal=_goal(sections[":goal"][0], by_name),
+                        metric=_metric(sections.get(":metric")))
 
 
 def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
@@ -139,6 +167,19 @@ def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
     if not isinstance(el, list) or not el:
         raise _NotPlain
     return Predicate(_name(el[0]), *[_object(a, by_name) for a in el[1:]])
+
+
+def _atom_words(el: SExpr, by_name: dict[str, Constant]) -> tuple[str, tuple[str, ...]] | None:
+    """A positive initial atom as words, checked as :func:`_atom` checks it; None for ``(= ...)`` and
+    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would)."""
+    if not isinstance(el, list) or not el:
+        raise _NotPlain
+    if el[0] == "=" or el[0] == "not":
+        return None
+    for tok in el[1:]:
+        if not (isinstance(tok, str) and tok.lower() in by_name):
+            _name(tok)
+    return _name(el[0]), tuple(el[1:])
 
 
 def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:

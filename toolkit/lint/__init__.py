@@ -90,14 +90,14 @@ def lint_texts(domain_path: str, domain_text: str, problem_texts: dict[str, str]
     dpath, dtext, texts = domain_path, domain_text, problem_texts
     findings: list[Finding] = []
     loaded = loader.read_domain(dtext, str(dpath))
-    findings.extend(from_error(exc, str(dpath), dtext) for exc in loaded.errors)
+    findings.extend(from_error(exc, str(dpath), dtext) for exc in (*loaded.errors, *loaded.borrowed))
     domain = loaded.model
     if domain is None:  # a syntax error: nothing to check beyond it
         return LintReport(tuple(findings))
     # Constants the domain uses undeclared are declared (as objects) for the rest of the load; what
     # follows from that in a problem that declares them (its object "repeats" the constant, is "of
     # type object") is a consequence of the domain's error, not a finding of its own.
-    invented = {e.name.lower() for e in loaded.errors if isinstance(e, UnknownSymbolError) and e.kind == "constant"}
+    invented = {e.name.lower() for e in loaded.borrowed if isinstance(e, UnknownSymbolError)}
     problems: list[m.Problem] = []
     whole: list[bool] = []  # loaded without errors (with domain): no piece left out of the model
     for path, text in texts.items():

@@ -29,6 +29,8 @@ class Loaded(Generic[_T]):
 
     model: _T | None
     errors: tuple[PgtError, ...]
+    # Constants a domain uses undeclared (each also a warning of the model): loads, but lint reports them.
+    borrowed: tuple[PgtError, ...] = ()
 
     def result(self) -> _T:
         """The model; raises the first error (noting how many more) if there was any."""
@@ -51,6 +53,9 @@ class Errors:
         self.items: list[PgtError] = []
         self.invented_types: set[str] = set()  # declared only so the pddl package parses on
         self.warnings: list[str] = []  # repairs of dubious but unambiguous input
+        # Names a domain's actions use as constants without declaring them (tyreworld's wrench, ALFRED's
+        # SinkBasinType): read as objects its problems declare, as Fast Downward and VAL read them.
+        self.borrowed: list[PgtError] = []
 
     def add(self, exc: PgtError) -> None:
         if all(str(e) != str(exc) for e in self.items):
@@ -78,7 +83,7 @@ def collect(build):
         except PgtError as exc:  # unrecoverable (syntax, unsupported feature): stop here, keep what came before
             errors.add(exc)
             model = None
-        return Loaded(model, errors.in_file_order())
+        return Loaded(model, errors.in_file_order(), tuple(errors.borrowed))
 
     return read
 

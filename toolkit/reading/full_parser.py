@@ -40,6 +40,12 @@ def parse_full(text: str, path: str, start: str, errors: Errors | None = None, o
             if isinstance(rec.error, Warned):
                 if errors is not None:
                     errors.warnings.append(str(rec.error))
+            elif errors is not None and isinstance(rec.error, UnknownSymbolError) and rec.error.kind == "constant":
+                # VAL warns "Undeclared symbol" and adds it (symbol_get in libraries/VAL/include/ptree.h);
+                # FD's translator grounds it as the problem's object of that name. So do we (lint: an error).
+                errors.borrowed.append(rec.error)
+                errors.warnings.append(f"{rec.error}: not declared in the domain's :constants; read as the "
+                                       "object of that name each problem declares, as Fast Downward and VAL do")
             elif errors is None:
                 raise rec.error from None
             else:
