@@ -44,15 +44,13 @@ def ground_updates(schema: m.ActionSchema, args: tuple[str, ...], objects_of) ->
     return tuple(out)
 
 
-def apply_updates(updates: tuple[GroundUpdate, ...], old: frozenset[Atom], atoms: frozenset[Atom]
-                  ) -> tuple[FluentState, list[str]]:
-    """The successor: ``atoms`` (the boolean successor) with the updates computed in the ``old`` state.
-
-    Returns the state and the updates that did not apply because a fluent they read has no value
-    (the caller reports them; VAL stops the plan there).
+def update_values(updates: tuple[GroundUpdate, ...], old: frozenset[Atom]) -> tuple[dict[Atom, m.Number], list[str]]:
+    """The fluents' new values, every update computed in the ``old`` state (PDDL 2.1), and the updates
+    that did not apply because a fluent they read has no value (the caller reports them; VAL stops
+    the plan there). Only the changed fluents are returned: a stepper applies them as a delta.
     """
     values = values_of(old)
-    new = dict(values)
+    changes: dict[Atom, m.Number] = {}
     undefined = []
     for u in updates:
         if u.condition is not None and not holds(u.condition, old):
@@ -68,5 +66,17 @@ def apply_updates(updates: tuple[GroundUpdate, ...], old: frozenset[Atom], atoms
         except Undefined as exc:
             undefined.append(f"{u}: {exc.fluent} has no value")
             continue
-        new[u.target] = int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53 else v
+        changes[u.target] = int(v) if isinstance(v, float) and v.is_integer() and abs(v) < 2 ** 53 else v
+    return changes, undefined
+
+
+def apply_updates(updates: tuple[GroundUpdate, ...], old: frozenset[Atom], atoms: frozenset[Atom]
+                  ) -> tuple[FluentState, list[str]]:
+    """The successor: ``atoms`` (the boolean successor) with the updates computed in the ``old`` state.
+
+    Returns the state and the updates that did not apply (see :func:`update_values`).
+    """
+    changes, undefined = update_values(updates, old)
+    new = dict(values_of(old))
+    new.update(changes)
     return FluentState.owning(atoms, new), undefined

@@ -89,7 +89,8 @@ class FluentState(frozenset):
 
 def values_of(state: frozenset[Atom]) -> Values:
     """The fluent values of a state (none for a boolean one)."""
-    return getattr(state, "values", _NONE)
+    values = getattr(state, "values", None)
+    return _NONE if values is None else values
 
 
 _NONE: Values = MappingProxyType({})

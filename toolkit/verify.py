@@ -12,13 +12,14 @@ plan's author expected), and unreadable steps are skipped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
 from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
 from toolkit.semantics import Unmet
+from toolkit.stepping import Stepper
 from toolkit.task import GroundAction, Task
 
 
@@ -43,11 +44,19 @@ class StepReport:
     applicable: bool
     unmet: tuple[Unmet, ...] = ()
     fired: tuple[str, ...] = ()  # conditional effects that fired
-    state_after: frozenset[Atom] | None = None
     reason: Reason | None = None
     message: str = ""
     line: int | None = None  # where the step was in the plan text
     read_as: str = ""  # pddl, call, json or natural-language
+    # The run's record of changes and this step's place in it: the state after the step is rebuilt
+    # from it when asked (validation steps one mutable state and copies none).
+    trace: Stepper | None = field(default=None, repr=False, compare=False)
+    trace_index: int = field(default=0, repr=False, compare=False)
+
+    @property
+    def state_after(self) -> frozenset[Atom] | None:
+        """The state after the step (None where it did not run), built on first use."""
+        return None if self.trace is None else self.trace.state_at(self.trace_index)
 
     def to_json(self, with_state: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -158,6 +167,7 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     if refused is not None:
         return refused
     text_read = parsed
+    stepper = Stepper(state, getattr(task, "derive_hook", None))
     reports: list[StepReport] = []
     violations: list[StepReport] = []
     cost: Number = 0
@@ -179,11 +189,12 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
             if keep_going:
                 continue
             break
-        unmet = tuple(act.unmet(state))
-        after, fired, undefined = act.apply_checked(state)
-        if undefined and not unmet:  # VAL: an effect reads a fluent without a value (BadAccessError)
+        work = stepper.state
+        unmet = () if act.is_applicable(work) else tuple(act.unmet(work))
+        eff = stepper.effect(act)
+        if eff.undefined and not unmet:  # VAL: an effect reads a fluent without a value (BadAccessError)
             rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
-                             message=f"step {step.index}: {act} cannot apply its effect {'; '.join(undefined)}",
+                             message=f"step {step.index}: {act} cannot apply its effect {'; '.join(eff.undefined)}",
                              line=step.line, read_as=step.read_as)
             reports.append(rep)
             violations.append(rep)
@@ -199,17 +210,19 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
             if not keep_going:
                 reports.append(rep)
                 break
-            state = after
+            stepper.apply(eff)
             cost += act.cost
-            reports.append(StepReport(**{**rep.__dict__, "fired": tuple(fired), "state_after": state}))
+            reports.append(replace(rep, fired=tuple(eff.fired), trace=stepper, trace_index=len(stepper.changes)))
             continue
-        state = after
+        stepper.apply(eff)
         cost += act.cost
-        reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired), state,
-                                  line=step.line, read_as=step.read_as))
+        reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(eff.fired),
+                                  line=step.line, read_as=step.read_as, trace=stepper,
+                                  trace_index=len(stepper.changes)))
 
     # The goal gap is measured in the last state reached (the end, or the failing step).
-    goal_unmet = tuple(task.goal_unmet(state))
+    goal_unmet = tuple(task.goal_unmet(stepper.state))
+    state = stepper.snapshot()
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
     metric = _metric(task)
