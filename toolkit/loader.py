@@ -247,17 +247,23 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
 
     Linear in the file: one dictionary lookup per name, one subtype test per (object, parameter types).
     """
-    preds = {p.lower(): d for p, d in domain.predicates.items()}
+    by_lower = {p.lower(): d for p, d in domain.predicates.items()}
     objs = {o.lower(): o for o in objects}
+    preds: dict[str, m.PredicateDef | None] = {}  # each distinct word is resolved once
+    resolved: dict[str, str | None] = {}
     fits: dict[tuple[str, tuple[str, ...]], bool] = {}
     out: set[m.Atom] = set()
     for name, args in atoms:
-        decl = preds.get(name.lower())
+        decl = preds.get(name, _UNSEEN)
+        if decl is _UNSEEN:
+            decl = preds[name] = by_lower.get(name.lower())
         if decl is None or len(args) != decl.arity:
             return None
-        resolved = []
+        terms = []
         for arg, (_, types) in zip(args, decl.params):
-            obj = objs.get(arg.lower())
+            obj = resolved.get(arg, _UNSEEN)
+            if obj is _UNSEEN:
+                obj = resolved[arg] = objs.get(arg.lower())
             if obj is None:
                 return None
             ok = fits.get((obj, types))
@@ -265,9 +271,12 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
                 ok = fits[(obj, types)] = obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)
             if not ok:
                 return None
-            resolved.append(obj)
-        out.add(m.Atom(decl.name, tuple(resolved)))
+            terms.append(obj)
+        out.add(m.Atom(decl.name, tuple(terms)))
     return out
+
+
+_UNSEEN = object()
 
 
 def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:

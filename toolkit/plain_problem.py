@@ -121,8 +121,9 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     raw_init = sections[":init"]
     atoms: list[tuple[str, tuple[str, ...]]] = []
     others: list[SExpr] = []
+    names: set[str] = set()  # words already checked as names: each distinct word is checked once
     for el in raw_init:  # check the shape now (the full parser takes anything else); build pddl objects on demand
-        words = _atom_words(el, by_name)
+        words = _atom_words(el, by_name, names)
         if words is None:
             _init_element(el, by_name)
             others.append(el)
@@ -169,17 +170,21 @@ def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
     return Predicate(_name(el[0]), *[_object(a, by_name) for a in el[1:]])
 
 
-def _atom_words(el: SExpr, by_name: dict[str, Constant]) -> tuple[str, tuple[str, ...]] | None:
+def _atom_words(el: SExpr, by_name: dict[str, Constant], names: set[str]) -> tuple[str, tuple[str, ...]] | None:
     """A positive initial atom as words, checked as :func:`_atom` checks it; None for ``(= ...)`` and
-    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would)."""
+    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     if el[0] == "=" or el[0] == "not":
         return None
-    for tok in el[1:]:
-        if not (isinstance(tok, str) and tok.lower() in by_name):
-            _name(tok)
-    return _name(el[0]), tuple(el[1:])
+    for tok in el:
+        if not isinstance(tok, str):
+            raise _NotPlain
+        if tok not in names:
+            if tok.lower() not in by_name:  # the objects' names were checked as names when listed
+                _name(tok)
+            names.add(tok)
+    return el[0], tuple(el[1:])
 
 
 def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:

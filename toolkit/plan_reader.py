@@ -36,7 +36,7 @@ _WRAPPER = re.compile(r"^\(\s*[A-Za-z][\w-]*\s*((?:\([^()]*\)\s*)+)\)$")
 _CALLS = re.compile(r"[A-Za-z0-9][\w-]*\s*\([^()]*\)")
 _THEN = re.compile(r"\s*(?:;|,?\s+(?:and\s+)?then\s+|,\s+and\s+)\s*", re.I)
 # A plain "(name args)" line, the common case, read without the general machinery (speed).
-_SIMPLE = re.compile(r"\s*\(\s*([^()\s;\[\]]+)((?:\s+[^()\s;\[\]]+)*)\s*\)\s*$")
+_SIMPLE = SIMPLE_LINE = re.compile(r"\s*\(\s*([^()\s;\[\]]+)((?:\s+[^()\s;\[\]]+)*)\s*\)\s*$")
 _JSON_KEY = re.compile(r'"(?:plan|actions|steps)"\s*:', re.I)
 REFUSAL = re.compile(r"\b(?:no\s+(?:valid\s+|possible\s+|feasible\s+)?(?:plan|solution)s?\b|impossible|unsolvable|"
                      r"not\s+(?:be\s+)?(?:solvable|possible|achievable)|cannot\s+be\s+(?:solved|achieved|reached)|"

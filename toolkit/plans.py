@@ -15,13 +15,14 @@ solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``
 
 from __future__ import annotations
 
+import weakref
 from typing import Iterable
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
 from toolkit.plan_classify import (Reader, json_step, nested_notes, listed_steps, is_remark, split_form, is_statement,
                                    language, split_step)
 from toolkit.plan_lists import restatements
-from toolkit.plan_reader import Candidate, Skipped, extract
+from toolkit.plan_reader import SIMPLE_LINE, Candidate, Skipped, extract
 from toolkit.plan_steps import ActionTextParser, ParsedPlan, PlanStep, Reason
 from toolkit.task import GroundAction, Task
 
@@ -34,6 +35,9 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
 
     ``action_text`` reads English sentences; by default the domain's templates (:func:`language`).
     """
+    plain = _plain_lines(text, task)
+    if plain is not None:
+        return plain
     found = extract(text)
     if found.json:
         return _parse_json(found, task)
@@ -91,6 +95,56 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
         verdict = Reason.TWO_PLANS.value
     skipped.sort(key=lambda k: k.line)
     return ParsedPlan(tuple(steps), tuple(skipped), verdict, two_plans or "")
+
+
+# Per task, what each distinct line of plain plan text says: a ground action, a blank ("") or comment
+# (";") line, or None (anything else: the full reader decides). Validating many plans of one problem
+# (validate-batch, an LLM study) reads each distinct line once.
+_LINES: "weakref.WeakKeyDictionary[Task, dict[str, GroundAction | str | None]]" = weakref.WeakKeyDictionary()
+_MAX_LINES = 100_000  # distinct lines remembered per task before the memory starts over
+
+
+def _plain_line(line: str, task: Task) -> GroundAction | str | None:
+    stripped = line.strip()
+    if not stripped:
+        return ""
+    if stripped.startswith(";"):  # a comment; one that could mark a block or hold JSON goes to the full reader
+        return None if any(c in stripped for c in '[]`~"{') else ";"
+    mt = SIMPLE_LINE.match(line)
+    if mt is None:
+        return None
+    try:
+        return task.action(mt.group(1), tuple(mt.group(2).split()))
+    except (UnknownSymbolError, ArityError, TypeMismatchError):
+        return None
+
+
+def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
+    """The plan of text made of ``(action args)`` lines that all name ground actions (blank lines
+    between them, comment lines after them), as :func:`parse_plan`'s full reading gives it; None for
+    any other text. Planners and most LLM replies that follow a PDDL prompt write this shape.
+    """
+    known = _LINES.get(task)
+    if known is None or len(known) > _MAX_LINES:
+        known = _LINES[task] = {}
+    steps: list[PlanStep] = []
+    ended = False  # a comment came: only comments and blank lines may follow
+    for n, line in enumerate(text.splitlines(), 1):
+        hit = known.get(line, _UNSEEN)
+        if hit is _UNSEEN:
+            hit = known[line] = _plain_line(line, task)
+        if hit is None:
+            return None
+        if hit == ";":
+            ended = True
+        elif hit != "":
+            if ended:
+                return None
+            steps.append(PlanStep(len(steps) + 1, n, line.strip(), hit.name, hit.args, action=hit))  # type: ignore[union-attr]
+    return ParsedPlan(tuple(steps)) if steps and not text.startswith("\ufeff") else None
+
+
+_UNSEEN = object()
 
 
 def _parse_json(found, task: Task) -> ParsedPlan:

@@ -104,8 +104,9 @@ class PlanReport:
     def __str__(self) -> str:
         return self.message
 
-    def to_json(self, with_states: bool = False) -> dict[str, Any]:
-        return {
+    def to_json(self, with_states: bool = False, steps: bool = True) -> dict[str, Any]:
+        """The report as JSON data; ``steps=False`` leaves the per-step list out (a batch's one line per plan)."""
+        out = {
             "valid": self.valid,
             "failed_step": self.failed_step,
             "reason": self.reason.value if self.reason else None,
@@ -116,9 +117,11 @@ class PlanReport:
             "cost": self.cost,
             "cost_metric": self.cost_metric,
             "violations": [v.to_json() for v in self.violations],
-            "steps": [s.to_json(with_states) for s in self.steps],
-            "reading": self.reading,
         }
+        if steps:
+            out["steps"] = [s.to_json(with_states) for s in self.steps]
+        out["reading"] = self.reading
+        return out
 
 
 def _step_error(step: PlanStep) -> StepReport:

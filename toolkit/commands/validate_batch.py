@@ -162,8 +162,7 @@ def _validate_line(cache: TaskCache, lineno: int, line: str, keep_going: bool,
         path = cache._path(objects, "objects") if objects is not None else default_objects
         reader = english_reader(task, path, notes) if path is not None else None
         report = check_plan(task, plan, keep_going=keep_going, action_text=reader)
-        data = report.to_json()
-        data.pop("steps")
+        data = report.to_json(steps=False)
         if notes:
             data["reading"]["notes"] = notes
         out.update(data)

@@ -139,7 +139,12 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     """
     warnings: list[str] = []
     code = blank_comments(text)
+    # Each regular expression below scans the whole file; a large problem (500 kB) is scanned only by
+    # those whose keyword occurs in it at all (a substring test in C), so reading stays linear and fast.
+    lowered = code.lower()
     for kw, feature in UNSUPPORTED_KEYWORDS.items():
+        if kw.split("(?", 1)[0].lower() not in lowered:  # the keyword's literal part
+            continue
         pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
         if mt:
@@ -157,14 +162,17 @@ def normalise(text: str, path: str, errors: Errors | None = None,
             changed.append(word.strip())
         return word.lower()
 
-    out = []
-    pos = 0
-    for cm in COMMENT_RE.finditer(text):  # normalise code only, never comments
-        out.append(_KEYWORD_RE.sub(lower, text[pos:cm.start()]))
-        out.append(cm.group())
-        pos = cm.end()
-    out.append(_KEYWORD_RE.sub(lower, text[pos:]))
-    text = _KEYWORD_VARIABLE_RE.sub(lambda mt: VAR_PREFIX + mt.group(), "".join(out))
+    if text != text.lower():  # else lower-casing the keywords changes nothing
+        out = []
+        pos = 0
+        for cm in COMMENT_RE.finditer(text):  # normalise code only, never comments
+            out.append(_KEYWORD_RE.sub(lower, text[pos:cm.start()]))
+            out.append(cm.group())
+            pos = cm.end()
+        out.append(_KEYWORD_RE.sub(lower, text[pos:]))
+        text = "".join(out)
+    if "?" in text:
+        text = _KEYWORD_VARIABLE_RE.sub(lambda mt: VAR_PREFIX + mt.group(), text)
     if changed and notes is not None:
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
@@ -172,7 +180,7 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
-    if _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
+    if lowered.count("object") > lowered.count(":object") and _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
         text = "".join(_OBJECT_TYPE_RE.sub(_rename_root, chunk) if i % 2 == 0 else chunk
                        for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
         if is_domain:

@@ -1,0 +1,145 @@
+"""Stepping one mutable state by deltas (toolkit.stepping), plain plan lines read once, linear :init reading.
+
+Validation must give the same reports as building a frozen state per step, copy no
+state per step, and rebuild any step's state on demand; plans of plain ``(action args)``
+lines must read exactly as the full reader reads them; a plain problem's :init atoms go
+into the model without the pddl package's objects.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from toolkit import plain_problem, plans
+from toolkit import stepping
+from toolkit.domains import shipped_domain, shipped_problem
+from toolkit.plans import format_plan, parse_plan
+from toolkit.stepping import Stepper
+from toolkit.task import load_task
+from toolkit.verify import check_plan
+
+
+@pytest.fixture(scope="module")
+def task():
+    return load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "hard_problem_0"))
+
+
+def walk(task, steps: int, seed: int) -> list:
+    rng, state, plan = random.Random(seed), task.init, []
+    for _ in range(steps):
+        acts = task.applicable_actions(state)
+        if not acts:
+            break
+        plan.append(rng.choice(acts))
+        state = plan[-1].apply(state)
+    return plan
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_each_reported_state_is_the_frozen_successor(task, seed) -> None:
+    plan = walk(task, 25, seed)
+    if seed % 2:  # an inapplicable step in the middle, checked on with --continue
+        plan[5], plan[6] = plan[6], plan[5]
+    report = check_plan(task, format_plan(plan), keep_going=True)
+    state = task.init
+    for act, step in zip(plan, report.steps):
+        state = act.apply(state)
+        assert step.state_after == state
+        assert isinstance(step.state_after, frozenset)
+    assert report.final_state == state
+    # asked again, out of order: rebuilt from the record, the same
+    assert [s.state_after for s in reversed(report.steps)][::-1] == [s.state_after for s in report.steps]
+
+
+def test_no_state_is_copied_per_step(task, monkeypatch) -> None:
+    copies = []
+    frozen = stepping.WorkingState.frozen
+    monkeypatch.setattr(stepping.WorkingState, "frozen", lambda self: copies.append(1) or frozen(self))
+    report = check_plan(task, format_plan(walk(task, 40, 1)))
+    assert report.plan_length == 40
+    assert len(copies) == 1  # the final state only; a step's state_after is built when asked
+
+
+def test_undo_and_state_at_walk_both_ways(task) -> None:
+    plan = walk(task, 12, 3)
+    stepper = Stepper(task.init)
+    states = [task.init]
+    for act in plan:
+        stepper.apply(stepper.effect(act))
+        states.append(act.apply(states[-1]))
+    assert [stepper.state_at(k) for k in (12, 0, 7, 3, 11)] == [states[k] for k in (12, 0, 7, 3, 11)]
+    for k in range(12, 6, -1):
+        stepper.undo()
+        assert stepper.state == states[k - 1] and stepper.snapshot() == states[k - 1]
+
+
+def test_a_derive_hook_runs_after_each_step_and_is_recorded(task) -> None:
+    from toolkit.model import Atom
+
+    marker = Atom("derived-marker", ())
+    calls = []
+
+    def derive(state):
+        calls.append(len(state))
+        if marker in state:
+            return (), ()
+        state.add(marker)
+        return (marker,), ()
+
+    stepper = Stepper(task.init, derive)
+    for act in walk(task, 3, 0):
+        stepper.apply(stepper.effect(act))
+    assert len(calls) == 3 and marker in stepper.state_at(1) and marker not in stepper.state_at(0)
+
+
+def test_numeric_steps_carry_values_by_delta() -> None:
+    from toolkit.loader import parse_domain, parse_problem
+    from toolkit.model import Atom
+    from toolkit.task import Task
+
+    domain = parse_domain("""(define (domain fuel) (:requirements :numeric-fluents)
+      (:predicates (at ?x)) (:functions (fuel))
+      (:action go :parameters (?x ?y) :precondition (and (at ?x) (>= (fuel) 1))
+        :effect (and (not (at ?x)) (at ?y) (decrease (fuel) 1))))""")
+    task = Task(domain, parse_problem("""(define (problem p) (:domain fuel) (:objects a b)
+      (:init (at a) (= (fuel) 2)) (:goal (at a)))""", domain))
+    report = check_plan(task, "(go a b)\n(go b a)\n(go a b)\n")
+    assert not report.valid and report.failed_step == 3 and "0 < 1" in report.message
+    fuel = Atom("fuel", ())
+    assert [dict(s.state_after.values) for s in report.steps[:2]] == [{fuel: 1}, {fuel: 0}]
+    assert dict(task.init.values) == {fuel: 2}  # the initial state is untouched
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_plain_lines_read_as_the_full_reader_reads_them(task, seed, monkeypatch) -> None:
+    rng = random.Random(seed)
+    acts = walk(task, rng.randrange(1, 20), seed)
+    if seed % 4 == 0 and len(acts) > 3:
+        acts = acts[:3] + acts[:3]  # a repeated run of steps
+    lines = [str(a) if rng.random() > 0.3 else "  " + str(a).upper() + " " for a in acts]
+    if rng.random() < 0.4:
+        lines.insert(rng.randrange(len(lines)), "")
+    if rng.random() < 0.5:
+        lines.append(f"; cost = {len(acts)} (unit cost)")
+    text = "\n".join(lines) + "\n"
+    fast = plans._plain_lines(text, task)
+    assert fast is not None
+    monkeypatch.setattr(plans, "_plain_lines", lambda *_: None)
+    assert parse_plan(text, task) == fast
+
+
+@pytest.mark.parametrize("text", ["; a comment first\n(moveblock r c2)\n", "(moveblock r c2)\n; c\n(moveblock r c1)\n",
+                                  "(moveblock nope c2)\n", "1. (moveblock r c2)\n", "[PLAN]\n(moveblock r c2)\n[PLAN END]\n"])
+def test_other_text_goes_to_the_full_reader(task, text) -> None:
+    assert plans._plain_lines(text, task) is None
+
+
+def test_a_plain_problem_builds_no_pddl_objects_for_its_atoms(task, monkeypatch) -> None:
+    built = []
+    predicate = plain_problem.Predicate
+    monkeypatch.setattr(plain_problem, "Predicate", lambda *a, **k: built.append(1) or predicate(*a, **k))
+    fresh = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "hard_problem_0"))
+    assert fresh.init == task.init
+    assert len(built) == len(fresh.goal.literals) < len(fresh.init)  # the goal's atoms only, none of :init
