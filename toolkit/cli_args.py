@@ -19,10 +19,8 @@ import argparse
 import errno
 import math
 import os
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from urllib.parse import urlsplit
 
 ArgumentTypeError = argparse.ArgumentTypeError
 
@@ -131,6 +129,8 @@ def names(text: str) -> str:
 def url(text: str) -> str:
     """An http(s) URL with a host, e.g. ``http://127.0.0.1:8000/v1``."""
     try:
+        from urllib.parse import urlsplit  # imported when used: start-up of every command
+
         parts = urlsplit(text.strip())
         parts.port  # raises ValueError for a port that is not a number
     except ValueError as exc:
@@ -184,6 +184,8 @@ def _creatable_in(p: Path, text: str) -> None:
 def _probe_write(folder: Path, shown: str) -> None:
     """Refuse ``folder`` unless a file can be made in it (permission bits lie to root; a real write does not)."""
     try:
+        import tempfile  # imported when used: start-up of every command
+
         with tempfile.TemporaryFile(dir=folder):
             pass
     except OSError as exc:

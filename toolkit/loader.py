@@ -39,9 +39,7 @@ from toolkit.reading.build import (action_starts, check_types, fold_costs, funct
                                    in_file_order, none_if_empty, predicate_comments, read_metric, types_of)
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard, record_duplicates
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
-from toolkit.reading.full_parser import parse_full
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
-from toolkit.reading.repairs import redeclared_warnings
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section, written_var)
 
@@ -51,6 +49,14 @@ __all__ = ["Loaded", "SUPPORTED_REQUIREMENTS", "TYPING_MODES", "UNSUPPORTED_KEYW
 TYPING_MODES = ("strict", "lenient")
 # The names these helpers had when they lived here, for the editor server, lint and the reader tests.
 _blank_comments, _section, _normalise, _ROOT = blank_comments, section, normalise, ROOT
+
+
+def _parse_full(norm: str, path: str, start: str, errors: Errors, text: str):
+    """The full parser (Lark, its grammar and its error messages), imported only for files the plain readers
+    decline: `pgt validate` of plain files starts without it."""
+    from toolkit.reading.full_parser import parse_full
+
+    return parse_full(norm, path, start, errors, text)
 
 
 @collect
@@ -70,9 +76,12 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
     pdom = read_plain_domain(blank_comments(norm))
     if pdom is None:
-        pdom = parse_full(norm, path, "domain", errors, text)
+        pdom = _parse_full(norm, path, "domain", errors, text)
     else:
-        errors.warnings += redeclared_warnings(path, text, pdom.redeclared)
+        if pdom.redeclared:
+            from toolkit.reading.repairs import redeclared_warnings
+
+            errors.warnings += redeclared_warnings(path, text, pdom.redeclared)
     warnings += errors.warnings
     record_duplicates(text, path, errors)
     types = {t: p for t, p in types_of(pdom).items() if t not in errors.invented_types}
@@ -145,7 +154,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     notes: list[str] = []
     norm, warnings, _ = normalise(text, path, errors, notes)
     # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
-    pprob = read_plain_problem(blank_comments(norm), ROOT) or parse_full(norm, path, "problem", errors, text)
+    pprob = read_plain_problem(blank_comments(norm), ROOT) or _parse_full(norm, path, "problem", errors, text)
     if str(pprob.domain_name).lower() != domain.name.lower():
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)
@@ -289,9 +298,12 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
 
 def _read(path: str | Path) -> str:
     from toolkit.textfile import read_text  # one reader for every command's files (BOM, UTF-16, Latin-1 comments)
-    from toolkit.bddl import is_bddl, read_as_pddl  # BEHAVIOR's BDDL: translated to PDDL on its own lines
 
-    return read_as_pddl(path) if is_bddl(path) else read_text(path)
+    if str(path).lower().endswith(".bddl"):  # BEHAVIOR's BDDL (toolkit.bddl.is_bddl): translated to PDDL on its lines
+        from toolkit.bddl import read_as_pddl
+
+        return read_as_pddl(path)
+    return read_text(path)
 
 
 def load_domain(path: str | Path) -> m.Domain:

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
-from toolkit.action_language import TextMatch
 from toolkit.plan_reader import Skipped
 from toolkit.task import GroundAction
+
+if TYPE_CHECKING:
+    from toolkit.action_language import TextMatch
 
 # A natural-language hook: text -> a match, (action name, args), or None.
 ActionTextParser = Callable[[str], "TextMatch | tuple[str, Sequence[str]] | None"]

@@ -19,12 +19,18 @@ import weakref
 from typing import Iterable
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
-from toolkit.plan_classify import (Reader, json_step, nested_notes, listed_steps, is_remark, split_form, is_statement,
-                                   language, split_step)
-from toolkit.plan_lists import restatements
 from toolkit.plan_reader import SIMPLE_LINE, Candidate, Skipped, extract
 from toolkit.plan_steps import ActionTextParser, ParsedPlan, PlanStep, Reason
 from toolkit.task import GroundAction, Task
+
+def __getattr__(name: str):
+    """``language`` and ``split_step`` live in :mod:`toolkit.plan_classify` (imported on first use)."""
+    if name in ("language", "split_step"):
+        from toolkit import plan_classify
+
+        return getattr(plan_classify, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["ActionTextParser", "ParsedPlan", "PlanStep", "Reason", "format_plan", "language", "parse_plan",
            "read_plan_actions", "split_step", "suggest_action"]
@@ -38,6 +44,11 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     plain = _plain_lines(text, task)
     if plain is not None:
         return plain
+    # The classifier of lines (English included) is imported only for text that needs it: `pgt validate`
+    # of a planner's plan starts without the question templates' machinery.
+    from toolkit.plan_classify import Reader, is_remark, is_statement, listed_steps, nested_notes, split_form
+    from toolkit.plan_lists import restatements
+
     found = extract(text)
     if found.json:
         return _parse_json(found, task)
@@ -148,6 +159,8 @@ _UNSEEN = object()
 
 
 def _parse_json(found, task: Task) -> ParsedPlan:
+    from toolkit.plan_classify import json_step
+
     steps = []
     for index, cand in enumerate(found.candidates, 1):
         name, args = json_step(cand.json_item)

@@ -42,6 +42,17 @@ def test_validate_imports_no_other_command_module(tmp_path: Path) -> None:
     assert not {m for m in modules if m.split(".")[0] == "lark"}
 
 
+def test_validate_of_a_planners_plan_imports_only_what_validating_needs(tmp_path: Path) -> None:
+    code, modules, err = _run(["validate", *ARGS], tmp_path)
+    assert code == 0, err
+    # The full parser and its error messages, the English reader and its question templates, BDDL:
+    # none is needed for plain PDDL files and a plan of "(action args)" lines.
+    unneeded = {"toolkit.reading.full_parser", "toolkit.reading.syntax_errors", "toolkit.reading.grammar",
+                "toolkit.plan_classify", "toolkit.action_language", "toolkit.questions", "toolkit.question_file",
+                "toolkit.bddl", "tomllib"}
+    assert not unneeded & set(modules)
+
+
 def test_help_still_lists_every_command(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-m", "toolkit.cli", "--help"], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0

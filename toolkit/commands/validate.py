@@ -15,9 +15,7 @@ from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
-from toolkit.plans import ActionTextParser
-from toolkit.question_file import lacking_note, load_object_descriptions
-from toolkit.questions import QuestionBook
+from toolkit.plan_steps import ActionTextParser
 from toolkit.verify import PlanReport, check_plan, describe_unmet
 from toolkit import cli_args, textfile
 
@@ -74,6 +72,9 @@ def english_reader(task: Task, objects: str | None, notes: list[str] | None = No
     per_task = _READERS.setdefault(task, {})
     hit = per_task.get(key)
     if hit is None:
+        from toolkit.question_file import lacking_note, load_object_descriptions
+        from toolkit.questions import QuestionBook
+
         lacking: list[str] = []
         book = QuestionBook(task, objects=load_object_descriptions(objects, task.objects, lacking))
         hit = per_task[key] = (book.language.parse, lacking_note(objects, lacking))
