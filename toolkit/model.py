@@ -43,6 +43,15 @@ class Atom:
     def __hash__(self) -> int:
         return self._hash
 
+    def __eq__(self, other: object) -> bool:
+        # Every set and dict lookup of an equal atom that is not the same object ends here: compare the
+        # cached hashes first, and build no tuples (the generated __eq__ builds two per call).
+        if self is other:
+            return True
+        if other.__class__ is not Atom:
+            return NotImplemented
+        return self._hash == other._hash and self.predicate == other.predicate and self.args == other.args
+
     def __str__(self) -> str:
         return f"({' '.join((self.predicate, *self.args))})"
 
