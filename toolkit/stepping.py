@@ -19,7 +19,6 @@ derived atoms, so that they are recorded with the step's own change.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from toolkit.fluent_effects import update_values
@@ -52,25 +51,32 @@ class WorkingState(set):
         return FluentState.owning(self, dict(self.values))
 
 
-@dataclass(frozen=True, slots=True)
 class Effect:
-    """What one step would do, computed in the state before it (nothing applied yet)."""
+    """What one step would do, computed in the state before it (nothing applied yet).
 
-    adds: frozenset[Atom] | set[Atom]
-    dels: frozenset[Atom] | set[Atom]
-    fired: list[str]  # the conditional effects that fire
-    values: dict[Atom, Number] | None  # the fluents it sets (numeric tasks)
-    undefined: list[str]  # numeric effects reading a fluent without a value (VAL refuses the step)
+    A plain slotted class, not a dataclass: this module is on `pgt validate`'s start-up path, where
+    each dataclass costs its generated methods' compilation at import.
+    """
+
+    __slots__ = ("adds", "dels", "fired", "values", "undefined")
+
+    def __init__(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom], fired: list[str],
+                 values: dict[Atom, Number] | None, undefined: list[str]) -> None:
+        self.adds, self.dels = adds, dels
+        self.fired = fired  # the conditional effects that fire
+        self.values = values  # the fluents it sets (numeric tasks)
+        self.undefined = undefined  # numeric effects reading a fluent without a value (VAL refuses the step)
 
 
-@dataclass(frozen=True, slots=True)
 class Change:
-    """What one applied step did: the atoms it really added and removed, the fluents' old values."""
+    """What one applied step did: the atoms it really added and removed, the fluents' old and new values."""
 
-    added: frozenset[Atom]
-    removed: frozenset[Atom]
-    old_values: tuple[tuple[Atom, object], ...] = ()
-    new_values: tuple[tuple[Atom, Number], ...] = ()
+    __slots__ = ("added", "removed", "old_values", "new_values")
+
+    def __init__(self, added: frozenset[Atom], removed: frozenset[Atom],
+                 old_values: tuple[tuple[Atom, object], ...] = (),
+                 new_values: tuple[tuple[Atom, Number], ...] = ()) -> None:
+        self.added, self.removed, self.old_values, self.new_values = added, removed, old_values, new_values
 
 
 class Stepper:

@@ -56,8 +56,13 @@ class GroundAction:
     def name(self) -> str:
         return self.schema.name
 
-    def __str__(self) -> str:
+    @functools.cached_property
+    def text(self) -> str:
+        """``(moveBlock a c1)``, built once: every report of a step that uses the action prints it."""
         return f"({' '.join((self.schema.name, *self.args))})"
+
+    def __str__(self) -> str:
+        return self.text
 
     def is_applicable(self, state: frozenset[Atom]) -> bool:
         return holds(self.precondition, state)
