@@ -34,7 +34,7 @@ from benchmarks.bench_startup import child_env, pgt_command
 from benchmarks.heldout import DOWNWARD_BENCHMARKS, load_text, mirror_pair, with_goal
 from benchmarks.val_peer import val_binary
 from toolkit.plans import format_plan
-from toolkit.scoring.predict import fluent_predicates
+from toolkit.known_facts import changed_predicates as fluent_predicates
 from toolkit.task import load_task
 from toolkit.verify import check_plan
 
