@@ -121,6 +121,8 @@ class Stepper:
         old_values: tuple[tuple[Atom, object], ...] = ()
         new_values: tuple[tuple[Atom, Number], ...] = ()
         if eff.values:
+            if state.values is None:  # a numeric task run from a caller's plain set of atoms
+                state.values, self.numeric = {}, True
             current = state.values
             old_values = tuple((k, current.get(k, _MISSING)) for k in eff.values)
             new_values = tuple(eff.values.items())
