@@ -172,6 +172,10 @@ class Stepper:
         at, frozen = self._cached
         if at == k:
             return frozen
+        if k == n:  # the working state itself: one copy
+            frozen = self.state.frozen()
+            self._cached = (k, frozen)
+            return frozen
         if n - k < abs(k - at):  # nearer the working state: walk back from it
             work = WorkingState(self.state, dict(self.state.values) if self.numeric else None)
             for change in reversed(self.changes[k:]):

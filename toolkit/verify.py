@@ -12,6 +12,7 @@ plan's author expected), and unreadable steps are skipped.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field, replace
 from typing import Any, Sequence
 
@@ -163,6 +164,20 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     >>> print(check_plan(task, "(moveBlock nope c1)").message)
     step 1 (line 1): unknown object 'nope'
     """
+    # The stepping loop allocates small objects (deltas, step reports) next to one large young set (the
+    # working state): every young-generation collection would walk that set, a cost in the state's size
+    # per step. The loop makes no reference cycles, so the collector waits until it ends.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _check_plan(task, plan, keep_going, init, action_text)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], keep_going: bool,
+                init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
     parsed = _as_parsed(task, plan, action_text)
     state = task.init if init is None else init
     goal_size = len(task.goal.literals) + (0 if task.goal.tree is None else 1)
