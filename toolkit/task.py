@@ -1,7 +1,7 @@
 """A planning task: a domain and a problem, with grounding caches.
 
 :class:`Task` is the object the rest of the toolkit works with. Each action schema
-is compiled once per task into a template (:class:`toolkit.grounding.ActionTemplate`);
+is compiled once per task into a template (:class:`toolkit.templates.ActionTemplate`);
 ground actions are made from it on first use and cached, so stepping a plan is a
 few set operations.
 
@@ -24,12 +24,12 @@ from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.fluent_effects import apply_updates, ground_updates
 from toolkit.fluents import FluentState
-from toolkit.grounding import (ActionTemplate, AtomTable, CompiledCondition, CompiledEffect, GroundEffect,
-                               compile_condition)
+from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
+from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
 
 
 @dataclass(frozen=True, eq=False)
