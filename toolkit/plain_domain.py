@@ -30,7 +30,7 @@ from pddl.exceptions import PDDLError
 from pddl.logic import base as pb
 from pddl.logic import effects as pe
 from pddl.logic import functions as pf
-from pddl.logic.predicates import EqualTo, Predicate
+from pddl.logic.predicates import DerivedPredicate, EqualTo, Predicate
 from pddl.logic.terms import Constant, Variable
 
 from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, typed_list
@@ -39,7 +39,7 @@ from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr
 _REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
     ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
-    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents",
+    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":derived-predicates",
 })
 _SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 
@@ -144,12 +144,14 @@ class _Reader:
         if len({str(p.name).lower() for p in predicates}) != len(predicates):
             raise _NotPlain
         functions = self._functions(sections[":functions"]) if ":functions" in sections else {}
-        actions = [self._action(a) for a in rest]
+        by_name = {str(p.name).lower(): p for p in predicates}
+        actions = [self._action(a) for a in rest if not (isinstance(a, list) and a and a[0] == ":derived")]
+        derived = [self._derived(a, by_name) for a in rest if isinstance(a, list) and a and a[0] == ":derived"]
         if len({str(a.name).lower() for a in actions}) != len(actions):
             raise _NotPlain
         return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
                                predicates=predicates, functions=functions, actions=actions,
-                               redeclared=self.redeclared)
+                               derived_predicates=set(derived), redeclared=self.redeclared)
 
     # ---------------------------------------------------------------- declarations
 
@@ -223,6 +225,27 @@ class _Reader:
         if len({str(f.name).lower() for f in out}) != count:
             raise _NotPlain  # declared twice
         return out
+
+    # ---------------------------------------------------------------- derived predicates
+
+    def _derived(self, el: SExpr, declared: dict[str, Predicate]) -> DerivedPredicate:
+        """``(:derived (p ?x - t) gd)`` as the package's transformer builds it (``derived_predicates`` in
+        ``pddl/parser/domain.py``): an untyped head variable takes the declaration's types; anything the
+        package checks there (an undeclared predicate, another arity, a head typed otherwise than declared)
+        goes to the full parser."""
+        if not (len(el) == 3 and isinstance(el[1], list) and el[1]):
+            raise _NotPlain
+        decl = declared.get(_name(el[1][0]).lower())
+        self.params = {}
+        head = self._variables(el[1][1:])
+        if decl is None or len(head) != len(decl.terms):
+            raise _NotPlain
+        if any(v.type_tags and set(v.type_tags) != set(d.type_tags) for v, d in zip(head, decl.terms)):
+            raise _NotPlain
+        for v, d in zip(head, decl.terms):
+            self.params[str(v.name).lower()] = Variable(str(v.name), d.type_tags)
+        params = list(self.params.values())
+        return DerivedPredicate(Predicate(_name(el[1][0]), *params), self._gd(el[2]))
 
     # ---------------------------------------------------------------- actions
 

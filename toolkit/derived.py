@@ -1,0 +1,225 @@
+"""Derived predicates (PDDL 2.2 axioms) on states: the stratified least fixpoint, and why an atom fails.
+
+A state of a domain with ``:derived`` rules carries its derived atoms: the
+stepping code calls :meth:`DerivedRules.closure` on every state it makes (the
+initial one and each successor), which drops the derived atoms it had and
+recomputes them from the basic ones. Conditions, goals and reports then read
+derived atoms like any other, so nothing else in the semantics changes. That
+one call is the whole interface (``Task.derive``): a stepper that steps by
+deltas calls it on the state it hands out.
+
+The rules are ground once per task: each rule for every type-correct head
+tuple, its body in negation normal form with quantifiers expanded
+(:func:`toolkit.grounding.ground_condition`), and basic atoms that no action
+changes (static facts, as in Fast Downward's translator) replaced by their
+value in the task's initial state, which leaves small bodies. A state is then
+closed stratum by stratum (negation only reads lower strata, which are final by
+then): every head is tested once, and a head is tested again only when an atom
+its bodies use positively turns true (semi-naive evaluation). This is the
+least fixpoint that Fast Downward's axiom evaluator computes
+(``search/axioms.cc``) and that VAL's top-down evaluation with cycle cutting
+finds for stratified rules (``DerivedGoal::evaluate`` in
+``libraries/VAL/src/Proposition.cpp``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Callable
+
+from toolkit import model as m
+from toolkit.fluents import FluentState
+from toolkit.grounding import GAnd, GLit, GNode, GOr, ground_condition
+from toolkit.model import Atom
+from toolkit.strata import strata
+
+ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
+
+
+def _static_predicates(domain: m.Domain) -> frozenset[str]:
+    """Basic predicates no action adds or deletes: their atoms keep their initial value."""
+    changed: set[str] = set()
+
+    def walk(eff: m.Effect) -> None:
+        if isinstance(eff, (m.AddEffect, m.DelEffect)):
+            changed.add(eff.atom.predicate)
+        elif isinstance(eff, m.AndEffect):
+            for p in eff.parts:
+                walk(p)
+        elif isinstance(eff, (m.ForallEffect, m.WhenEffect)):
+            walk(eff.body)
+
+    for action in domain.actions.values():
+        walk(action.effect)
+    return frozenset(domain.predicates) - changed - domain.derived_predicates
+
+
+def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, static: frozenset[str],
+            init: frozenset[Atom], positive: bool = True) -> GNode:
+    """A rule body ground in negation normal form with static literals decided as it goes (an ``and``
+    stops at its first false part, an ``or`` at its first true one), so a body over static facts
+    (psr's ``con`` and ``ext``, the philosophers' ``trans``) costs what is left, not every expansion."""
+    if isinstance(cond, m.Pred):
+        atom = Atom(cond.predicate, tuple([sub.get(t, t) for t in cond.terms]))
+        if cond.predicate in static:
+            return (atom in init) == positive
+        return GLit(atom, positive)
+    if isinstance(cond, m.Equals):
+        return (sub.get(cond.left, cond.left) == sub.get(cond.right, cond.right)) == positive
+    if isinstance(cond, m.Not):
+        return _ground(cond.arg, sub, objects_of, static, init, not positive)
+    if isinstance(cond, m.Imply):
+        return _ground(m.Or((m.Not(cond.premise), cond.conclusion)), sub, objects_of, static, init, positive)
+    if isinstance(cond, (m.And, m.Or)):
+        conj = isinstance(cond, m.And) == positive
+        return _fold((_ground(p, sub, objects_of, static, init, positive) for p in cond.parts), conj)
+    if isinstance(cond, (m.Forall, m.Exists)):
+        names = [v for v, _ in cond.params]
+
+        def parts():
+            for values in itertools.product(*(objects_of(t) for _, t in cond.params)):
+                inner = dict(sub)
+                inner.update(zip(names, values))
+                yield _ground(cond.body, inner, objects_of, static, init, positive)
+
+        return _fold(parts(), isinstance(cond, m.Forall) == positive)
+    return ground_condition(cond, sub, objects_of, positive)  # a numeric comparison
+
+
+def _fold(parts, conj: bool) -> GNode:
+    """``and`` (``conj``) or ``or`` of the parts, stopping at the first part that decides it."""
+    out: list[GNode] = []
+    for p in parts:
+        if p is (not conj):
+            return not conj
+        if p is conj:
+            continue
+        if isinstance(p, GAnd if conj else GOr):
+            out.extend(p.parts)
+        else:
+            out.append(p)
+    if not out:
+        return conj
+    if len(out) == 1:
+        return out[0]
+    return GAnd(tuple(out)) if conj else GOr(tuple(out))
+
+
+def _holds(node: GNode, state) -> bool:
+    if node is True or node is False:
+        return node
+    if isinstance(node, GLit):
+        return (node.atom in state) == node.positive
+    if isinstance(node, GAnd):
+        return all(_holds(p, state) for p in node.parts)
+    if isinstance(node, GOr):
+        return any(_holds(p, state) for p in node.parts)
+    return node.holds(state)
+
+
+def _positive_atoms(node: GNode, out: set[Atom]) -> None:
+    if isinstance(node, GLit):
+        if node.positive:
+            out.add(node.atom)
+    elif isinstance(node, (GAnd, GOr)):
+        for p in node.parts:
+            _positive_atoms(p, out)
+
+
+class DerivedRules:
+    """A domain's ``:derived`` rules ground for one task; :meth:`closure` puts a state's derived atoms in it."""
+
+    def __init__(self, domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom]) -> None:
+        self.predicates = domain.derived_predicates
+        levels = strata(domain.derived)
+        assert isinstance(levels, dict), "the loader refuses rules that are not stratifiable"
+        static = _static_predicates(domain)
+        # head atom -> its ground bodies (one per rule and head tuple that can hold at all)
+        bodies: dict[Atom, list[GNode]] = {}
+        for rule in domain.derived:
+            names = [v for v, _ in rule.params]
+            for values in itertools.product(*(objects_of(t) for _, t in rule.params)):
+                node = _ground(rule.body, dict(zip(names, values)), objects_of, static, init)
+                if node is not False:
+                    bodies.setdefault(Atom(rule.predicate, values), []).append(node)
+        self.bodies = bodies
+        self.size = sum(len(b) for b in bodies.values())
+        # Per stratum: its heads, and for each atom of that stratum the heads whose bodies use it positively.
+        self._strata: list[tuple[tuple[Atom, ...], dict[Atom, tuple[Atom, ...]]]] = []
+        for level in sorted(set(levels.values())):
+            heads = tuple(h for h in bodies if levels[h.predicate] == level)
+            users: dict[Atom, list[Atom]] = {}
+            for h in heads:
+                used: set[Atom] = set()
+                for node in bodies[h]:
+                    _positive_atoms(node, used)
+                for a in used:
+                    if a.predicate in self.predicates and levels[a.predicate] == level:
+                        users.setdefault(a, []).append(h)
+            self._strata.append((heads, {a: tuple(hs) for a, hs in users.items()}))
+
+    def derive(self, basic: frozenset[Atom]) -> set[Atom]:
+        """The derived atoms that hold over the basic atoms ``basic`` (a state without derived atoms)."""
+        view = set(basic) if not isinstance(basic, FluentState) else _FluentView(basic)
+        out: set[Atom] = set()
+        for heads, users in self._strata:
+            todo = list(heads)
+            while todo:
+                h = todo.pop()
+                if h in view:
+                    continue
+                if any(_holds(node, view) for node in self.bodies[h]):
+                    view.add(h)
+                    out.add(h)
+                    todo.extend(u for u in users.get(h, ()) if u not in view)
+        return out
+
+    def closure(self, state: frozenset[Atom]) -> frozenset[Atom]:
+        """``state`` with its derived atoms recomputed from its basic atoms (a FluentState keeps its values)."""
+        basic = frozenset(a for a in state if a.predicate not in self.predicates)
+        if isinstance(state, FluentState):
+            basic = FluentState.owning(basic, dict(state.values))
+            return FluentState.owning(basic | self.derive(basic), dict(state.values))
+        return basic | self.derive(basic)
+
+    def why_not(self, atom: Atom, state: frozenset[Atom]) -> str:
+        """What would make the false derived ``atom`` hold in ``state``: the fewest literals that, made
+        true, satisfy one of its ground rule bodies (each ``or`` takes its cheapest branch)."""
+        best: list[str] | None = None
+        for node in self.bodies.get(atom, ()):
+            missing = _missing(node, state)
+            if best is None or len(missing) < len(best):
+                best = missing
+        if best is None:
+            return "derived; no rule can make it hold in this task"
+        shown = " and ".join(best[:4]) + (f" (and {len(best) - 4} more)" if len(best) > 4 else "")
+        return f"derived; it would hold with {shown}" if best else "derived"
+
+
+def _missing(node: GNode, state) -> list[str]:
+    """The literals of ``node`` to make true for it to hold in ``state`` (``or``: its cheapest branch)."""
+    if node is True:
+        return []
+    if node is False:
+        return ["(a contradiction)"]
+    if isinstance(node, GLit):
+        return [] if (node.atom in state) == node.positive else [str(node)]
+    if isinstance(node, GAnd):
+        return [lit for p in node.parts for lit in _missing(p, state)]
+    if isinstance(node, GOr):
+        return min((_missing(p, state) for p in node.parts), key=len)
+    return [] if node.holds(state) else [str(node)]
+
+
+class _FluentView(set):
+    """A mutable set of atoms that also answers ``values`` (numeric comparisons in rule bodies)."""
+
+    def __init__(self, state: FluentState) -> None:
+        super().__init__(state)
+        self.values = state.values
+
+
+def derived_rules_of(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom]) -> DerivedRules | None:
+    """The task's ground rules, or None for a domain without ``:derived`` (nothing to compute)."""
+    return DerivedRules(domain, objects_of, init) if domain.derived else None
+
