@@ -117,6 +117,37 @@ def _holds(node: GNode, state) -> bool:
     return node.holds(state)
 
 
+def _dnf(node: GNode) -> list[tuple[frozenset[Atom], frozenset[Atom]]] | None:
+    """``node`` as a disjunction of (positive atoms, negative atoms) conjunctions; None past
+    :data:`_MAX_CONJUNCTS` or for a numeric comparison (the body is then evaluated as a tree)."""
+    if node is True:
+        return [(frozenset(), frozenset())]
+    if node is False:
+        return []
+    if isinstance(node, GLit):
+        return [(frozenset((node.atom,)), frozenset())] if node.positive else [(frozenset(), frozenset((node.atom,)))]
+    if isinstance(node, GOr):
+        out: list[tuple[frozenset[Atom], frozenset[Atom]]] = []
+        for p in node.parts:
+            alts = _dnf(p)
+            if alts is None or len(out) + len(alts) > _MAX_CONJUNCTS:
+                return None
+            out += alts
+        return out
+    if isinstance(node, GAnd):
+        acc = [(frozenset(), frozenset())]
+        for p in node.parts:
+            alts = _dnf(p)
+            if alts is None or len(acc) * len(alts) > _MAX_CONJUNCTS:
+                return None
+            acc = [(p1 | p2, n1 | n2) for p1, n1 in acc for p2, n2 in alts if (p1 | p2).isdisjoint(n1 | n2)]
+        return acc
+    return None
+
+
+_MAX_CONJUNCTS = 64
+
+
 def _positive_atoms(node: GNode, out: set[Atom]) -> None:
     if isinstance(node, GLit):
         if node.positive:
@@ -124,6 +155,71 @@ def _positive_atoms(node: GNode, out: set[Atom]) -> None:
     elif isinstance(node, (GAnd, GOr)):
         for p in node.parts:
             _positive_atoms(p, out)
+
+
+class _Stratum:
+    """One stratum's ground rules: conjunctions counted down as their atoms of this stratum turn true
+    (Fast Downward's axiom evaluator, ``search/axioms.cc``), and the bodies too large for that as trees."""
+
+    __slots__ = ("rules", "waiting", "trees", "tree_users")
+
+    def __init__(self) -> None:
+        # (head, atoms that must already hold (basic, lower strata), atoms that must not, atoms of this stratum)
+        self.rules: list[tuple[Atom, frozenset[Atom], frozenset[Atom], frozenset[Atom]]] = []
+        self.waiting: dict[Atom, list[int]] = {}  # an atom of this stratum -> the rules that wait on it
+        self.trees: list[tuple[Atom, GNode]] = []
+        self.tree_users: dict[Atom, list[int]] = {}  # an atom of this stratum -> the trees that use it
+
+    def add(self, head: Atom, node: GNode, here: Callable[[Atom], bool]) -> None:
+        conjuncts = _dnf(node)
+        if conjuncts is None:
+            used: set[Atom] = set()
+            _positive_atoms(node, used)
+            for a in used:
+                if here(a):
+                    self.tree_users.setdefault(a, []).append(len(self.trees))
+            self.trees.append((head, node))
+            return
+        for pos, neg in conjuncts:
+            waits = frozenset(a for a in pos if here(a))
+            for a in waits:
+                self.waiting.setdefault(a, []).append(len(self.rules))
+            self.rules.append((head, pos - waits, neg, waits))
+
+    def close(self, view: set[Atom], out: set[Atom]) -> None:
+        """Add to ``view`` (and ``out``) every atom of this stratum that its rules derive over ``view``."""
+        count: dict[int, int] = {}
+        todo: list[Atom] = []
+        for i, (head, fixed, neg, waits) in enumerate(self.rules):
+            if fixed <= view and view.isdisjoint(neg):
+                if waits:
+                    count[i] = len(waits)
+                else:
+                    todo.append(head)
+        todo = [h for h in dict.fromkeys(todo)]
+        for h in todo:
+            view.add(h)
+        for head, node in self.trees:
+            if head not in view and _holds(node, view):
+                view.add(head)
+                todo.append(head)
+        while todo:
+            a = todo.pop()
+            out.add(a)
+            for i in self.waiting.get(a, ()):
+                c = count.get(i)
+                if c is not None:
+                    count[i] = c - 1
+                    if c == 1:
+                        head = self.rules[i][0]
+                        if head not in view:
+                            view.add(head)
+                            todo.append(head)
+            for j in self.tree_users.get(a, ()):
+                head, node = self.trees[j]
+                if head not in view and _holds(node, view):
+                    view.add(head)
+                    todo.append(head)
 
 
 class DerivedRules:
@@ -134,7 +230,7 @@ class DerivedRules:
         levels = strata(domain.derived)
         assert isinstance(levels, dict), "the loader refuses rules that are not stratifiable"
         static = _static_predicates(domain)
-        # head atom -> its ground bodies (one per rule and head tuple that can hold at all)
+        # head atom -> its ground bodies (one per rule and head tuple that can hold at all), for explanations
         bodies: dict[Atom, list[GNode]] = {}
         for rule in domain.derived:
             names = [v for v, _ in rule.params]
@@ -144,34 +240,25 @@ class DerivedRules:
                     bodies.setdefault(Atom(rule.predicate, values), []).append(node)
         self.bodies = bodies
         self.size = sum(len(b) for b in bodies.values())
-        # Per stratum: its heads, and for each atom of that stratum the heads whose bodies use it positively.
-        self._strata: list[tuple[tuple[Atom, ...], dict[Atom, tuple[Atom, ...]]]] = []
+        self._strata: list[_Stratum] = []
         for level in sorted(set(levels.values())):
-            heads = tuple(h for h in bodies if levels[h.predicate] == level)
-            users: dict[Atom, list[Atom]] = {}
-            for h in heads:
-                used: set[Atom] = set()
-                for node in bodies[h]:
-                    _positive_atoms(node, used)
-                for a in used:
-                    if a.predicate in self.predicates and levels[a.predicate] == level:
-                        users.setdefault(a, []).append(h)
-            self._strata.append((heads, {a: tuple(hs) for a, hs in users.items()}))
+            stratum = _Stratum()
+
+            def here(a: Atom, level: int = level) -> bool:
+                return a.predicate in self.predicates and levels[a.predicate] == level
+
+            for head, nodes in bodies.items():
+                if levels[head.predicate] == level:
+                    for node in nodes:
+                        stratum.add(head, node, here)
+            self._strata.append(stratum)
 
     def derive(self, basic: frozenset[Atom]) -> set[Atom]:
         """The derived atoms that hold over the basic atoms ``basic`` (a state without derived atoms)."""
         view = set(basic) if not isinstance(basic, FluentState) else _FluentView(basic)
         out: set[Atom] = set()
-        for heads, users in self._strata:
-            todo = list(heads)
-            while todo:
-                h = todo.pop()
-                if h in view:
-                    continue
-                if any(_holds(node, view) for node in self.bodies[h]):
-                    view.add(h)
-                    out.add(h)
-                    todo.extend(u for u in users.get(h, ()) if u not in view)
+        for stratum in self._strata:
+            stratum.close(view, out)
         return out
 
     def closure(self, state: frozenset[Atom]) -> frozenset[Atom]:
