@@ -270,32 +270,52 @@ class DerivedRules:
         return basic | self.derive(basic)
 
     def why_not(self, atom: Atom, state: frozenset[Atom]) -> str:
-        """What would make the false derived ``atom`` hold in ``state``: the fewest literals that, made
-        true, satisfy one of its ground rule bodies (each ``or`` takes its cheapest branch)."""
-        best: list[str] | None = None
-        for node in self.bodies.get(atom, ()):
-            missing = _missing(node, state)
-            if best is None or len(missing) < len(best):
-                best = missing
+        """What would make the false derived ``atom`` hold in ``state``: the fewest basic literals that,
+        made true, satisfy one of its ground rule bodies (each ``or`` takes its cheapest branch; a false
+        derived atom in a body is opened up the same way, to :data:`_WHY_DEPTH` levels)."""
+        best = self._missing_for(atom, state, frozenset(), 0, {})
         if best is None:
             return "derived; no rule can make it hold in this task"
         shown = " and ".join(best[:4]) + (f" (and {len(best) - 4} more)" if len(best) > 4 else "")
         return f"derived; it would hold with {shown}" if best else "derived"
 
+    def _missing_for(self, atom: Atom, state, open_: frozenset[Atom], depth: int,
+                     memo: dict[Atom, list[str] | None]) -> list[str] | None:
+        """The cheapest fix of ``atom`` (memoised per question: each derived atom is opened once)."""
+        if atom in memo:
+            return memo[atom]
+        best: list[str] | None = None
+        for node in self.bodies.get(atom, ()):
+            missing = self._missing(node, state, open_ | {atom}, depth, memo)
+            if best is None or len(missing) < len(best):
+                best = missing
+        memo[atom] = best
+        return best
 
-def _missing(node: GNode, state) -> list[str]:
-    """The literals of ``node`` to make true for it to hold in ``state`` (``or``: its cheapest branch)."""
-    if node is True:
-        return []
-    if node is False:
-        return ["(a contradiction)"]
-    if isinstance(node, GLit):
-        return [] if (node.atom in state) == node.positive else [str(node)]
-    if isinstance(node, GAnd):
-        return [lit for p in node.parts for lit in _missing(p, state)]
-    if isinstance(node, GOr):
-        return min((_missing(p, state) for p in node.parts), key=len)
-    return [] if node.holds(state) else [str(node)]
+    def _missing(self, node: GNode, state, open_: frozenset[Atom], depth: int,
+                 memo: dict[Atom, list[str] | None]) -> list[str]:
+        """The literals of ``node`` to make true for it to hold in ``state`` (``or``: its cheapest branch)."""
+        if node is True:
+            return []
+        if node is False:
+            return ["(a contradiction)"]
+        if isinstance(node, GLit):
+            if (node.atom in state) == node.positive:
+                return []
+            if node.positive and node.atom.predicate in self.predicates and node.atom not in open_ \
+                    and depth < _WHY_DEPTH:
+                inner = self._missing_for(node.atom, state, open_, depth + 1, memo)
+                if inner:
+                    return inner
+            return [str(node)]
+        if isinstance(node, GAnd):
+            return [lit for p in node.parts for lit in self._missing(p, state, open_, depth, memo)]
+        if isinstance(node, GOr):
+            return min((self._missing(p, state, open_, depth, memo) for p in node.parts), key=len)
+        return [] if node.holds(state) else [str(node)]
+
+
+_WHY_DEPTH = 4
 
 
 class _FluentView(set):

@@ -14,7 +14,9 @@ domain twin of :mod:`toolkit.plain_problem`: anything it does not fully
 understand, and anything the full parser or the package's validation would
 complain about (an undeclared type or constant, a name declared twice, a
 numeric condition), returns None and the caller takes the full parser, which
-owns every error message. The one repair both paths make is a type listed twice
+owns every error message (the one exception: a ``:derived`` head that names an
+undeclared predicate or has another arity is read as written, for the loader's
+own located message). The one repair both paths make is a type listed twice
 under compatible parents (IPC's storage), read the same way with the same
 warning. So this path only ever accepts what the full parser accepts, and
 builds what it builds; ``tests/core/test_core_plain_domain.py`` checks that on
@@ -230,20 +232,21 @@ class _Reader:
 
     def _derived(self, el: SExpr, declared: dict[str, Predicate]) -> DerivedPredicate:
         """``(:derived (p ?x - t) gd)`` as the package's transformer builds it (``derived_predicates`` in
-        ``pddl/parser/domain.py``): an untyped head variable takes the declaration's types; anything the
-        package checks there (an undeclared predicate, another arity, a head typed otherwise than declared)
-        goes to the full parser."""
+        ``pddl/parser/domain.py``): an untyped head variable takes the declaration's types. An undeclared
+        head or one of another arity is read as written, so that the loader reports it in its own words
+        (unknown predicate with did-you-mean, arity at the use) where the package would stop with its
+        own message; a head typed otherwise than declared goes to the full parser, which checks it."""
         if not (len(el) == 3 and isinstance(el[1], list) and el[1]):
             raise _NotPlain
         decl = declared.get(_name(el[1][0]).lower())
         self.params = {}
         head = self._variables(el[1][1:])
-        if decl is None or len(head) != len(decl.terms):
+        fits = decl is not None and len(head) == len(decl.terms)
+        if fits and any(v.type_tags and set(v.type_tags) != set(d.type_tags) for v, d in zip(head, decl.terms)):
             raise _NotPlain
-        if any(v.type_tags and set(v.type_tags) != set(d.type_tags) for v, d in zip(head, decl.terms)):
-            raise _NotPlain
-        for v, d in zip(head, decl.terms):
-            self.params[str(v.name).lower()] = Variable(str(v.name), d.type_tags)
+        for k, v in enumerate(head):
+            tags = decl.terms[k].type_tags if fits and not v.type_tags else v.type_tags
+            self.params[str(v.name).lower()] = Variable(str(v.name), tags)
         params = list(self.params.values())
         return DerivedPredicate(Predicate(_name(el[1][0]), *params), self._gd(el[2]))
 
