@@ -54,16 +54,39 @@ def _static_predicates(domain: m.Domain) -> frozenset[str]:
     return frozenset(domain.predicates) - changed - domain.derived_predicates
 
 
+def _static_first(cond: m.Condition, static: frozenset[str]) -> m.Condition:
+    """``cond`` with ``imply`` spelled as ``or`` and, in every ``and``/``or``, the parts that static facts
+    and equalities decide placed first: grounding then stops at them before it expands the rest."""
+    if isinstance(cond, m.Imply):
+        return _static_first(m.Or((m.Not(cond.premise), cond.conclusion)), static)
+    if isinstance(cond, m.Not):
+        return m.Not(_static_first(cond.arg, static))
+    if isinstance(cond, (m.And, m.Or)):
+        parts = [_static_first(p, static) for p in cond.parts]
+        parts.sort(key=lambda p: not _decided_statically(p, static))  # stable: the file's order otherwise
+        return type(cond)(tuple(parts))
+    if isinstance(cond, (m.Exists, m.Forall)):
+        return type(cond)(cond.params, _static_first(cond.body, static))
+    return cond
+
+
+def _decided_statically(cond: m.Condition, static: frozenset[str]) -> bool:
+    while isinstance(cond, m.Not):
+        cond = cond.arg
+    return isinstance(cond, m.Equals) or (isinstance(cond, m.Pred) and cond.predicate in static)
+
+
 def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, static: frozenset[str],
-            init: frozenset[Atom], positive: bool = True) -> GNode:
+            init: frozenset[tuple[str, tuple[str, ...]]], positive: bool = True) -> GNode:
     """A rule body ground in negation normal form with static literals decided as it goes (an ``and``
     stops at its first false part, an ``or`` at its first true one), so a body over static facts
-    (psr's ``con`` and ``ext``, the philosophers' ``trans``) costs what is left, not every expansion."""
+    (psr's ``con`` and ``ext``, the philosophers' ``trans``) costs what is left, not every expansion.
+    ``init`` holds the (predicate, arguments) of the static atoms true in the initial state."""
     if isinstance(cond, m.Pred):
-        atom = Atom(cond.predicate, tuple([sub.get(t, t) for t in cond.terms]))
+        args = tuple([sub.get(t, t) for t in cond.terms])
         if cond.predicate in static:
-            return (atom in init) == positive
-        return GLit(atom, positive)
+            return ((cond.predicate, args) in init) == positive
+        return GLit(Atom(cond.predicate, args), positive)
     if isinstance(cond, m.Equals):
         return (sub.get(cond.left, cond.left) == sub.get(cond.right, cond.right)) == positive
     if isinstance(cond, m.Not):
@@ -232,10 +255,12 @@ class DerivedRules:
         static = _static_predicates(domain)
         # head atom -> its ground bodies (one per rule and head tuple that can hold at all), for explanations
         bodies: dict[Atom, list[GNode]] = {}
+        static_init = frozenset((a.predicate, a.args) for a in init if a.predicate in static)
         for rule in domain.derived:
             names = [v for v, _ in rule.params]
+            body = _static_first(rule.body, static)
             for values in itertools.product(*(objects_of(t) for _, t in rule.params)):
-                node = _ground(rule.body, dict(zip(names, values)), objects_of, static, init)
+                node = _ground(body, dict(zip(names, values)), objects_of, static, static_init)
                 if node is not False:
                     bodies.setdefault(Atom(rule.predicate, values), []).append(node)
         self.bodies = bodies
