@@ -34,6 +34,9 @@ from toolkit.model import Atom
 from toolkit.strata import strata
 
 ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
+# The task's atom for (predicate, arguments): one object per ground atom, so the set operations of a
+# state's closure find rule atoms in the state by identity (``Task.atom_table.atom``).
+Intern = Callable[[str, tuple[str, ...]], Atom]
 
 
 def _static_predicates(domain: m.Domain) -> frozenset[str]:
@@ -77,7 +80,7 @@ def _decided_statically(cond: m.Condition, static: frozenset[str]) -> bool:
 
 
 def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, static: frozenset[str],
-            init: frozenset[tuple[str, tuple[str, ...]]], positive: bool = True) -> GNode:
+            init: frozenset[tuple[str, tuple[str, ...]]], intern: Intern, positive: bool = True) -> GNode:
     """A rule body ground in negation normal form with static literals decided as it goes (an ``and``
     stops at its first false part, an ``or`` at its first true one), so a body over static facts
     (psr's ``con`` and ``ext``, the philosophers' ``trans``) costs what is left, not every expansion.
@@ -86,16 +89,16 @@ def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, stati
         args = tuple([sub.get(t, t) for t in cond.terms])
         if cond.predicate in static:
             return ((cond.predicate, args) in init) == positive
-        return GLit(Atom(cond.predicate, args), positive)
+        return GLit(intern(cond.predicate, args), positive)
     if isinstance(cond, m.Equals):
         return (sub.get(cond.left, cond.left) == sub.get(cond.right, cond.right)) == positive
     if isinstance(cond, m.Not):
-        return _ground(cond.arg, sub, objects_of, static, init, not positive)
+        return _ground(cond.arg, sub, objects_of, static, init, intern, not positive)
     if isinstance(cond, m.Imply):
-        return _ground(m.Or((m.Not(cond.premise), cond.conclusion)), sub, objects_of, static, init, positive)
+        return _ground(m.Or((m.Not(cond.premise), cond.conclusion)), sub, objects_of, static, init, intern, positive)
     if isinstance(cond, (m.And, m.Or)):
         conj = isinstance(cond, m.And) == positive
-        return _fold((_ground(p, sub, objects_of, static, init, positive) for p in cond.parts), conj)
+        return _fold((_ground(p, sub, objects_of, static, init, intern, positive) for p in cond.parts), conj)
     if isinstance(cond, (m.Forall, m.Exists)):
         names = [v for v, _ in cond.params]
 
@@ -103,7 +106,7 @@ def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, stati
             for values in itertools.product(*(objects_of(t) for _, t in cond.params)):
                 inner = dict(sub)
                 inner.update(zip(names, values))
-                yield _ground(cond.body, inner, objects_of, static, init, positive)
+                yield _ground(cond.body, inner, objects_of, static, init, intern, positive)
 
         return _fold(parts(), isinstance(cond, m.Forall) == positive)
     return ground_condition(cond, sub, objects_of, positive)  # a numeric comparison
@@ -248,7 +251,7 @@ class _Stratum:
 class DerivedRules:
     """A domain's ``:derived`` rules ground for one task; :meth:`closure` puts a state's derived atoms in it."""
 
-    def __init__(self, domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom]) -> None:
+    def __init__(self, domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom], intern: Intern = Atom) -> None:
         self.predicates = domain.derived_predicates
         levels = strata(domain.derived)
         assert isinstance(levels, dict), "the loader refuses rules that are not stratifiable"
@@ -260,9 +263,9 @@ class DerivedRules:
             names = [v for v, _ in rule.params]
             body = _static_first(rule.body, static)
             for values in itertools.product(*(objects_of(t) for _, t in rule.params)):
-                node = _ground(body, dict(zip(names, values)), objects_of, static, static_init)
+                node = _ground(body, dict(zip(names, values)), objects_of, static, static_init, intern)
                 if node is not False:
-                    bodies.setdefault(Atom(rule.predicate, values), []).append(node)
+                    bodies.setdefault(intern(rule.predicate, values), []).append(node)
         self.bodies = bodies
         self.size = sum(len(b) for b in bodies.values())
         self._strata: list[_Stratum] = []
@@ -351,7 +354,8 @@ class _FluentView(set):
         self.values = state.values
 
 
-def derived_rules_of(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom]) -> DerivedRules | None:
+def derived_rules_of(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom],
+                     intern: Intern = Atom) -> DerivedRules | None:
     """The task's ground rules, or None for a domain without ``:derived`` (nothing to compute)."""
-    return DerivedRules(domain, objects_of, init) if domain.derived else None
+    return DerivedRules(domain, objects_of, init, intern) if domain.derived else None
 

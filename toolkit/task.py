@@ -117,7 +117,8 @@ class Task:
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
         # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
-        self.derived: DerivedRules | None = derived_rules_of(domain, self.objects_of, problem.init)
+        self.derived: DerivedRules | None = derived_rules_of(domain, self.objects_of, problem.init,
+                                                                self.atom_table.atom)
         if self.derived is not None:
             self.init = self.derived.closure(self.init)
 
