@@ -9,17 +9,20 @@ one call is the whole interface (``Task.derive``): a stepper that steps by
 deltas calls it on the state it hands out.
 
 The rules are ground once per task: each rule for every type-correct head
-tuple, its body in negation normal form with quantifiers expanded
-(:func:`toolkit.grounding.ground_condition`), and basic atoms that no action
-changes (static facts, as in Fast Downward's translator) replaced by their
-value in the task's initial state, which leaves small bodies. A state is then
-closed stratum by stratum (negation only reads lower strata, which are final by
-then): every head is tested once, and a head is tested again only when an atom
-its bodies use positively turns true (semi-naive evaluation). This is the
-least fixpoint that Fast Downward's axiom evaluator computes
-(``search/axioms.cc``) and that VAL's top-down evaluation with cycle cutting
-finds for stratified rules (``DerivedGoal::evaluate`` in
-``libraries/VAL/src/Proposition.cpp``).
+tuple, its body in negation normal form with quantifiers expanded, and basic
+atoms that no action changes (static facts, as in Fast Downward's translator)
+decided from the task's initial state as grounding goes, which leaves small
+bodies. (So a state is closed against the task's static facts: a made-up state
+that contradicts them, which no plan can reach, is closed as if it did not.)
+Bodies are put in disjunctive normal form where that stays small. A state is
+then closed stratum by stratum (negation only reads lower strata, which are
+final by then): each conjunction whose basic and lower-stratum literals hold is
+counted down as the atoms of its own stratum that it waits on turn true, the
+evaluation of Fast Downward's axiom evaluator (``search/axioms.cc``); a body
+too large for normal form is evaluated as a tree, again when an atom it uses
+turns true. This is the least fixpoint that FD computes and that VAL's top-down
+evaluation with cycle cutting finds for stratified rules
+(``DerivedGoal::evaluate`` in ``libraries/VAL/src/Proposition.cpp``).
 """
 
 from __future__ import annotations
