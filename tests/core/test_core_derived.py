@@ -19,7 +19,7 @@ import pytest
 from benchmarks.bench_derived import DOMAINS, mutants, run, walk
 from benchmarks.val_peer import val_binary
 from toolkit import loader
-from toolkit.errors import ArityError, PddlSyntaxError, UnknownSymbolError
+from toolkit.errors import ArityError, DerivedRuleError, UnknownSymbolError
 from toolkit.model import Atom
 from toolkit.task import Task
 from toolkit.verify import check_plan
@@ -140,7 +140,7 @@ def test_both_readers_build_the_same_model(monkeypatch):
 
 
 @pytest.mark.parametrize(("new", "error", "message"), [
-    (CUT_OFF_RULE + "\n  (:derived (reach ?n - node) (cut-off ?n))", PddlSyntaxError,
+    (CUT_OFF_RULE + "\n  (:derived (reach ?n - node) (cut-off ?n))", DerivedRuleError,
      "d.pddl:11:3: derived predicate 'cut-off' depends negatively on 'reach', which depends on 'cut-off': "
      "a cycle through negation (the rules must be stratifiable)"),
     ("(:derived (cutoff ?n - node) (not (reach ?n)))", UnknownSymbolError,
@@ -158,8 +158,19 @@ def test_faulty_rules_are_refused_where_they_are_written(new: str, error: type, 
 
 def test_an_action_that_changes_a_derived_predicate_is_refused_located():
     text = DOMAIN_TEXT.replace(":effect (link ?a ?b))", ":effect (and (link ?a ?b) (reach ?b)))")
-    with pytest.raises(PddlSyntaxError, match=r"^d.pddl:12:3: action 'connect' changes the derived predicate 'reach'"):
+    with pytest.raises(DerivedRuleError, match=r"^d.pddl:12:3: action 'connect' changes the derived predicate 'reach'"):
         loader.parse_domain(text, "d.pddl")
+
+
+def test_lint_reports_a_cycle_through_negation_where_it_is(tmp_path: Path, capsys):
+    from toolkit.cli import main
+
+    path = tmp_path / "d.pddl"
+    path.write_text(DOMAIN_TEXT.replace(CUT_OFF_RULE, CUT_OFF_RULE + "\n  (:derived (reach ?n - node) (cut-off ?n))"))
+    assert main(["lint", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:11:3: error: derived predicate 'cut-off' depends negatively on 'reach'" in out
+    assert "[derived-rule]" in out and "stratification" in out
 
 
 def test_lint_reads_rule_bodies(capsys):

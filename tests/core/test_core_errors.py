@@ -22,7 +22,7 @@ BW = shipped_domain("blocksworld").read_text()
 PROB = shipped_problem("blocksworld", "simple_problem_0").read_text()
 DOMAIN = parse_domain(BW, "bw.pddl")
 SUPPORTED = ("pgt supports STRIPS, typing, negative/disjunctive/quantified preconditions, "
-             "equality, conditional effects (ADL), action costs and numeric fluents")
+             "equality, conditional effects (ADL), action costs, numeric fluents and derived predicates")
 COSTS = "  (:functions (total-cost) - number (fuel ?b - block) - number)\n  (:action"
 
 

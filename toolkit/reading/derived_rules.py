@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 
 from toolkit import model as m
-from toolkit.errors import PddlSyntaxError
+from toolkit.errors import DerivedRuleError
 from toolkit.reading.convert import Converter
 from toolkit.reading.text import line_col, written_var
 from toolkit.strata import strata
@@ -84,13 +84,13 @@ def check_derived(rules: tuple[m.DerivedRule, ...], actions: dict[str, m.ActionS
         for pred in sorted(changed & derived):
             mt = re.search(r"\(\s*:action\s+" + re.escape(action.name) + r"(?![\w-])", code, re.I)
             line, col = line_col(text, mt.start()) if mt else (None, None)
-            raise PddlSyntaxError(path, line, col, f"action '{action.name}' changes the derived predicate '{pred}' "
+            raise DerivedRuleError(path, line, col, f"action '{action.name}' changes the derived predicate '{pred}' "
                                                    "(PDDL 2.2: derived predicates are defined by their rules only)")
     result = strata(rules)
     if isinstance(result, tuple):
         head, used = result
         mt = re.search(r"\(\s*:derived\s*\(\s*" + re.escape(head) + r"(?![\w-])", code, re.I)
         line, col = line_col(text, mt.start()) if mt else (None, None)
-        raise PddlSyntaxError(path, line, col, f"derived predicate '{head}' depends negatively on '{used}', which "
+        raise DerivedRuleError(path, line, col, f"derived predicate '{head}' depends negatively on '{used}', which "
                                                f"depends on '{head}': a cycle through negation (the rules must be "
                                                "stratifiable)")
