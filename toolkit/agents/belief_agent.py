@@ -209,7 +209,19 @@ class _Episode:
         return action.is_applicable(self.state())
 
     def goal_confirmed(self) -> bool:
-        self.make_certain([a for a, _ in condition_literals(self.task.goal)], self.config.goal_trust, "goal")
+        """Make every goal atom ``goal_trust`` certain before stopping; True when the goal then holds.
+
+        The most informative question can tell nothing about an atom that two invariant
+        groups pull apart (its own answers say yes, a group-mate's say its place is
+        taken): every answer leaves it as unsure as before, so :meth:`make_certain`
+        stops short. Stopping on such a belief ended hanoi episodes with a disc on the
+        wrong peg; those goal atoms are asked directly, in the wordings left.
+        """
+        goal = [a for a, _ in condition_literals(self.task.goal) if a in self.belief]
+        self.make_certain(goal, self.config.goal_trust, "goal")
+        for atom in goal:
+            while self.belief.confidence(atom) < self.config.goal_trust and self.askable(atom):
+                self.ask([atom], "goal")
         return self.task.goal_holds(self.state())
 
     def act(self, action: GroundAction) -> bool:
@@ -342,10 +354,21 @@ class _Episode:
         self.settle(touched)
 
     def second_opinion(self) -> None:
-        """No plan from the believed state: something believed is wrong; re-ask the weakest beliefs."""
-        weak = [a for a in self.belief.logodds
-                if self.belief.confidence(a) < self.config.goal_trust and self.worth_asking(a)]
+        """No plan from the believed state: something believed is wrong; re-ask, then re-derive the groups.
+
+        What is wrong may be an invariant group itself: the survey keeps a group whose
+        pattern its answers satisfy, and one wrong answer can make a pattern hold that
+        the world does not (driverlog: "truck1 is empty" answered no made "exactly one
+        of all empty and driving atoms" hold, and the group then held that answer
+        certain). So the atoms are chosen by their *own* evidence, groups aside, and
+        the groups are derived again from the answers as they now stand.
+        """
+        weak = [a for a, v in self.belief.logodds.items()
+                if sigmoid(abs(v)) < self.config.goal_trust and self.worth_asking(a)]
         self.ask(weak, "second_opinion")
+        self.belief.clear_groups()
+        for g in self._groups_the_survey_supports():
+            self.belief.add_group(g)
         self.settle(weak)
 
 
