@@ -82,7 +82,10 @@ def goal_only_predicates(task: Task) -> frozenset[str]:
     the survey leaves them unasked (believed false: the plan achieves them, and the
     effect checks and the goal check look at them then). Were one already true and
     not achievable again, no plan would exist and the second opinion asks it.
+    None in a domain with derived rules: a rule body may read a goal predicate for a precondition.
     """
+    if task.domain.derived:
+        return frozenset()
     read = {a.predicate for action in task.reachable_actions()
             for cond in (action.precondition, *(c.condition for c in action.effect.conditional))
             for a, _ in condition_literals(cond)}
