@@ -20,7 +20,7 @@ from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
 from toolkit.semantics import Unmet
-from toolkit.stepping import Stepper
+from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
 
 
@@ -185,7 +185,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     if refused is not None:
         return refused
     text_read = parsed
-    stepper = Stepper(state, getattr(task, "derive_hook", None))
+    stepper = Stepper(state, _derive_hook(task))
     reports: list[StepReport] = []
     violations: list[StepReport] = []
     cost: Number = 0
@@ -270,6 +270,23 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         msg += f"; at the end {len(goal_unmet)} goal condition(s) unmet: " + "; ".join(describe_unmet(u) for u in goal_unmet)
     return PlanReport(False, first.index, first.reason, tuple(u.literal for u in first.unmet), goal_texts, msg,
                       tuple(reports), state, tuple(violations), goal_size, cost, metric, text_read)
+
+
+def _derive_hook(task: Task):
+    """The stepper's hook for a task with derived predicates (toolkit.derived): after each step, the
+    derived atoms recomputed from the basic ones (``DerivedRules.closure``), applied as a delta."""
+    rules = task.derived
+    if rules is None:
+        return None
+
+    def derive(state: WorkingState) -> tuple[frozenset[Atom], frozenset[Atom]]:
+        closed = rules.closure(state.frozen())
+        added, removed = closed - state, state - closed
+        state.difference_update(removed)
+        state.update(added)
+        return added, removed
+
+    return derive
 
 
 def _metric(task: Task) -> str:
