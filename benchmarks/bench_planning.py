@@ -78,13 +78,13 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def _timed(cmd: list[str], timeout: float) -> tuple[float, float, str, int]:
+def _timed(cmd: list[str], timeout: float, cwd: Path | None = None) -> tuple[float, float, str, int]:
     """Wall seconds, CPU seconds (the process and every process it waited for: FD's translator and
     search), stdout and exit code (-1 on timeout)."""
     c0, t0 = _children_cpu(), time.perf_counter()
     # Its own process group, killed whole on timeout: FD's driver does not stop its search child.
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=child_env(),
-                            start_new_session=True)
+                            start_new_session=True, cwd=cwd)
     try:
         out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -136,7 +136,7 @@ def ipc_main(ipc_dir: Path, timeout: float, repeat: int, problems: list[str], la
         plan_file.unlink(missing_ok=True)
         alias, options = (["--alias", "lama-first"], []) if lama else ([], ["--search", search])
         t, cpu, _, rc = _timed([sys.executable, str(fd), *alias, "--plan-file", str(plan_file), str(dom), str(prob),
-                                *options], timeout)
+                                *options], timeout, cwd=plan_dir)  # its own folder: FD's driver writes output.sas
         return t, cpu, rc
 
     def run_pgt(dom: Path, prob: Path) -> tuple[float, float, str, int]:
