@@ -71,12 +71,20 @@ def task_to_sas(task: Task, state: frozenset[Atom], goal: m.Condition, mutexes: 
         candidates = candidate_groups(task, state, fluent, negated)
     while True:
         enc = Encoding(choose_groups(candidates, fluent))
-        try:
-            ops = [op for op in (_operator(act, eff, enc, state) for act, eff in used) if op is not None]
+        ops, conditional = [], set()
+        for act, eff in used:
+            try:
+                op = _operator(act, eff, enc, state)
+            except _Conditional as exc:  # FD would write a conditional effect: this group stays binary
+                conditional.add(frozenset(enc.variables[exc.var]))
+                continue
+            if op is not None:
+                ops.append(op)
+        if not conditional:
             break
-        except _Conditional as exc:  # FD would write a conditional effect: this group stays binary
-            dropped = frozenset(enc.variables[exc.var])
-            candidates = [g for g in candidates if g != dropped]
+        # The variable's atoms are its source group's less those an earlier choice took: drop every group
+        # holding them (the source among them, so this ends), all at once (one more pass, not one per group).
+        candidates = [g for g in candidates if not any(g >= atoms for atoms in conditional)]
     goal_values: dict[int, int] = {}
     for atoms, negated in ((goal_c.pos, False), (goal_c.neg, True)):
         for atom in atoms:
