@@ -48,6 +48,8 @@ def task_to_sas(task: Task, state: frozenset[Atom], goal: m.Condition, mutexes: 
     proven mutex group share a variable, and variables the goal does not depend on
     are left out; without, every fluent atom is its own binary variable.
     """
+    if task.derived is not None:
+        return None  # axioms: Fast Downward's translator writes them
     actions = task.grounding(state).actions
     goal_c = compiled_goal(task, goal)
     if not goal_c.is_conjunctive:
