@@ -50,8 +50,9 @@ class Op:
 
     pre: frozenset[str]  # positive precondition atoms
     adds: tuple[tuple[frozenset[str], str], ...]  # (positive condition atoms, added atom)
-    neg: frozenset[str] = frozenset()  # negated precondition atoms (pgt's side only)
+    neg: frozenset[str] = frozenset()  # negated precondition atoms
     no_effect: bool = False  # nothing FD would keep as an effect (pgt's side only)
+    dels: frozenset[str] = frozenset()  # atoms it may delete (conditional deletes included)
 
 
 @dataclasses.dataclass
@@ -124,7 +125,12 @@ def classify(pgt: Side, fd: Side) -> list[Difference]:
     """Every ground action and fluent atom only one side has, each with its class and reason."""
     everything = [op for ops in pgt.actions.values() for op in ops] + \
                  [op for ops in fd.actions.values() for op in ops] + fd.axioms
-    reach_all = closure(pgt.init | fd.init, everything)
+    # An action negating an atom that holds initially and that no action of either side deletes can
+    # never fire: the reference leaves it out (pgt drops it; FD only where the atom's predicate is
+    # static, NegatedAtom.instantiate, so it keeps e.g. nurikabe's (not (blocked ?to)), blocked only added).
+    forever = (pgt.init | fd.init) - {a for op in everything for a in op.dels}
+    reach_live = closure(pgt.init | fd.init, [op for op in everything if op.neg.isdisjoint(forever)])
+    reach_all = closure(pgt.init | fd.init, everything)  # for pgt's own: never firing is FD simplifying there
     out: list[Difference] = []
 
     for name in sorted(set(fd.actions) - set(pgt.actions)):
@@ -134,21 +140,26 @@ def classify(pgt: Side, fd: Side) -> list[Difference]:
             out.append(Difference("action", "FD", name, "reading difference",
                                   f"pgt knows no {'schema ' + schema if schema not in pgt.schemas else unknown[0]}"))
             continue
-        live = [op for op in fd.actions[name] if op.pre <= reach_all]
+        never = sorted(a for op in fd.actions[name] for a in op.neg & forever)
+        if all(not op.neg.isdisjoint(forever) for op in fd.actions[name]):
+            out.append(Difference("action", "FD", name, "pgt more precise",
+                                  f"negates {never[0]}, true initially and deleted by no action: never applicable"))
+            continue
+        live = [op for op in fd.actions[name] if op.pre <= reach_live and op.neg.isdisjoint(forever)]
         if live:
             out.append(Difference("action", "FD", name, "pgt unsound",
                                   "its precondition is relaxed-reachable, yet pgt's grounding lacks it"))
             continue
-        missing = sorted(min(fd.actions[name], key=lambda op: len(op.pre - reach_all)).pre - reach_all)
+        missing = sorted(min(fd.actions[name], key=lambda op: len(op.pre - reach_live)).pre - reach_live)
         out.append(Difference("action", "FD", name, "pgt more precise",
                               f"needs {missing[0]}, which FD's relaxed model holds but no ground action adds"))
 
     for atom in sorted(fd.atoms - pgt.atoms):
-        if atom in reach_all:
+        if atom in reach_live:
             out.append(Difference("atom", "FD", atom, "pgt unsound", "relaxed-reachable, yet not in pgt's grounding"))
         else:
             out.append(Difference("atom", "FD", atom, "pgt more precise",
-                                  "in FD's relaxed model, but no ground action adds it"))
+                                  "in FD's relaxed model, but no ground action that can fire adds it"))
 
     # pgt's own: direct reasons first, then atoms and actions that follow from already classified ones.
     pending = sorted(set(pgt.actions) - set(fd.actions))
@@ -199,15 +210,16 @@ def counts(diffs: Iterable[Difference]) -> dict[str, int]:
 # ------------------------------------------------------------------ the two sides
 
 
-def _effect_predicates(eff) -> set[str]:
+def effect_predicates(eff) -> set[str]:
+    """The predicates an effect (of an action schema) can change: the fluent predicates of a domain."""
     from toolkit import model as m
 
     if isinstance(eff, (m.AddEffect, m.DelEffect)):
         return {eff.atom.predicate}
     if isinstance(eff, m.AndEffect):
-        return set().union(*(_effect_predicates(p) for p in eff.parts)) if eff.parts else set()
+        return set().union(*(effect_predicates(p) for p in eff.parts)) if eff.parts else set()
     if isinstance(eff, (m.ForallEffect, m.WhenEffect)):
-        return _effect_predicates(eff.body)
+        return effect_predicates(eff.body)
     return set()
 
 
@@ -217,7 +229,7 @@ def pgt_side(domain: str, problem: str) -> Side:
 
     task = load_task(domain, problem)
     g = task.grounding()
-    fluent = {p for s in task.domain.actions.values() for p in _effect_predicates(s.effect)}
+    fluent = {p for s in task.domain.actions.values() for p in effect_predicates(s.effect)}
     reached = g.atoms
     actions: dict[str, list[Op]] = {}
     for a in g.actions:
@@ -228,8 +240,10 @@ def pgt_side(domain: str, problem: str) -> Side:
             cond = frozenset(str(x).lower() for x in ce.condition.pos)
             adds += [(cond, str(x).lower()) for x in ce.adds]
             live = live or (ce.condition.pos <= reached and (bool(ce.adds) or not ce.dels.isdisjoint(reached)))
+        dels = {str(x).lower() for x in eff.dels} | {str(x).lower() for ce in eff.conditional for x in ce.dels}
         actions[str(a).lower()] = [Op(frozenset(str(x).lower() for x in a.precondition.pos), tuple(adds),
-                                      frozenset(str(x).lower() for x in a.precondition.neg), not live)]
+                                      frozenset(str(x).lower() for x in a.precondition.neg), not live,
+                                      frozenset(dels))]
     init = {str(x).lower() for x in task.init}
     return Side(actions, {str(x).lower() for x in reached if x.predicate in fluent}, init,
                 {str(x).lower() for x in task.init if x.predicate not in fluent},
@@ -252,8 +266,10 @@ def fd_side(domain: str, problem: str) -> Side:
         pre = frozenset(_s(lit.predicate, lit.args) for lit in a.precondition if not lit.negated)
         adds = tuple((frozenset(_s(c.predicate, c.args) for c in cond if not c.negated), _s(e.predicate, e.args))
                      for cond, e in a.add_effects)
+        neg = frozenset(_s(lit.predicate, lit.args) for lit in a.precondition if lit.negated)
+        dels = frozenset(_s(e.predicate, e.args) for _, e in a.del_effects)
         name = "(" + " ".join(a.name.lower().strip("()").split()) + ")"  # FD writes "(noop )" without arguments
-        ops.setdefault(name, []).append(Op(pre, adds))
+        ops.setdefault(name, []).append(Op(pre, adds, neg, dels=dels))
     ax_ops = [Op(frozenset(_s(c.predicate, c.args) for c in ax.condition if not c.negated),
                  ((frozenset(), _s(ax.effect.predicate, ax.effect.args)),))
               for ax in axioms if not ax.effect.negated]

@@ -114,10 +114,21 @@ def _candidates(task: Task, fluents: list[str]) -> Iterable[tuple[Member, ...]]:
                 yield combo
 
 
+@functools.lru_cache(maxsize=64)
+def _atoms_by_predicate(task: Task) -> dict[str, list[Atom]]:
+    """The reachable atoms per predicate, sorted: one pass instead of a scan of every atom per member
+    (``Task.reachable_atoms(p)`` scans them all; on nomystery p01 that was a quarter of the analysis)."""
+    out: dict[str, list[Atom]] = {}
+    for atom in task.reachable_atoms():
+        out.setdefault(atom.predicate, []).append(atom)
+    return out
+
+
 def _instances(task: Task, members: tuple[Member, ...]) -> dict[tuple[str, ...], frozenset[Atom]]:
     out: dict[tuple[str, ...], set[Atom]] = {}
+    by_predicate = _atoms_by_predicate(task)
     for m in members:
-        for atom in task.reachable_atoms(m.predicate):
+        for atom in by_predicate.get(m.predicate, ()):
             out.setdefault(m.key(atom), set()).add(atom)
     return {k: frozenset(v) for k, v in out.items() if len(v) > 1}
 
@@ -142,10 +153,39 @@ def _implied(entry: _Entry, pos: frozenset[Atom], neg: frozenset[Atom]) -> bool:
     return entry.pos <= pos and entry.neg <= neg
 
 
+def _preserves_plain(action: GroundAction, group: frozenset[Atom], exactly_one: bool) -> bool:
+    """:func:`_preserves` for an action without conditional effects, on whole sets.
+
+    The same rules as the general check with every entry's own condition empty (so
+    every add and delete is implied by the precondition); it spares building an
+    entry list per (action, group), the bulk of the analysis on STRIPS tasks.
+    """
+    pre_pos, pre_neg = action.precondition.pos, action.precondition.neg
+    known = pre_pos & group
+    if len(known) > 1 or not pre_pos.isdisjoint(pre_neg):
+        return True  # never fires in a state where the group holds
+    eff = action.effect
+    g_adds, g_dels = eff.adds & group, eff.dels & group
+    if not g_adds:
+        # Nothing added: at most one stays true. The last true atom disappears where a deleted
+        # atom can be true before (not negated, no other group atom known true).
+        return not exactly_one or all(d in pre_neg or not known <= {d} for d in g_dels)
+    if len(g_adds) > 1:
+        return False  # two atoms of the group at once
+    (add,) = g_adds
+    if known:
+        return known <= g_dels | g_adds
+    if len(group) > len(pre_neg) + len(g_dels) + 1:
+        return False  # more atoms may be true than the action deletes (no set built)
+    return group - pre_neg - g_dels <= g_adds
+
+
 def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry], dels: list[_Entry],
                exactly_one: bool) -> bool:
     if action.precondition.tree is False:
         return True  # never applicable
+    if not action.effect.conditional:
+        return _preserves_plain(action, group, exactly_one)
     pre_pos, pre_neg = action.precondition.pos, action.precondition.neg
     g_adds = [e for e in adds if e.atom in group]
     g_dels = [e for e in dels if e.atom in group]
@@ -187,13 +227,16 @@ def find_patterns(task: Task) -> tuple[Pattern, ...]:
     (see :func:`invariants_of`, or the agent's survey).
     """
     actions = task.reachable_actions()
-    effects = {a: _entries(a) for a in actions}
+    # Entry lists only for actions with conditional effects (the others are checked on whole sets).
+    effects = {a: _entries(a) for a in actions if a.effect.conditional}
+    none: tuple[list[_Entry], list[_Entry]] = ([], [])
     # Which actions add or delete each atom: a group is checked against the actions that
     # touch it only, instead of scanning every ground action per group (IPC tasks such as
     # agricola have thousands of groups and actions; the scan took minutes).
     touching: dict[Atom, list[GroundAction]] = {}
-    for a, (adds, dels) in effects.items():
-        for atom in {e.atom for e in adds} | {e.atom for e in dels}:
+    for a in actions:
+        adds, dels = effects.get(a, none)
+        for atom in {e.atom for e in adds} | {e.atom for e in dels} | a.effect.adds | a.effect.dels:
             touching.setdefault(atom, []).append(a)
     found: list[Pattern] = []
     for members in _candidates(task, fluent_predicates(task)):
@@ -202,7 +245,7 @@ def find_patterns(task: Task) -> tuple[Pattern, ...]:
             continue
         relevant = [(g, {a for atom in g for a in touching.get(atom, ())}) for g in instances]
         for exactly in (True, False):
-            if all(_preserves(a, g, *effects[a], exactly) for g, acts in relevant for a in acts):
+            if all(_preserves(a, g, *effects.get(a, none), exactly) for g, acts in relevant for a in acts):
                 found.append(Pattern(members, exactly))
                 break
     return tuple(found)

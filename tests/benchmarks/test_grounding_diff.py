@@ -64,6 +64,24 @@ def test_actions_only_pgt_has_are_classified_with_what_follows_from_them() -> No
                    ("atom", "pgt", "(down)"): "FD simplifying"}
 
 
+def test_an_action_only_fd_has_that_negates_an_atom_holding_forever_is_pgt_more_precise() -> None:
+    """nurikabe-sat18 p01: ``(not (blocked ?to))`` where ``(blocked pos-3-4)`` holds initially and actions only
+    add ``blocked``. FD keeps the actions (it drops them for static predicates only); they can never fire."""
+    ours = side({"(go a)": [op(["(at a)"], ["(at b)"], dels=frozenset({"(at a)"}))]},
+                {"(at a)", "(at b)", "(wall c)"}, {"(at a)", "(wall c)"})
+    fd = side({"(go a)": [op(["(at a)"], ["(at b)"])],
+               "(jump a)": [op(["(at a)"], ["(at c)"], neg=frozenset({"(wall c)"}))],
+               "(fly c)": [op(["(at c)"], ["(wall c)"])]},
+              {"(at a)", "(at b)", "(at c)", "(wall c)"}, {"(at a)", "(wall c)"})
+    got = {(d.kind, d.only, d.item): d.cls for d in classify(ours, fd)}
+    assert got == {("action", "FD", "(jump a)"): "pgt more precise", ("action", "FD", "(fly c)"): "pgt more precise",
+                   ("atom", "FD", "(at c)"): "pgt more precise"}
+    # Once some action deletes the atom, the same action is reachable: pgt must have it.
+    fd.actions["(go a)"] = [op(["(at a)"], ["(at b)"], dels=frozenset({"(wall c)"}))]
+    got = {(d.kind, d.only, d.item): d.cls for d in classify(ours, fd)}
+    assert got[("action", "FD", "(jump a)")] == "pgt unsound"
+
+
 def test_equal_groundings_have_no_difference_and_fd_names_without_arguments_match() -> None:
     ours = side({"(noop)": [op([], ["(p)"])]}, {"(p)"}, set())
     assert classify(ours, side({"(noop)": [op([], ["(p)"])]}, {"(p)"}, set())) == []

@@ -60,7 +60,7 @@ def test_static_and_unreachable_parts_and_fallbacks():
     assert task_to_sas(task, task.init, task.problem.goal) is None
     task = load_task(IPC / "gripper/domain.pddl", IPC / "gripper/prob01.pddl")
     text = task_to_sas(task, task.init, task.problem.goal)
-    names = set(sas_variables(text))
+    names = {name for var in sas_variables(text) for name in var}
     assert "at-robby(rooma)" in names and not any(n.startswith("room(") for n in names)  # statics are not variables
     # A goal that can never hold: our SAS, FD proves it unsolvable.
     goal = [Atom("at", ("ball1", "rooma")), Atom("at", ("ball1", "roomb"))]
@@ -86,3 +86,69 @@ def test_own_sas_route_skips_the_translators_pddl(monkeypatch):
     goal = [Atom("at-robby", ("ball1",))]
     assert task_to_sas(task, task.init, goal_condition(task, goal)) is None
     assert _solve(task, True, goal=goal).status is PlanStatus.UNSOLVABLE
+
+
+def _translator_variables(dom: Path, prob: Path, tmp_path: Path) -> list[list[str]]:
+    from toolkit.planners.fd import _translate
+
+    (tmp_path / "domain.pddl").write_text(dom.read_text())
+    (tmp_path / "problem.pddl").write_text(prob.read_text())
+    rc, log = _translate(tmp_path, 120)
+    assert rc == 0, log[-500:]
+    return list(sas_variables((tmp_path / "output.sas").read_text()))
+
+
+# IPC tasks whose mutex groups pgt's invariants (pairs of predicates) find as FD's synthesis does.
+SAME_GROUPS = ["gripper/prob01", "logistics00/problogistics-4-0", "zenotravel/pfile1", "satellite/p01-pfile1",
+               "nomystery-sat11-strips/p01", "transport-sat08-strips/p01", "grid/prob01", "tpp/p01"]
+
+
+@pytest.mark.parametrize("case", SAME_GROUPS)
+def test_variables_are_the_translators(case: str, tmp_path):
+    """The SAS task has FD's translator's variables: its mutex groups, and only the variables the goal needs."""
+    prob = IPC / f"{case}.pddl"
+    dom = prob.parent / f"{prob.stem}-domain.pddl"
+    dom = dom if dom.exists() else prob.parent / "domain.pddl"
+    task = load_task(dom, prob)
+    ours = list(sas_variables(task_to_sas(task, task.init, task.problem.goal)))
+    theirs = _translator_variables(dom, prob, tmp_path)
+    lower = lambda variables: sorted(sorted(n.lower() for n in values) for values in variables)  # noqa: E731
+    assert lower(ours) == lower(theirs)  # FD writes names in lower case
+    assert any(len(values) > 1 for values in ours)
+    binary = list(sas_variables(task_to_sas(task, task.init, task.problem.goal, mutexes=False)))
+    assert all(len(values) == 1 for values in binary) and len(binary) > len(ours)
+
+
+def test_a_start_state_that_breaks_a_group_keeps_its_atoms_binary():
+    """A group holds from a state only if the state satisfies it; the others stay multi-valued."""
+    task = load_task(IPC / "gripper/domain.pddl", IPC / "gripper/prob01.pddl")
+    ball1 = [a for a in task.init if a.predicate == "at" and a.args[0] == "ball1"][0]
+    state = task.init | {Atom("at", ("ball1", "roomb" if ball1.args[1] == "rooma" else "rooma"))}
+    variables = list(sas_variables(task_to_sas(task, state, task.problem.goal)))
+    assert all(len(values) == 1 for values in variables if any(n.startswith("at(ball1,") for n in values))
+    assert any(len(values) > 1 and values[0].startswith("at(ball2,") for values in variables)
+    ours, theirs = _solve(task, True, init=state), _solve(task, False, init=state)
+    assert ours.solved and theirs.solved and ours.cost == theirs.cost
+
+
+FORGET = """(define (domain forget) (:requirements :strips :typing) (:types obj)
+  (:predicates (handempty) (holding ?o - obj) (done ?o - obj))
+  (:action pick :parameters (?o - obj) :precondition (handempty) :effect (and (holding ?o) (not (handempty))))
+  (:action finish :parameters (?o - obj) :precondition (holding ?o) :effect (and (done ?o) (handempty) (not (holding ?o))))
+  (:action forget :parameters (?o - obj) :precondition (done ?o) :effect (not (holding ?o))))"""
+
+
+def test_a_delete_the_precondition_leaves_open_keeps_the_group_binary(tmp_path):
+    """``forget`` deletes ``(holding ?o)`` without knowing it holds: FD writes a conditional effect there,
+    which LM-cut refuses; pgt keeps that group's atoms binary and every effect unconditional."""
+    (tmp_path / "d.pddl").write_text(FORGET)
+    (tmp_path / "p.pddl").write_text("(define (problem p) (:domain forget) (:objects a b - obj) (:init (handempty)) "
+                                     "(:goal (and (done a) (done b) (handempty))))")
+    task = load_task(tmp_path / "d.pddl", tmp_path / "p.pddl")
+    from toolkit.invariants import find_patterns
+
+    assert any({m.predicate for m in p.members} == {"handempty", "holding"} for p in find_patterns(task))
+    text = task_to_sas(task, task.init, task.problem.goal)
+    assert all(len(values) == 1 for values in sas_variables(text))
+    ours, theirs = _solve(task, True), _solve(task, False)
+    assert ours.solved and ours.cost == theirs.cost == 4

@@ -128,7 +128,7 @@ class FastDownwardPlanner:
         unknown_as: truth value of unknown atoms when planning from a belief.
         translation: ``driver`` (FD's driver on written PDDL), ``direct`` (UP
             objects) or ``text`` (UP's PDDL reader).
-        own_sas: with ``driver`` and an optimal search, hand FD's search the task
+        own_sas: with ``driver``, hand FD's search the task
             pgt grounded (:mod:`toolkit.planners.sas`) where it is plain STRIPS,
             instead of running FD's translator on written PDDL.
     """
@@ -174,9 +174,9 @@ class FastDownwardPlanner:
 
     def _drive(self, task: Task, state: frozenset, goal_cond: Any, search: str | None, timeout: float,
                t0: float) -> PlanResult:
-        # Optimal searches read the task pgt already grounded (no second parse and translation, ~0.3 s);
-        # lama-first keeps FD's translator, whose mutex groups its landmarks rely on.
-        sas = task_to_sas(task, state, goal_cond) if self.optimal and self.own_sas else None
+        # Every configuration reads the task pgt already grounded (no second parse and translation, ~0.3 s),
+        # with the translator's multi-valued variables and the mutex groups lama-first's landmarks use.
+        sas = task_to_sas(task, state, goal_cond) if self.own_sas else None
         with tempfile.TemporaryDirectory(prefix="pgt-fd-") as tmp:
             folder = Path(tmp)
             if sas is not None:
