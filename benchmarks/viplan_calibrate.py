@@ -16,6 +16,14 @@ repeats itself (``deterministic``); otherwise ``independent:persistence=p`` with
 wrong answer comes back with probability p and a fresh draw is wrong with
 probability e. Replies that are neither yes nor no are counted and written down,
 never turned into rates (pgt's noisy grounder always answers).
+
+How unevenly the errors fall on episodes is fitted too, per split, as the
+calibration's ``[clean]`` (:class:`grounders.calibration.ErrorModel`): the share c
+of episodes answered without any error, the others wrong at ``p / (1 - c)``, ``p``
+the split's rate. c is the share under which the expected number of error-free
+episodes, ``sum_e c + (1 - c) (1 - p / (1 - c))^n_e`` over the released episodes'
+first-answer counts ``n_e`` (a repeat in the same state left out), equals the
+released number; 0 when evenly spread errors already leave as many clean.
 """
 
 from __future__ import annotations
@@ -79,6 +87,7 @@ class Fit:
     repeats_wrong: int = 0
     repeats_all: int = 0  # any repeat, whatever the first answer
     repeats_same: int = 0  # repeats with the same answer as the first
+    episodes: list[tuple[str, int, int]] = field(default_factory=list)  # (split, first answers, wrong ones)
 
     def error_rate(self) -> float:
         wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
@@ -87,6 +96,27 @@ class Fit:
 
     def repeat_wrong(self) -> float | None:
         return self.repeats_wrong / self.repeats if self.repeats else None
+
+    def clean(self, split: str) -> float:
+        """The share of clean episodes that explains one split's error-free episodes (module docstring)."""
+        mine = [(n, x) for s, n, x in self.episodes if s == split]
+        answered, wrong = sum(n for n, _ in mine), sum(x for _, x in mine)
+        if not wrong:
+            return 0.0
+        p = wrong / answered
+        observed = sum(x == 0 for _, x in mine)
+
+        def expected(c: float) -> float:  # error-free episodes when a share c is clean, the rest at p / (1 - c)
+            rest = max(0.0, 1.0 - p / (1.0 - c))
+            return sum(c + (1.0 - c) * rest ** n for n, _ in mine)
+
+        if expected(0.0) >= observed:
+            return 0.0
+        low, high = 0.0, min(0.99, 1.0 - p)
+        for _ in range(60):
+            mid = (low + high) / 2
+            low, high = (mid, high) if expected(mid) < observed else (low, mid)
+        return round(low, 3)
 
     def noise(self) -> str:
         """The noise model the repeats show (see the module docstring)."""
@@ -103,6 +133,7 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
     fit = Fit()
     for record in records:
         first: dict[tuple[int, str], str] = {}
+        wrong_first = 0
         for event in record.get("events", ()):
             if "atom" not in event or "truth" not in event:
                 continue
@@ -121,6 +152,9 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
                     fit.repeats_wrong += wrong
             else:
                 first[key] = answer
+                wrong_first += wrong
+        if first:
+            fit.episodes.append((str(record["split"]), len(first), wrong_first))
     return fit
 
 
@@ -155,6 +189,8 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
     for split in splits:
         for p, t in sorted(fit.tallies[split].items()):
             lines += ["", f"[rates.{split}.{p}]", f"fp = {t.fp():.4f}", f"fn = {t.fn():.4f}"]
+    lines += ["", "[clean]  # share of episodes without any error; the others are wrong at rates / (1 - clean)"]
+    lines += [f"{split} = {fit.clean(split):g}" for split in splits]
     noise = fit.noise()
     kind, _, params = noise.partition(":")
     lines += ["", "[noise]", f'kind = "{kind}"']
