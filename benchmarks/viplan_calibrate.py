@@ -24,6 +24,13 @@ the split's rate. c is the share under which the expected number of error-free
 episodes, ``sum_e c + (1 - c) (1 - p / (1 - c))^n_e`` over the released episodes'
 first-answer counts ``n_e`` (a repeat in the same state left out), equals the
 released number; 0 when evenly spread errors already leave as many clean.
+
+And how errors carry over states, as the noise model's ``sticky`` (the share of
+each rate drawn once per atom and truth rather than per state): over atoms asked
+in two successive enumerations of different states with the same truth, with
+``b`` the share wrong in the later one after a right answer in the earlier and
+``r`` the share wrong in the later one overall, ``sticky = 1 - b / r`` (a fresh
+draw is wrong at ``(1 - sticky) r``, about).
 """
 
 from __future__ import annotations
@@ -88,6 +95,11 @@ class Fit:
     repeats_all: int = 0  # any repeat, whatever the first answer
     repeats_same: int = 0  # repeats with the same answer as the first
     episodes: list[tuple[str, int, int]] = field(default_factory=list)  # (split, first answers, wrong ones)
+    # atoms of two successive enumerations in different states, truth unchanged: how many, and wrong in the later
+    carried: int = 0
+    carried_wrong: int = 0
+    carried_after_right: int = 0  # ... of those answered right in the earlier one
+    carried_after_right_wrong: int = 0
 
     def error_rate(self) -> float:
         wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
@@ -118,14 +130,22 @@ class Fit:
             low, high = (mid, high) if expected(mid) < observed else (low, mid)
         return round(low, 3)
 
+    def sticky(self) -> float:
+        """The share of the error rate tied to the atom across states (module docstring); 0 without evidence."""
+        if not self.carried_wrong or not self.carried_after_right:
+            return 0.0
+        fresh = self.carried_after_right_wrong / self.carried_after_right
+        return round(max(0.0, min(1.0, 1.0 - fresh / (self.carried_wrong / self.carried))), 3)
+
     def noise(self) -> str:
-        """The noise model the repeats show (see the module docstring)."""
+        """The noise model the repeats and the successive enumerations show (see the module docstring)."""
         rw = self.repeat_wrong()
+        sticky = self.sticky()
         if rw is None or rw >= DETERMINISTIC_AT:
-            return "deterministic"
+            return "deterministic" + (f":sticky={sticky:g}" if sticky else "")
         e = self.error_rate()
         persistence = max(0.0, min(1.0, (rw - e) / (1 - e))) if e < 1 else 1.0
-        return f"independent:persistence={round(persistence, 3):g}"
+        return f"independent:persistence={round(persistence, 3):g}" + (f",sticky={sticky:g}" if sticky else "")
 
 
 def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
@@ -155,7 +175,33 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
                 wrong_first += wrong
         if first:
             fit.episodes.append((str(record["split"]), len(first), wrong_first))
+        _carry(fit, record.get("events", ()))
     return fit
+
+
+def _carry(fit: Fit, events: Iterable[dict[str, Any]]) -> None:
+    """Tally atoms asked in two successive enumerations of different states with the same truth."""
+    previous: dict[str, tuple[bool, bool, int]] | None = None
+    block: dict[str, tuple[bool, bool, int]] = {}
+    for event in [*events, {"phase": "end"}]:
+        if event.get("phase") == "enumerate" and "truth" in event:
+            if event.get("answer") in ("yes", "no"):
+                truth = bool(event["truth"])
+                block[str(event["atom"])] = (truth, (event["answer"] == "yes") != truth, int(event.get("step", 0)))
+            continue
+        if not block:
+            continue
+        if previous is not None:
+            for atom, (truth, wrong, step) in block.items():
+                before = previous.get(atom)
+                if before is None or before[0] != truth or before[2] == step:
+                    continue
+                fit.carried += 1
+                fit.carried_wrong += wrong
+                if not before[1]:
+                    fit.carried_after_right += 1
+                    fit.carried_after_right_wrong += wrong
+        previous, block = block, {}
 
 
 def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:

@@ -22,6 +22,13 @@ calibration's ``[clean]`` per split) the seed first decides whether the episode 
 clean (P c: no error at all) or not (every rate divided by 1 - c), so errors
 cluster on some episodes as a real model's do on hard scenes.
 
+With ``sticky`` k > 0 a share k of every rate is drawn once per (episode, atom,
+truth value) instead of per state: a misperceived atom stays misperceived while
+its truth holds, across states, and the rest of the rate is drawn as the kind
+says (the two combine to the configured rate). A real model's errors are tied to
+what the picture shows of the atom, and moving one block leaves the rest of the
+picture as it was.
+
 No draw depends on batch order, batch size or process, so two protocols that ask
 the same questions in different groupings see the same answers.
 
@@ -124,10 +131,18 @@ class NoisyOracle:
             truth = atom in observation.truth
             if self.noise.deterministic:
                 rates = self._atom_rates(state_id, atom)
-                wrong = uniform(self.seed, "det", state_id, atom, question) < (rates.fn if truth else rates.fp)
             else:
                 rates = scaled(self.model.rates(atom.predicate), self.difficulty)
-                wrong = self._independent(state, atom, rates.fn if truth else rates.fp)
+            rate = rates.fn if truth else rates.fp
+            sticky = self.noise.sticky * rate  # the part of the rate tied to the atom and its truth, not the state
+            if sticky and uniform(self.seed, "sticky", atom, truth) < sticky:
+                wrong = True
+            else:
+                fresh = (rate - sticky) / (1.0 - sticky) if sticky < 1.0 else 0.0  # a + (1 - a) b = rate
+                if self.noise.deterministic:
+                    wrong = uniform(self.seed, "det", state_id, atom, question) < fresh
+                else:
+                    wrong = self._independent(state, atom, fresh)
             verdict = Verdict.YES if truth != wrong else Verdict.NO
             confidence = reported(rates.confidence(verdict), self.noise.overconfidence)
             out.append(Answer(atom, verdict, confidence, "noisy oracle", question))

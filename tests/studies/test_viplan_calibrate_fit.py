@@ -47,3 +47,27 @@ def test_the_fitted_file_carries_the_clean_share_per_split(tmp_path):
                     encoding="utf-8")
     assert load_calibration(path, "simple").clean == fit.clean("simple") > 0.8
     assert load_calibration(path, "hard").clean == 0.0
+
+
+def _two_states(wrong_first: set[int], wrong_second: set[int], atoms: int = 100) -> dict:
+    """One episode: an enumeration in state 0, an action, an enumeration in state 1 (every truth unchanged)."""
+    events = [{"phase": "enumerate", "step": 0, "atom": f"(on a{i} b)", "truth": False,
+               "answer": "yes" if i in wrong_first else "no"} for i in range(atoms)]
+    events.append({"phase": "act", "step": 1, "action": "(move c d)"})
+    events += [{"phase": "enumerate", "step": 1, "atom": f"(on a{i} b)", "truth": False,
+                "answer": "yes" if i in wrong_second else "no"} for i in range(atoms)]
+    return {"split": "simple", "events": events}
+
+
+def test_errors_that_carry_over_states_fit_a_sticky_share():
+    same = fit_records([_two_states({1, 2, 3, 4}, {1, 2, 3, 4})] * 10)  # the same atoms wrong again: all sticky
+    fresh = fit_records([_two_states({1, 2}, {5, 6})] * 10)  # other atoms wrong each time: no carry-over
+    half = fit_records([_two_states({1, 2}, {1, 7})] * 10)  # one carried, one new: b = 1/98, r = 2/100
+    assert same.sticky() == 1.0 and "sticky=1" in same.noise()
+    assert fresh.sticky() == 0.0 and "sticky" not in fresh.noise()
+    assert half.sticky() == round(1 - (1 / 98) / (2 / 100), 3)
+    # an enumeration of the same state again (no action between) says nothing about carrying over
+    again = _two_states({1}, {1})
+    for event in again["events"]:
+        event["step"] = 0
+    assert fit_records([again] * 5).sticky() == 0.0
