@@ -94,6 +94,11 @@ def test_bad_store_path_is_one_clear_error(tmp_path):
 
 
 def test_store_setting(monkeypatch, tmp_path):
+    bad = tmp_path / "not-a-db.sqlite"
+    bad.write_text("this is not SQLite " * 100)
+    monkeypatch.setenv(STORE_ENV, str(bad))
+    with pytest.raises(PgtError, match=f"set {STORE_ENV} to another file, or to off"):
+        UpOneshotPlanner()
     monkeypatch.setenv(STORE_ENV, "off")
     assert default_store() is None and UpOneshotPlanner().store is None
     monkeypatch.setenv(STORE_ENV, str(tmp_path / "x.sqlite"))

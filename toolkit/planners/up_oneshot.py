@@ -72,7 +72,10 @@ def default_store() -> PlanStore | None:
     where = os.environ.get(STORE_ENV, "").strip()
     if where.lower() == "off":
         return None
-    return PlanStore(where or os.path.join(user_cache_dir(), "up-oneshot-plans.sqlite"))
+    try:
+        return PlanStore(where or os.path.join(user_cache_dir(), "up-oneshot-plans.sqlite"))
+    except PgtError as exc:
+        raise PgtError(f"{exc} (set {STORE_ENV} to another file, or to off for no store)") from None
 
 
 @functools.lru_cache(maxsize=1)
