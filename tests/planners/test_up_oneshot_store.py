@@ -106,3 +106,23 @@ def test_store_setting(monkeypatch, tmp_path):
     monkeypatch.delenv(STORE_ENV)
     monkeypatch.setenv("PGT_CACHE_DIR", str(tmp_path / "cache"))
     assert default_store().path == tmp_path / "cache" / "up-oneshot-plans.sqlite"
+
+
+def test_a_damaged_entry_is_planned_afresh(task, tmp_path):
+    planner = UpOneshotPlanner(store=tmp_path / "plans.sqlite")
+    want = planner.solve(task)
+    key = planner.store_key(task, task.init)
+    planner.store.put(key, {"status": "SOLVED_SATISFICING", "plan": [["no-such-action", ["a"]]]})
+    again = UpOneshotPlanner(store=tmp_path / "plans.sqlite")
+    got = again.solve(task)
+    assert not got.cached and got.plan == want.plan and again.answered["planned"] == 1
+
+
+def test_a_task_without_files_is_still_a_planner_crash(task, tmp_path):
+    from toolkit.loader import parse_domain, parse_problem
+    from toolkit.task import Task
+
+    domain = parse_domain(Path(task.domain.path).read_text())
+    textual = Task(domain, parse_problem(Path(task.problem.path).read_text(), domain))  # paths "<string>"
+    result = UpOneshotPlanner(store=tmp_path / "plans.sqlite").solve(textual)
+    assert result.status is PlanStatus.CRASHED and "has none" in result.message

@@ -79,17 +79,26 @@ class PlanStore:
         return conn
 
     def get(self, key: str) -> Any | None:
-        row = self._connect().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        """The stored value, or None (also when the file cannot be read now: a store is only ever a shortcut)."""
+        try:
+            row = self._connect().execute("SELECT value FROM answers WHERE key = ?", (key,)).fetchone()
+            value = None if row is None else json.loads(row[0])
+        except (sqlite3.Error, ValueError):  # locked past the timeout, or a damaged row: answer afresh
+            value = None
+        if value is None:
             self.misses += 1
             return None
         self.hits += 1
-        return json.loads(row[0])
+        return value
 
     def put(self, key: str, value: Any) -> None:
-        self._connect().execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
-                         (key, json.dumps(value, separators=(",", ":"))))
-        self.trim()  # a count is a scan of ~ms, and a put follows a planner call of ~1 s
+        """Keep ``value``; a file that cannot be written now (locked, full disk) loses this entry only."""
+        try:
+            self._connect().execute("INSERT OR REPLACE INTO answers (key, value) VALUES (?, ?)",
+                                    (key, json.dumps(value, separators=(",", ":"))))
+            self.trim()  # a count is a scan of ~ms, and a put follows a planner call of ~1 s
+        except sqlite3.Error:
+            pass
 
     def trim(self) -> None:
         """Drop the oldest written rows beyond ``max_entries`` (rowids grow with each write)."""

@@ -152,12 +152,15 @@ class UpOneshotPlanner:
                             _content(task.problem.path), "\n".join(believed)))
 
     def _stored(self, task: Task, state: frozenset[Atom], goal_cond: Any, t0: float) -> PlanResult | None:
-        if self.store is None:
-            return None
+        if self.store is None or task.domain.path.startswith("<") or task.problem.path.startswith("<"):
+            return None  # no files: _solve says so, as a planner crash (ViPlan's reading)
         answer = self.store.get(self.store_key(task, state))
         if answer is None:
             return None
-        result = self._result(task, state, goal_cond, answer["status"], answer["plan"], t0)
+        try:
+            result = self._result(task, state, goal_cond, str(answer["status"]), list(answer["plan"]), t0)
+        except (PgtError, KeyError, TypeError, ValueError):  # an entry this task cannot read: plan afresh
+            return None
         return dataclasses.replace(result, cached=True)
 
     def _result(self, task: Task, state: frozenset[Atom], goal_cond: Any, status: str,
