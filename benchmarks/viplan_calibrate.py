@@ -16,6 +16,21 @@ repeats itself (``deterministic``); otherwise ``independent:persistence=p`` with
 wrong answer comes back with probability p and a fresh draw is wrong with
 probability e. Replies that are neither yes nor no are counted and written down,
 never turned into rates (pgt's noisy grounder always answers).
+
+How unevenly the errors fall on episodes is fitted too, per split, as the
+calibration's ``[clean]`` (:class:`grounders.calibration.ErrorModel`): the share c
+of episodes answered without any error, the others wrong at ``p / (1 - c)``, ``p``
+the split's rate. c is the share under which the expected number of error-free
+episodes, ``sum_e c + (1 - c) (1 - p / (1 - c))^n_e`` over the released episodes'
+first-answer counts ``n_e`` (a repeat in the same state left out), equals the
+released number; 0 when evenly spread errors already leave as many clean.
+
+And how errors carry over states, as the noise model's ``sticky`` (the share of
+each rate drawn once per atom and truth rather than per state): over atoms asked
+in two successive enumerations of different states with the same truth, with
+``b`` the share wrong in the later one after a right answer in the earlier and
+``r`` the share wrong in the later one overall, ``sticky = 1 - b / r`` (a fresh
+draw is wrong at ``(1 - sticky) r``, about).
 """
 
 from __future__ import annotations
@@ -79,6 +94,12 @@ class Fit:
     repeats_wrong: int = 0
     repeats_all: int = 0  # any repeat, whatever the first answer
     repeats_same: int = 0  # repeats with the same answer as the first
+    episodes: list[tuple[str, int, int]] = field(default_factory=list)  # (split, first answers, wrong ones)
+    # atoms of two successive enumerations in different states, truth unchanged: how many, and wrong in the later
+    carried: int = 0
+    carried_wrong: int = 0
+    carried_after_right: int = 0  # ... of those answered right in the earlier one
+    carried_after_right_wrong: int = 0
 
     def error_rate(self) -> float:
         wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
@@ -88,14 +109,43 @@ class Fit:
     def repeat_wrong(self) -> float | None:
         return self.repeats_wrong / self.repeats if self.repeats else None
 
+    def clean(self, split: str) -> float:
+        """The share of clean episodes that explains one split's error-free episodes (module docstring)."""
+        mine = [(n, x) for s, n, x in self.episodes if s == split]
+        answered, wrong = sum(n for n, _ in mine), sum(x for _, x in mine)
+        if not wrong:
+            return 0.0
+        p = wrong / answered
+        observed = sum(x == 0 for _, x in mine)
+
+        def expected(c: float) -> float:  # error-free episodes when a share c is clean, the rest at p / (1 - c)
+            rest = max(0.0, 1.0 - p / (1.0 - c))
+            return sum(c + (1.0 - c) * rest ** n for n, _ in mine)
+
+        if expected(0.0) >= observed:
+            return 0.0
+        low, high = 0.0, min(0.99, 1.0 - p)
+        for _ in range(60):
+            mid = (low + high) / 2
+            low, high = (mid, high) if expected(mid) < observed else (low, mid)
+        return round(low, 3)
+
+    def sticky(self) -> float:
+        """The share of the error rate tied to the atom across states (module docstring); 0 without evidence."""
+        if not self.carried_wrong or not self.carried_after_right:
+            return 0.0
+        fresh = self.carried_after_right_wrong / self.carried_after_right
+        return round(max(0.0, min(1.0, 1.0 - fresh / (self.carried_wrong / self.carried))), 3)
+
     def noise(self) -> str:
-        """The noise model the repeats show (see the module docstring)."""
+        """The noise model the repeats and the successive enumerations show (see the module docstring)."""
         rw = self.repeat_wrong()
+        sticky = self.sticky()
         if rw is None or rw >= DETERMINISTIC_AT:
-            return "deterministic"
+            return "deterministic" + (f":sticky={sticky:g}" if sticky else "")
         e = self.error_rate()
         persistence = max(0.0, min(1.0, (rw - e) / (1 - e))) if e < 1 else 1.0
-        return f"independent:persistence={round(persistence, 3):g}"
+        return f"independent:persistence={round(persistence, 3):g}" + (f",sticky={sticky:g}" if sticky else "")
 
 
 def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
@@ -103,6 +153,7 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
     fit = Fit()
     for record in records:
         first: dict[tuple[int, str], str] = {}
+        wrong_first = 0
         for event in record.get("events", ()):
             if "atom" not in event or "truth" not in event:
                 continue
@@ -121,7 +172,36 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
                     fit.repeats_wrong += wrong
             else:
                 first[key] = answer
+                wrong_first += wrong
+        if first:
+            fit.episodes.append((str(record["split"]), len(first), wrong_first))
+        _carry(fit, record.get("events", ()))
     return fit
+
+
+def _carry(fit: Fit, events: Iterable[dict[str, Any]]) -> None:
+    """Tally atoms asked in two successive enumerations of different states with the same truth."""
+    previous: dict[str, tuple[bool, bool, int]] | None = None
+    block: dict[str, tuple[bool, bool, int]] = {}
+    for event in [*events, {"phase": "end"}]:
+        if event.get("phase") == "enumerate" and "truth" in event:
+            if event.get("answer") in ("yes", "no"):
+                truth = bool(event["truth"])
+                block[str(event["atom"])] = (truth, (event["answer"] == "yes") != truth, int(event.get("step", 0)))
+            continue
+        if not block:
+            continue
+        if previous is not None:
+            for atom, (truth, wrong, step) in block.items():
+                before = previous.get(atom)
+                if before is None or before[0] != truth or before[2] == step:
+                    continue
+                fit.carried += 1
+                fit.carried_wrong += wrong
+                if not before[1]:
+                    fit.carried_after_right += 1
+                    fit.carried_after_right_wrong += wrong
+        previous, block = block, {}
 
 
 def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
@@ -155,6 +235,8 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
     for split in splits:
         for p, t in sorted(fit.tallies[split].items()):
             lines += ["", f"[rates.{split}.{p}]", f"fp = {t.fp():.4f}", f"fn = {t.fn():.4f}"]
+    lines += ["", "[clean]  # share of episodes without any error; the others are wrong at rates / (1 - clean)"]
+    lines += [f"{split} = {fit.clean(split):g}" for split in splits]
     noise = fit.noise()
     kind, _, params = noise.partition(":")
     lines += ["", "[noise]", f'kind = "{kind}"']

@@ -18,6 +18,8 @@ File format::
     source = "ViPlan (Merler et al., 2025), appendix L, Table 14 ..."
     [accuracy.simple]        # one table per split; predicate names case-insensitive
     clear = 1.00
+    [clean]                  # optional, per split: share of episodes without any error (the others are
+    simple = 0.4             # wrong at rates / (1 - clean): errors cluster on some scenes); default 0
     [noise]                  # optional: how errors are drawn (grounders/noise); default deterministic
     kind = "scene"
     hard = 0.1
@@ -80,8 +82,13 @@ class ErrorModel:
     default: Rates = Rates()
     per_predicate: Mapping[str, Rates] = field(default_factory=dict)
     source: str = ""
+    # How unevenly errors fall on episodes: the share of episodes answered without any error, the others
+    # wrong at the rates / (1 - clean) (0: every episode alike). The noisy grounder draws it from its seed.
+    clean: float = 0.0
 
     def __post_init__(self) -> None:
+        if not 0.0 <= self.clean <= 0.99:
+            raise PgtError(f"clean must be a share in [0, 0.99], got {self.clean}")
         lowered = {k.lower(): v for k, v in self.per_predicate.items()}
         object.__setattr__(self, "per_predicate", MappingProxyType(lowered))
 
@@ -158,7 +165,11 @@ def load_calibration(name_or_path: str | Path, split: str = "simple") -> ErrorMo
             raise PgtError(f"{path}: rates.{split}.{pred}: needs fp and fn in [0, 1] ({exc})") from None
     default = Rates.from_accuracy(float(data.get("default_accuracy", 1.0)))
     source = f"{data.get('model', path.stem)} ({split}): {data.get('source', path.name)}"
-    return ErrorModel(default, per, source)
+    shares = data.get("clean", {})
+    value = shares.get(split, 0.0) if isinstance(shares, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 0.99:
+        raise PgtError(f"{path}: clean.{split}: must be a share in [0, 0.99], got {value!r}")
+    return ErrorModel(default, per, source, float(value))
 
 
 def load_noise(name_or_path: str | Path):

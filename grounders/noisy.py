@@ -17,6 +17,18 @@ file); how the errors are *drawn* comes from a noise model
 - ``scene``: deterministic draws at rates raised for atoms that mention an object
   that is hard to see in this state (and lowered for the others, keeping the mean).
 
+With a ``clean`` share c > 0 (the noise model's, else the error model's: a fitted
+calibration's ``[clean]`` per split) the seed first decides whether the episode is
+clean (P c: no error at all) or not (every rate divided by 1 - c), so errors
+cluster on some episodes as a real model's do on hard scenes.
+
+With ``sticky`` k > 0 a share k of every rate is drawn once per (episode, atom,
+truth value) instead of per state: a misperceived atom stays misperceived while
+its truth holds, across states, and the rest of the rate is drawn as the kind
+says (the two combine to the configured rate). A real model's errors are tied to
+what the picture shows of the atom, and moving one block leaves the rest of the
+picture as it was.
+
 No draw depends on batch order, batch size or process, so two protocols that ask
 the same questions in different groupings see the same answers.
 
@@ -31,7 +43,7 @@ from typing import Sequence
 
 from grounders.calibration import ErrorModel, Rates
 from grounders.noise import NoiseModel, resolve_noise
-from grounders.noise.draw import digest, hard_share, reported, scene_rates, uniform
+from grounders.noise.draw import digest, episode_factor, hard_share, reported, scaled, scene_rates, uniform
 from grounders.records import state_key_text
 from toolkit.errors import PgtError
 from toolkit.model import Atom
@@ -64,6 +76,8 @@ class NoisyOracle:
         self.persistence = self.noise.persistence
         self.privileged = privileged
         self.book = book
+        # 1.0 unless some episodes are clean: by the noise model if it says so, else by the error model
+        self.difficulty = episode_factor(seed, self.noise.clean or model.clean)
         self._asked: dict[tuple[str, Atom], int] = {}
         self._last_wrong: dict[tuple[str, Atom], bool] = {}
 
@@ -89,7 +103,7 @@ class NoisyOracle:
         return self._atom_rates(digest(self.state_text(observation)), atom)
 
     def _atom_rates(self, state_id: str, atom: Atom) -> Rates:
-        rates = self.model.rates(atom.predicate)
+        rates = scaled(self.model.rates(atom.predicate), self.difficulty)
         if self.noise.kind != "scene":
             return rates
         objects = set(atom.args)
@@ -117,10 +131,18 @@ class NoisyOracle:
             truth = atom in observation.truth
             if self.noise.deterministic:
                 rates = self._atom_rates(state_id, atom)
-                wrong = uniform(self.seed, "det", state_id, atom, question) < (rates.fn if truth else rates.fp)
             else:
-                rates = self.model.rates(atom.predicate)
-                wrong = self._independent(state, atom, rates.fn if truth else rates.fp)
+                rates = scaled(self.model.rates(atom.predicate), self.difficulty)
+            rate = rates.fn if truth else rates.fp
+            sticky = self.noise.sticky * rate  # the part of the rate tied to the atom and its truth, not the state
+            if sticky and uniform(self.seed, "sticky", atom, truth) < sticky:
+                wrong = True
+            else:
+                fresh = (rate - sticky) / (1.0 - sticky) if sticky < 1.0 else 0.0  # a + (1 - a) b = rate
+                if self.noise.deterministic:
+                    wrong = uniform(self.seed, "det", state_id, atom, question) < fresh
+                else:
+                    wrong = self._independent(state, atom, fresh)
             verdict = Verdict.YES if truth != wrong else Verdict.NO
             confidence = reported(rates.confidence(verdict), self.noise.overconfidence)
             out.append(Answer(atom, verdict, confidence, "noisy oracle", question))

@@ -59,6 +59,28 @@ def scene_rates(rates: Rates, share: float, factor: float, is_hard: bool) -> Rat
     return Rates(fp_hard, fn_hard) if is_hard else Rates(fp_easy, fn_easy)
 
 
+def episode_factor(seed: int, clean: float) -> float:
+    """An episode's multiplier of the error rates: 0 for a clean episode (P ``clean``), else ``1 / (1 - clean)``.
+
+    The mean over episodes is 1, so the configured rates stay the mean rates.
+
+    >>> episode_factor(7, 0.0)
+    1.0
+    >>> sorted({episode_factor(seed, 0.75) for seed in range(50)})
+    [0.0, 4.0]
+    """
+    if clean <= 0.0:
+        return 1.0
+    return 0.0 if uniform(seed, "clean episode") < clean else 1.0 / (1.0 - clean)
+
+
+def scaled(rates: Rates, factor: float) -> Rates:
+    """``rates`` times an episode's difficulty, capped at 1."""
+    if factor == 1.0:
+        return rates
+    return Rates(round(min(1.0, rates.fp * factor), 12), round(min(1.0, rates.fn * factor), 12))
+
+
 def reported(confidence: float, overconfidence: float) -> float:
     """The confidence a grounder reports: the calibrated one pushed toward 1 by ``overconfidence``.
 

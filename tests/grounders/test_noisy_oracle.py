@@ -133,4 +133,5 @@ def test_calibrations_fitted_from_released_runs_name_their_files_and_cover_their
         model = load_calibration(name, split)
         assert set(model.per_predicate) <= {p.lower() for p in domain.predicates}
         assert all(set(r) == {"fp", "fn"} for r in data["rates"][split].values())
+        assert model.clean == data["clean"][split]  # how errors cluster on episodes, fitted per split
     assert load_noise(name) is not None

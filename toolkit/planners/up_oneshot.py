@@ -15,6 +15,20 @@ Statuses as ViPlan reads them: ``SOLVED_SATISFICING`` is a plan; any other
 status is "No plan found" (unsolvable); an exception is a planner crash.
 Every plan is mapped back onto the task (names case-insensitively: UP lower-cases
 them) and re-checked by pgt's own verifier.
+
+Speed without other plans: a call costs about 1 s (0.65 s of it Fast Downward's
+subprocess, the rest UP building and checking the problem), against ~25 ms for
+pgt's own planner. FD is deterministic, so the answer is a function of the bytes
+it reads: each answer is kept in a :class:`toolkit.planners.plan_store.PlanStore`
+keyed by a digest of the domain file, the problem file, the believed atoms and
+the versions of the packages that choose and run the engine. The store is one
+SQLite file shared by a study's workers and by later studies
+(``$PGT_CACHE_DIR/up-oneshot-plans.sqlite``, at most 200,000 answers;
+``PGT_UP_PLAN_STORE`` names another file, or ``off``). A hit is answered before
+UP is imported or the files parsed, and its plan is mapped and re-checked as a
+fresh one is, so a hit and a fresh call return the same plan
+(``tests/planning/test_up_oneshot_store.py``; speed and hit rate:
+``benchmarks/bench_up_oneshot.py``).
 """
 
 from __future__ import annotations
@@ -24,14 +38,21 @@ import functools
 import os
 import tempfile
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from pathlib import Path
 from typing import Any
 
 from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.planners.base import (GoalArg, InitArg, PlanResult, PlanStatus, derived_refusal, goal_condition, recheck,
                                    start_state)
+from toolkit.planners.plan_store import PlanStore, content_key, user_cache_dir
 from toolkit.task import Task
+
+STORE_ENV = "PGT_UP_PLAN_STORE"
+STORE_FORMAT = "up-oneshot answers v1"  # bump when what a stored answer means changes
+# UP's statuses that a rerun on the same bytes gives again; a timeout, memory-out or internal error is not stored
+_STORED = {"SOLVED_SATISFICING", "UNSOLVABLE_PROVEN", "UNSOLVABLE_INCOMPLETELY"}
 
 
 @functools.lru_cache(maxsize=32)
@@ -47,13 +68,53 @@ def _key(name: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
     return name.lower(), tuple(a.lower() for a in args)
 
 
+def default_store() -> PlanStore | None:
+    """The shared answer store: ``$PGT_UP_PLAN_STORE`` (a file, or ``off``), else the user cache dir's."""
+    where = os.environ.get(STORE_ENV, "").strip()
+    if where.lower() == "off":
+        return None
+    try:
+        return PlanStore(where or os.path.join(user_cache_dir(), "up-oneshot-plans.sqlite"))
+    except PgtError as exc:
+        raise PgtError(f"{exc} (set {STORE_ENV} to another file, or to off for no store)") from None
+
+
+@functools.lru_cache(maxsize=1)
+def _engine_versions() -> str:
+    """Versions of unified-planning and every installed ``up-*`` engine: what picks the engine and runs it."""
+    from importlib import metadata
+
+    found = set()
+    for dist in metadata.distributions():
+        name = (dist.metadata.get("Name") or "").lower().replace("_", "-")
+        if name == "unified-planning" or name.startswith("up-"):
+            found.add(f"{name}=={dist.version}")
+    return " ".join(sorted(found))
+
+
+@functools.lru_cache(maxsize=64)
+def _file_bytes(path: str, mtime_ns: int, size: int) -> bytes:
+    with open(path, "rb") as handle:
+        return handle.read()
+
+
+def _content(path: str) -> bytes:
+    stat = os.stat(path)
+    return _file_bytes(path, stat.st_mtime_ns, stat.st_size)
+
+
 class UpOneshotPlanner:
     """ViPlan's planner call: UP's ``OneshotPlanner`` chosen by problem kind, on the original files."""
 
     name = "up-oneshot"
 
-    def __init__(self, unknown_as: bool = False, memo_size: int = 4096) -> None:
+    def __init__(self, unknown_as: bool = False, memo_size: int = 4096,
+                 store: PlanStore | str | Path | None = "default") -> None:
         self.unknown_as = unknown_as
+        if store == "default":
+            store = default_store()
+        self.store = PlanStore(store) if isinstance(store, (str, Path)) else store
+        self.answered: Counter[str] = Counter()  # by where an answer came from: memo, store, planned
         # FD is deterministic: the same files and belief give the same plan, so a study's repeats
         # (seeds, an oracle's identical beliefs) cost one call each. Keyed by the files, whose
         # object order decides FD's ties, not by pgt's model of them.
@@ -73,13 +134,47 @@ class UpOneshotPlanner:
         hit = self._memo.get(key)
         if hit is not None:
             self._memo.move_to_end(key)
+            self.answered["memo"] += 1
             return dataclasses.replace(hit, time=time.perf_counter() - t0, cached=True)
-        result = self._solve(task, state, goal_cond, t0)
+        result = self._stored(task, state, goal_cond, t0)
+        if result is None:
+            result = self._solve(task, state, goal_cond, t0)
+            self.answered["planned"] += 1
+        else:
+            self.answered["store"] += 1
         if result.status is not PlanStatus.CRASHED:
             self._memo[key] = result
             if len(self._memo) > self.memo_size:
                 self._memo.popitem(last=False)
         return result
+
+    def store_key(self, task: Task, state: frozenset[Atom]) -> str:
+        """The digest of what the planner reads: both files' bytes, the believed atoms, the engine versions."""
+        self._check_files(task)
+        believed = sorted(" ".join((name, *args)) for name, args in (_key(a.predicate, list(a.args)) for a in state))
+        return content_key((STORE_FORMAT, _engine_versions(), _content(task.domain.path),
+                            _content(task.problem.path), "\n".join(believed)))
+
+    def _stored(self, task: Task, state: frozenset[Atom], goal_cond: Any, t0: float) -> PlanResult | None:
+        if self.store is None or task.domain.path.startswith("<") or task.problem.path.startswith("<"):
+            return None  # no files: _solve says so, as a planner crash (ViPlan's reading)
+        answer = self.store.get(self.store_key(task, state))
+        if answer is None:
+            return None
+        try:
+            result = self._result(task, state, goal_cond, str(answer["status"]), list(answer["plan"]), t0)
+        except (PgtError, KeyError, TypeError, ValueError):  # an entry this task cannot read: plan afresh
+            return None
+        return dataclasses.replace(result, cached=True)
+
+    def _result(self, task: Task, state: frozenset[Atom], goal_cond: Any, status: str,
+                steps: list[list[Any]], t0: float) -> PlanResult:
+        """UP's answer (status name, ``[action, [parameters]]`` steps) as ViPlan reads it, mapped and re-checked."""
+        elapsed = time.perf_counter() - t0
+        if status != "SOLVED_SATISFICING":
+            return PlanResult(PlanStatus.UNSOLVABLE, (), elapsed, self.name, message=f"UP: {status}")
+        plan = tuple(task.action(name, params) for name, params in steps)
+        return recheck(task, state, goal_cond, plan, PlanResult(PlanStatus.SOLVED, plan, elapsed, self.name))
 
     def _solve(self, task: Task, state: frozenset[Atom], goal_cond: Any, t0: float) -> PlanResult:
         try:
@@ -88,17 +183,20 @@ class UpOneshotPlanner:
         except Exception as exc:  # noqa: BLE001 - ViPlan: "Planner crashed with error" -> no plan, episode ends
             return PlanResult(PlanStatus.CRASHED, (), time.perf_counter() - t0, self.name,
                               message=f"{type(exc).__name__}: {exc}"[:500])
-        from unified_planning.engines import PlanGenerationResultStatus
+        status = result.status.name
+        steps = [] if result.plan is None else [[a.action.name, [str(p) for p in a.actual_parameters]]
+                                                for a in result.plan.actions]
+        if self.store is not None and status in _STORED:
+            self.store.put(self.store_key(task, state), {"status": status, "plan": steps})
+        return self._result(task, state, goal_cond, status, steps, t0)
 
-        elapsed = time.perf_counter() - t0
-        if result.status != PlanGenerationResultStatus.SOLVED_SATISFICING:
-            return PlanResult(PlanStatus.UNSOLVABLE, (), elapsed, self.name, message=f"UP: {result.status.name}")
-        plan = tuple(task.action(a.action.name, [str(p) for p in a.actual_parameters]) for a in result.plan.actions)
-        return recheck(task, state, goal_cond, plan, PlanResult(PlanStatus.SOLVED, plan, elapsed, self.name))
-
-    def _problem_for(self, task: Task, state: frozenset[Atom]) -> Any:
+    @staticmethod
+    def _check_files(task: Task) -> None:
         if task.domain.path.startswith("<") or task.problem.path.startswith("<"):
             raise PgtError("up-oneshot reads the domain and problem files, and this task has none")
+
+    def _problem_for(self, task: Task, state: frozenset[Atom]) -> Any:
+        self._check_files(task)
         from unified_planning.shortcuts import get_environment
 
         original = _read(os.path.abspath(task.domain.path), os.path.abspath(task.problem.path))
