@@ -228,19 +228,24 @@ def _hh_failsafe(loop: _Loop) -> str | None:
 
 
 def _hh_action(task: Task, names: dict[str, str], name: Any, parameters: Any) -> GroundAction | None:
-    """The action the household server would run, or None where it answers ``success: False``."""
+    """The action sent to the household server, or None where ViPlan's server cannot read it (``success: False``).
+
+    ViPlan's loop checks no types: it posts the name and parameters and the server
+    decides (``iGibsonClient.apply_action``); iGibson ran ``grasp(window_1)`` on a window
+    ("executed but failed"). So an action with arguments of the wrong type goes to the
+    environment too, which decides (pgt's own worlds refuse it).
+    """
     if not isinstance(name, str) or name not in names or not isinstance(parameters, (list, tuple)):
         return None
     schema = task.domain.actions[names[name]]
     objects = {o.lower(): o for o in task.objects}
     args = [objects.get(p) if isinstance(p, str) else None for p in parameters]
-    if len(args) != len(schema.params) or any(a is None or a not in task.objects_of(types)
-                                              for a, (_, types) in zip(args, schema.params)):
+    if len(args) != len(schema.params) or any(a is None for a in args):
         return None
     try:
         return task.action(schema.name, args)
     except PgtError:
-        return None
+        return task.instantiate(schema.name, tuple(args))
 
 
 def _up_text(action: GroundAction) -> str:
