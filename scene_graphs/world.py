@@ -109,7 +109,7 @@ class GraphWorld(ABC):
 
     def _typed(self, action: GroundAction) -> bool:
         domain, objects = self.task.domain, self.task.objects
-        return all(any(domain.is_subtype(objects[arg], t) for t in types)
+        return all(arg in objects and any(domain.is_subtype(objects[arg], t) for t in types)
                    for arg, (_, types) in zip(action.args, action.schema.params))
 
     def execute(self, action: GroundAction) -> StepOutcome:
@@ -119,7 +119,7 @@ class GraphWorld(ABC):
         otherwise ``failure`` is None on success or the failure model's outcome.
         """
         failure: str | None = None
-        # an argument of the wrong type (a planner model's grasp(window_1)) never runs in pgt's worlds
+        # an argument of the wrong type or an unknown object (a planner model's grasp(window_1)) never runs here
         executed = self._typed(action) and self.preconditions_hold(self.graph, action)
         if executed:
             if self.failure_prob > 0.0 and self._rng.random() < self.failure_prob:
