@@ -184,3 +184,27 @@ def test_partial_view_is_what_the_log_asked():
     script.observe(Atom("on", ("R", "G")), False, False)  # read from the true state: not in view
     world = ReplayedWorld(task, script)
     assert world.observe().visible == frozenset({Atom("clear", ("R",))})
+
+
+def test_household_planner_lets_the_environment_judge_unchecked_actions(tmp_path):
+    """ViPlan posts a reply's action to the iGibson server unchecked; the server ran grasp(window_1)."""
+    from scene_graphs.registry import make_world
+    from toolkit.agents.vlm_planner import _hh_action
+
+    problem = tmp_path / "sorting_books_simple.pddl"
+    problem.write_text(HH_PROBLEM)
+    task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
+    names = {n.lower(): n for n in task.domain.actions}
+    wrong_type = _hh_action(task, names, "grasp", ["table_1"])  # table_1 is no movable
+    unknown = _hh_action(task, names, "navigate-to", ["counter_1"])  # a scene object the problem lacks
+    assert str(wrong_type) == "(grasp table_1)" and str(unknown) == "(navigate-to counter_1)"
+    assert _hh_action(task, names, "grasp", ["table_1", "shelf_1"]) is None  # the server cannot read it
+    own = make_world(task, failure_prob=0.0, seed=0)
+    own.reset(0)
+    assert not own.execute(wrong_type).executed and not own.execute(unknown).executed  # pgt's world refuses
+    script = WorldScript(partial=True)
+    script.move("grasp(table_1)", True, None)  # iGibson: "executed but failed"
+    script.move("navigate-to(counter_1)", True)
+    replayed = ReplayedWorld(task, script)
+    assert replayed.execute(wrong_type).executed and replayed.execute(unknown).executed
+    assert Atom("reachable", ("counter_1",)) in replayed.true_state()
