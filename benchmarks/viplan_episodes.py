@@ -383,9 +383,10 @@ def planner_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str, 
     if stop == "invalid_json":
         walk.events.append({"phase": "propose", "step": len(plans), "reply": UNLOGGED_REPLY, "plan": None})
     calls = len(plans) + (stop == "invalid_json")
-    # Steps as the viplan-planner protocol records them: one per reply that parsed, the one that
-    # breaks in the failsafe (empty_plan) included, as ViPlan's ``actions`` list includes it.
-    steps = len(plans)
+    # Steps as ViPlan's ``actions`` list holds them, and the viplan-planner protocol counts them: one
+    # per reply that parsed (the one that breaks in the failsafe included), two where reading the
+    # plan's action raised KeyError (``{'action': 'None'}``, then ``unknown action``)
+    steps = len(actions)
     return {**_answer_counts(walk), "questions": calls, "success": bool(data.get("completed")), "stop_reason": stop,
             "actions": steps, "executed_actions": walk.executed, "replans": 0, "enumerations": 0,
             "plan_lengths": [len(p["plan"]) for p in plans if isinstance(p, dict) and isinstance(p.get("plan"), list)],

@@ -12,11 +12,16 @@ with an environment pgt's own worlds would not reproduce:
 Each is imported and replayed end to end (``--grounder replay``); the replay must
 give the logged outcome and question count. Before the world script existed,
 both replays met pgt's simulator instead and ended as replay errors.
+
+With ``PGT_VIPLAN`` pointing at a ViPlan checkout, :func:`test_released_planner_runs_replay_exactly`
+replays two released planner runs (``--runslow``); the whole release is
+``benchmarks/bench_viplan_replay.py``'s.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -208,3 +213,24 @@ def test_household_planner_lets_the_environment_judge_unchecked_actions(tmp_path
     replayed = ReplayedWorld(task, script)
     assert replayed.execute(wrong_type).executed and replayed.execute(unknown).executed
     assert Atom("reachable", ("counter_1",)) in replayed.true_state()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("PGT_VIPLAN"), reason="set PGT_VIPLAN to a ViPlan checkout to run")
+@pytest.mark.parametrize("run", ["igibson/final_cot/vila/*/gpt-4.1",
+                                 "blocksworld/final_fail01_no_cot/vila/*/gpt-4.1-nano"])
+def test_released_planner_runs_replay_exactly(run, tmp_path):
+    """Released planner runs (iGibson's; one with action failures) replayed: every outcome and step count."""
+    from benchmarks.bench_viplan_replay import Row, checkout, compare, replay
+
+    root = checkout(os.environ["PGT_VIPLAN"])
+    stage = tmp_path / "logs"
+    stage.mkdir()
+    for path in sorted((root / "results" / "final").glob(f"{run}/results_*.json")):
+        (stage / f"results_{path.parent.parent.name}_{path.name.removeprefix('results_')}").symlink_to(path)
+    [imported] = import_results(stage, tmp_path / "run", viplan=str(root))
+    row = Row()
+    for index, log in enumerate(imported.logs):
+        compare(imported, log.split, replay(imported, index, tmp_path / log.split, 1, "up-oneshot"), row)
+    assert row.episodes >= 50 and row.crashes == 0, row.disagreements[:3]
+    assert row.outcome == row.episodes and row.counts == row.episodes, row.disagreements[:3]
