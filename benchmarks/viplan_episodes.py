@@ -265,11 +265,58 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
             break
         walk.events.append({"phase": "plan", "step": walk.executed, "plan": list(replan["actions"]), "complete": True})
         latest, consumed = [str(a) for a in replan["actions"]], 0
+        if walk.partial:
+            _hidden_truth_from_plan(walk, latest, replan.get("enum_results") or {})
     if not stop:
         stop = _queue_stop(log, walk, attempts, remaining, latest, consumed, enum)
     plan_lengths = [len(e["plan"]) for e in walk.events if e["phase"] == "plan" and e.get("complete")]
     return _grounder_fields(walk, data, stop, len(attempts), replan_index, plan_lengths, False, enum is not None,
                             remaining)
+
+
+def _hidden_truth_from_plan(walk: Walk, plan: list[str], enumerated: dict[str, Any]) -> None:
+    """What ViPlan's hidden true state must have held for its logged replan to be a plan.
+
+    ViPlan replans from ``env.state`` with the enumerated answers written over it
+    (``update_vlm_state(copy.deepcopy(env.state), enum_results)``), so every atom the
+    plan needs (a precondition, or a goal literal it leaves alone) that the view did not
+    show held in iGibson's state as the plan needs it. The household problem files
+    leave much of the state to the scene (``sorting_groceries``'s ``:init`` is empty),
+    which only iGibson knew; the plan tells it. Such atoms go into the world script,
+    so the replay plans from the state ViPlan planned from.
+    """
+    from toolkit.replayed_world import goal_literals
+
+    belief = set(walk.state)
+    for key, pair in enumerated.items():  # the answers, as update_vlm_state writes them
+        answer = pair[0] if isinstance(pair, list) and pair else pair
+        atom = walk.atom(key)
+        if answer == "yes":
+            belief.add(atom)
+        elif answer == "no":
+            belief.discard(atom)
+    state, touched = frozenset(belief), set()
+    logged = walk.script.truth[-1]
+
+    def settle(literals) -> bool:
+        nonlocal state
+        for atom, want in literals:
+            if (atom in state) == want:
+                continue
+            if atom in touched or walk.can_see(atom) or str(atom) in logged:
+                return False  # not a hidden fact the plan relies on: leave the script as the log has it
+            walk._know(atom, want, False)
+            state = state | {atom} if want else state - {atom}
+        return True
+
+    for text in plan:
+        action = walk.action(text)
+        if action is None or not settle(precondition_expectations(walk.task, action)):
+            return
+        after = action.apply(state)
+        touched |= after ^ state
+        state = after
+    settle(goal_literals(walk.task.problem.goal))
 
 
 def _preconditions_agreed(attempt: dict[str, Any]) -> bool:
@@ -379,6 +426,7 @@ def planner_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str, 
                 walk.execute(text, ok, act.get("info"))
             walk.events.append({"phase": "act", "step": index + 1, "action": text, "executed": ok})
     walk.script.goal_reached = bool(data.get("completed"))
+    walk.script.goal_checked = True  # planning_loop: while not env.goal_reached
     stop = planner_stop(log, data, plans, per_step)
     if stop == "invalid_json":
         walk.events.append({"phase": "propose", "step": len(plans), "reply": UNLOGGED_REPLY, "plan": None})

@@ -15,8 +15,9 @@ replay takes the environment's side from the log, in this one place:
   :class:`ReplayDiverged` error naming it (the replay cannot go on);
 - **the true state**: PDDL's effects of what ran, corrected at each position by
   every true value the log recorded there (the truth beside each answer, the
-  hidden preconditions' values, the enumerations' truth), and at the end by the
-  recorded goal outcome (ViPlan's ``env.goal_reached``);
+  hidden preconditions' values, the enumerations' truth), and by the recorded goal
+  outcome (ViPlan's ``env.goal_reached``: at the end, and, where the run checked it
+  after every action, before the end too);
 - **what the view shows**: on a partially observable run, the atoms the log asked
   about at that position (ViPlan asks exactly ``env.visible_predicates``), including
   atoms over scene objects the problem file does not declare; on a fully
@@ -71,6 +72,9 @@ class WorldScript:
     visible: list[list[str]] = field(default_factory=lambda: [[]])  # per position (partial runs)
     moves: list[Move] = field(default_factory=list)
     goal_reached: bool | None = None
+    # the run asked its environment whether the goal held after every action and went on while it did not
+    # (ViPlan's planning_loop: ``while not env.goal_reached``), so it did not hold before the last position
+    goal_checked: bool = False
 
     @property
     def position(self) -> int:
@@ -92,6 +96,8 @@ class WorldScript:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"partial": self.partial, "truth": self.truth, "moves": [mv.to_json() for mv in self.moves],
                                "goal_reached": self.goal_reached}
+        if self.goal_checked:
+            out["goal_checked"] = True
         if self.partial:
             out["visible"] = self.visible
         return out
@@ -106,7 +112,7 @@ class WorldScript:
             visible = [list(map(str, v)) for v in data["visible"]] if partial else [[] for _ in truth]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise PgtError(f"a recorded world script that does not read: {type(exc).__name__}: {exc}") from None
-        return cls(partial, truth, visible, moves, data.get("goal_reached"))
+        return cls(partial, truth, visible, moves, data.get("goal_reached"), bool(data.get("goal_checked")))
 
 
 def action_text(name: str, args: tuple[str, ...] | list[str]) -> str:
@@ -183,12 +189,24 @@ class ReplayedWorld:
                 out.add(atom)
             else:
                 out.discard(atom)
-        if position == self.script.position and self.script.goal_reached and not self.task.goal_holds(frozenset(out)):
+        last = position == self.script.position
+        if last and self.script.goal_reached and not self.task.goal_holds(frozenset(out)):
             for atom, value in goal_literals(self.task.problem.goal):  # the environment said the goal holds
                 if value:
                     out.add(atom)
                 else:
                     out.discard(atom)
+        elif (self.script.goal_checked and not last or last and self.script.goal_reached is False) and \
+                self.task.goal_holds(frozenset(out)):
+            # the environment said the goal did not hold (which of its atoms failed it did not say): the
+            # first goal literal the log does not pin here is taken as the one that failed
+            for atom, value in goal_literals(self.task.problem.goal):
+                if str(atom) not in frame:
+                    if value:
+                        out.discard(atom)
+                    else:
+                        out.add(atom)
+                    break
         return frozenset(out)
 
 

@@ -234,3 +234,15 @@ def test_released_planner_runs_replay_exactly(run, tmp_path):
         compare(imported, log.split, replay(imported, index, tmp_path / log.split, 1, "up-oneshot"), row)
     assert row.episodes >= 50 and row.crashes == 0, row.disagreements[:3]
     assert row.outcome == row.episodes and row.counts == row.episodes, row.disagreements[:3]
+
+
+def test_goal_outcome_the_run_reported_wins_over_pddls():
+    """The run checked the goal after each action and went on: it did not hold before the end."""
+    task, move = _blocks()
+    script = WorldScript(goal_checked=True)
+    script.move("moveblock(r, c2)", True)  # PDDL: (on R G), the goal; the environment: not reached yet
+    script.move("moveblock(r, c2)", False)
+    script.goal_reached = False
+    world = ReplayedWorld(task, script)
+    world.execute(move)
+    assert not task.goal_holds(world.true_state())
