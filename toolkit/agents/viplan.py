@@ -13,7 +13,9 @@ the code wins; pgt's own ideas live in ``pgt-grounder`` (:mod:`toolkit.agents.be
    household script raises ``NotImplementedError`` otherwise; the released HH logs
    have ``enumerate_initial_state: False``).
 2. **Plan** on the belief (the planner is the caller's; ViPlan's is
-   unified-planning's ``OneshotPlanner``, pgt's ``up-oneshot``).
+   unified-planning's ``OneshotPlanner``, pgt's ``up-oneshot``); the first plan of a
+   run that starts from the true state is the problem file's own (``main`` calls
+   ``get_plan(problem)``), replans use the belief (``update_problem(vlm_state, ...)``).
 3. **Each action is an attempt**, and the step cap counts attempts
    (``while action_queue and len(results) < max_actions``), whether or not it ran:
    - ask its precondition atoms (:func:`~toolkit.agents.viplan_atoms.precondition_expectations`);
