@@ -121,15 +121,18 @@ def enumerate_state(task: Task, ledger: Ledger, obs: Observation, truth: frozens
     other objects) gets them asked too, as ViPlan asks ``get_questions(env.visible_predicates)``
     (``check_plan`` of ``benchmark_igibson_plan.py``); their answers change no belief, as
     ``update_problem`` writes only the problem's own fluents.
+    Derived atoms (PDDL 2.2 ``:derived``) are not perceived: the domain's rules give them from the answers.
     """
+    derived = task.domain.derived_predicates
     atoms, members = _universe(task)
-    visible = [a for a in atoms if obs.can_see(a) and (known is None or a not in known)]
+    visible = [a for a in atoms if obs.can_see(a) and (known is None or a not in known)
+               and a.predicate not in derived]
     foreign = sorted(obs.visible - members) if obs.visible is not None else []
     values = _ask(ledger, obs, visible + foreign, "enumerate", step)
     state = answers_to_state(truth, visible, values[:len(visible)])
     if known is not None:
         state = frozenset(a for a in state if a not in known) | known.atoms
-    return state
+    return task.derive(state)
 
 
 def fully_observable(task: Task, obs: Observation) -> bool:
@@ -219,8 +222,11 @@ class _Episode:
         expected = precondition_expectations(self.task, action)
         hidden = [(a, v) for a, v in expected if not obs.can_see(a)]
         known = self.config.known
+        derived = self.task.domain.derived_predicates  # not perceived: read off the belief, closed under the rules
         given = [(a, v) for a, v in expected if known is not None and a in known and obs.can_see(a)]
-        asked = [(a, v) for a, v in expected if obs.can_see(a) and (known is None or a not in known)]
+        inferred = [(a, v) for a, v in expected if a.predicate in derived]
+        asked = [(a, v) for a, v in expected if obs.can_see(a) and (known is None or a not in known)
+                 and a.predicate not in derived]
         # check_preconditions asks the visible atoms first, then reads the hidden ones from env.state;
         # check_action returns at a false hidden one (the episode's end, see the module docstring)
         # before update_vlm_state asserts the answers are yes/no
@@ -231,9 +237,9 @@ class _Episode:
         if any(a.verdict is Verdict.UNKNOWN for a in answers):
             raise _BadAnswer
         values = [a.verdict is Verdict.YES for a in answers]
-        belief = answers_to_state(belief, [a for a, _ in asked], values)
+        belief = self.task.derive(answers_to_state(belief, [a for a, _ in asked], values))
         if any(value != want for (_, want), value in zip(asked, values)) or \
-                any((a in belief) != want for a, want in given):
+                any((a in belief) != want for a, want in (*given, *inferred)):
             self.ledger.note("act", step + 1, action=str(action), outcome="preconditions")
             return "preconditions", belief, obs
         outcome = self.env.execute(action)
@@ -247,7 +253,7 @@ class _Episode:
         belief = answers_to_state(belief, [a for a, v in effects if not obs.can_see(a)],
                                   [v for a, v in effects if not obs.can_see(a)])
         values = _ask(self.ledger, obs, [a for a, _ in seen], "effect", step + 1)
-        belief = answers_to_state(belief, [a for a, _ in seen], values)
+        belief = self.task.derive(answers_to_state(belief, [a for a, _ in seen], values))
         if any(value != want for (_, want), value in zip(seen, values)):
             return "effects", belief, obs
         return "ok", belief, obs
