@@ -350,10 +350,11 @@ def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]
         return "bad_answer"
     expected = precondition_expectations(walk.task, action)
     hidden = [(atom, value) for atom, value in expected if not walk.can_see(atom)]
+    # ViPlan asked the visible preconditions (check_preconditions asks before it reads the hidden ones)
+    # and then raised: their replies went unlogged, and the wildcard answers them
+    walk.unlogged_replies(f"the check of {text} raised before it was logged")
     if any((atom in walk.state) != value for atom, value in hidden):
         return "hidden_precondition"
-    # ViPlan asked the visible preconditions (unlogged: the wildcard answers them) and then raised
-    walk.unlogged_replies(f"the check of {text} raised before it was logged")
     unlogged = [(atom, value) for atom, value in hidden if str(atom) not in walk.script.truth[-1]]
     if unlogged and not any(walk.can_see(atom) for atom, _ in expected):
         # nothing was asked, so nothing could be a bad reply: a hidden precondition was false in
