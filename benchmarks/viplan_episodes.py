@@ -209,6 +209,8 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
         enumerates = log.metadata.get("enumerate_initial_state", log.domain == "blocksworld")
         stop = ("enumeration_error" if enum is None and enumerates else
                 "bad_answer" if not init_clean else "no_plan")
+        if stop == "enumeration_error":  # a replay's enumeration stops here too, on a reply that is no answer
+            walk.unlogged_replies("its initial enumeration raised before it was logged")
         return _grounder_fields(walk, data, stop, 0, 0, [], True, enum is not None)
     first_failure = next((i for i, a in enumerate(attempts) if not a.get("action_correct")), None)
     initial = [a.get("action", "") for a in attempts[: (first_failure + 1 if first_failure is not None else None)]]
@@ -255,6 +257,7 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
         replan_index += 1
         walk.events.append({"phase": "replan", "step": walk.executed, "reason": "mismatch"})
         if not replan:  # replans.append({}) ran, then the enumeration raised (34 household episodes)
+            walk.unlogged_replies("its replan enumeration raised before it was logged")
             stop = "enumeration_error"
             break
         if "enum_results" in replan and not walk.enumerate(replan["enum_results"]):

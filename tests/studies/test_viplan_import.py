@@ -244,3 +244,11 @@ def test_an_episode_with_nothing_logged_ended_on_an_enumeration_error(tmp_path):
     [run] = import_results(folder, tmp_path / "run")
     record = _records(run.folder)["simple_problem_2"]
     assert record["stop_reason"] == "enumeration_error" and record["questions"] == 0
+    # the replay's enumeration meets what ViPlan's did: a reply that is no answer (a wildcard), not a gap
+    from grounders.replay import ReplayGrounder
+    from toolkit.model import Atom
+    from toolkit.protocols import Observation
+
+    replay = ReplayGrounder(run.folder / "answers.jsonl", episode=record["id"])
+    [answer] = replay.ask(Observation(0, frozenset(), state_key=("replayed", 0)), [Atom("clear", ("G",))])
+    assert answer.status == "unparseable" and "not logged by ViPlan" in answer.raw
