@@ -228,6 +228,8 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
         walk.hidden(attempt.get("non_visible_precond_results"))
         effects = attempt.get("effects_results")
         if effects is not None:
+            if walk.partial:
+                _hidden_truth_from_effects(walk, text, effects)
             walk.execute(text, True, attempt.get("action_info"))
             walk.events.append({"phase": "act", "step": walk.executed, "action": text, "executed": True})
             walk.checks("effect", effects)
@@ -320,6 +322,49 @@ def _hidden_truth_from_plan(walk: Walk, plan: list[str], enumerated: dict[str, A
         touched |= after ^ state
         state = after
     settle(goal_literals(walk.task.problem.goal))
+
+
+def _hidden_truth_from_effects(walk: Walk, text: str, effects: dict[str, Any]) -> None:
+    """The hidden conditions of conditional effects ViPlan asked about, true in its state before the action.
+
+    ViPlan's effect questions are the effects that fire with their conditions read in
+    ``copy.deepcopy(env.state)`` (``get_effect_predicates``): an effect it asked about
+    (or set, where hidden: ``updated_non_visible_preds``) that PDDL's model of the state
+    does not fire had its ``when`` condition true in iGibson (``open-container``: the
+    objects inside are reachable), so the condition's hidden atoms go into the script.
+    """
+    from toolkit import model as m
+    from toolkit.agents.viplan_atoms import effect_expectations
+
+    action = walk.action(text)
+    if action is None:
+        return
+    logged = {walk.atom(k) for k, v in effects.items() if k not in _NOT_ANSWERS and isinstance(v, list)}
+    logged |= {walk.atom(k) for k in (effects.get("updated_non_visible_preds") or {})}
+    missing = logged - {atom for atom, _ in effect_expectations(action, walk.state)}
+    if not missing:
+        return
+    binding = {var: arg for (var, _), arg in zip(action.schema.params, action.args)}
+
+    def visit(node: Any, bound: dict[str, str]) -> None:
+        if isinstance(node, m.AndEffect):
+            for part in node.parts:
+                visit(part, bound)
+        elif isinstance(node, m.ForallEffect):
+            (var, types), rest = node.params[0], node.params[1:]
+            for obj in walk.task.objects_of(types):
+                visit(m.ForallEffect(rest, node.body) if rest else node.body, {**bound, var: obj})
+        elif isinstance(node, m.WhenEffect) and isinstance(node.body, (m.AddEffect, m.DelEffect)):
+            pred = node.body.atom
+            if Atom(pred.predicate, tuple(bound.get(t, t) for t in pred.terms)) not in missing:
+                return
+            for part in (node.condition.parts if isinstance(node.condition, m.And) else (node.condition,)):
+                if isinstance(part, m.Pred):
+                    atom = Atom(part.predicate, tuple(bound.get(t, t) for t in part.terms))
+                    if not walk.can_see(atom) and str(atom) not in walk.script.truth[-1]:
+                        walk._know(atom, True, False)
+
+    visit(action.schema.effect, binding)
 
 
 def _preconditions_agreed(attempt: dict[str, Any]) -> bool:

@@ -246,3 +246,19 @@ def test_goal_outcome_the_run_reported_wins_over_pddls():
     world = ReplayedWorld(task, script)
     world.execute(move)
     assert not task.goal_holds(world.true_state())
+
+
+def test_a_conditional_effect_viplan_asked_tells_its_hidden_condition(tmp_path):
+    """open-container: ViPlan asked whether book_1 became reachable, so book_1 was inside in iGibson."""
+    from benchmarks.viplan_episodes import Walk, _hidden_truth_from_effects
+
+    problem = tmp_path / "p.pddl"
+    problem.write_text("(define (problem p) (:domain igibson) (:objects cabinet_1 - container book_1 - movable)"
+                       " (:init (reachable cabinet_1)) (:goal (and (holding book_1))))")
+    task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
+    walk = Walk(task, "simple/p/seed0", "TestVLM", partial=True)
+    answer = ["yes", 0.9, 0.1, None, True, "Yes", True]
+    _hidden_truth_from_effects(walk, "open-container(cabinet_1)",
+                               {"open cabinet_1": answer, "reachable book_1": answer, "all_correct": True})
+    assert Atom("inside", ("book_1", "cabinet_1")) in walk.state
+    assert walk.script.truth[0] == {"(inside book_1 cabinet_1)": True}
