@@ -386,7 +386,8 @@ def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]
     is the plan's next one; the first plan is not logged, so it is planned again as ViPlan's
     ``main`` planned it.
     """
-    if not remaining:
+    # a logged replan says whether the queue ran out: the check of its last action may have raised
+    if (consumed >= len(latest)) if latest is not None else not remaining:
         return "plan_exhausted"
     if len(attempts) >= log.max_steps:
         return "step_cap"
