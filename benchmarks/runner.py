@@ -237,11 +237,33 @@ def load_episode_code() -> None:
 
 
 def make_environment(task: Task, spec: EpisodeSpec, seed: int):
-    """The episode's world: ``--world``, a plug-in, the domain's shipped world, else the generic one (renders any state)."""
+    """The episode's world: ``--world``, a plug-in, the domain's shipped world, else the generic one (renders any state).
+
+    A replay of a run whose records carry the environment they met (``world``: an imported
+    ViPlan run) meets that environment again (:class:`toolkit.replayed_world.ReplayedWorld`).
+    """
     from scene_graphs.registry import make_world
 
+    if spec.config.grounder == "replay" and spec.config.replay:
+        script = recorded_worlds(spec.config.replay).get(spec.id)
+        if script is not None:
+            from toolkit.replayed_world import ReplayedWorld, WorldScript
+
+            return ReplayedWorld(task, WorldScript.from_json(script), f"the replayed run {spec.config.replay}")
     return make_world(task, failure_prob=spec.config.action_failure, seed=seed, render_mode=spec.config.render_mode,
                       labels=spec.config.labels, world=spec.config.world)
+
+
+@functools.lru_cache(maxsize=4)
+def recorded_worlds(replay: str) -> dict[str, dict[str, Any]]:
+    """Episode id -> the world script its record carries, for the run ``--replay`` names (its folder or a file in it)."""
+    from benchmarks.store import collect, read_records
+
+    path = Path(replay)
+    file = path / "episodes.jsonl" if path.is_dir() else path.parent / "episodes.jsonl"
+    if not file.is_file():
+        return {}
+    return {r["id"]: r["world"] for r in collect(read_records(file)).judged if isinstance(r.get("world"), dict)}
 
 
 def episode_environment(task: Task, spec: EpisodeSpec, seed: int) -> tuple[Any, dict[str, list[str]] | None]:

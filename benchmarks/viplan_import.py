@@ -150,7 +150,6 @@ def _problem_folder(root: Path, log: ViPlanLog) -> Path:
 def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
     """(record, answer records) per episode of ``log``; household scene instances are seeds 0, 1, ..."""
     from benchmarks.runner import _task
-    from scene_graphs.registry import make_world
 
     seeds: dict[str, int] = {}
     label = f"{config.label()} (ViPlan log)"
@@ -162,8 +161,8 @@ def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
         stem = Path(ep.problem).stem
         episode_id = f"{log.split}/{stem}/seed{seed}"
         task = _task(str(domain_file), str(problem_file))
-        env = make_world(task, failure_prob=0.0, seed=0)
-        walk = Walk(task, env, env.reset(0), episode_id, log.model)
+        # ViPlan's household world (iGibson) shows part of the state; its Blocksworld simulator all of it
+        walk = Walk(task, episode_id, log.model, partial=log.domain == "igibson")
         try:
             fields = (grounder_episode if log.protocol == "viplan-grounder" else planner_episode)(log, ep, walk)
         except PgtError as exc:

@@ -12,6 +12,12 @@ keys). A log may answer several episodes (an imported ViPlan run holds one per
 problem and scene): given ``episode``, only that episode's records (and records
 that name no episode) answer. An atom the log does not have comes back UNKNOWN with status ``error`` and
 a message that says so; replay never invents an answer.
+
+A record whose atom is ``*`` (:data:`ANY_ATOM`) answers, in its state, every
+question the log holds no (further) answer for: a recorded run that says "a
+question here got a reply that was neither yes nor no, and which one went
+unlogged" (an imported ViPlan episode whose last enumeration its code never wrote
+down) replays as that reply, not as a gap.
 """
 
 from __future__ import annotations
@@ -23,6 +29,9 @@ from typing import Sequence
 from grounders.records import AnswerRecord, read_records, state_key_text
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict
+
+
+ANY_ATOM = "*"
 
 
 class ReplayGrounder:
@@ -62,6 +71,12 @@ class ReplayGrounder:
         for atom in atoms:
             key = (state, str(atom))
             found = self._table.get(key)
+            rest = self._table.get((state, ANY_ATOM))
+            if rest and self._asked[key] >= len(found or ()):
+                self._asked[key] += 1
+                wild = rest[0].to_answer()
+                out.append(Answer(atom, wild.verdict, wild.confidence, wild.raw, wild.question, wild.status))
+                continue
             if not found:
                 where = f" in state {state!r}" if self.match_state else ""
                 episode = f" for episode {self.episode}" if self.episode is not None else ""

@@ -105,7 +105,12 @@ class GraphWorld(ABC):
         )
 
     def can_execute(self, action: GroundAction) -> bool:
-        return self.preconditions_hold(self.graph, action)
+        return self._typed(action) and self.preconditions_hold(self.graph, action)
+
+    def _typed(self, action: GroundAction) -> bool:
+        domain, objects = self.task.domain, self.task.objects
+        return all(arg in objects and any(domain.is_subtype(objects[arg], t) for t in types)
+                   for arg, (_, types) in zip(action.args, action.schema.params))
 
     def execute(self, action: GroundAction) -> StepOutcome:
         """Run ``action`` on the graph. Inapplicable actions change nothing.
@@ -114,7 +119,8 @@ class GraphWorld(ABC):
         otherwise ``failure`` is None on success or the failure model's outcome.
         """
         failure: str | None = None
-        executed = self.preconditions_hold(self.graph, action)
+        # an argument of the wrong type or an unknown object (a planner model's grasp(window_1)) never runs here
+        executed = self._typed(action) and self.preconditions_hold(self.graph, action)
         if executed:
             if self.failure_prob > 0.0 and self._rng.random() < self.failure_prob:
                 failure = self.apply_failure(self.graph, action, self._rng)

@@ -57,9 +57,9 @@ def test_grounder_run_imported(tmp_path):
     answers = [json.loads(line) for line in (run.folder / "answers.jsonl").read_text().splitlines()]
     assert len(answers) == sum(r["questions"] for r in records.values())
     assert {a["episode"] for a in answers} == set(r["id"] for r in records.values())
-    assert answers[0]["state_key"].startswith("(clear G) (clear R) (inColumn G C2)")
+    assert answers[0]["state_key"] == "replayed|0"  # the position in the recorded world (ReplayedWorld's key)
     effect = [a for a in answers if a["episode"].startswith("simple/simple_problem_0") and a["step"] == 1]
-    assert effect and "(on R G)" in effect[0]["state_key"]  # effects are answered in the state after the action
+    assert effect and effect[0]["state_key"] == "replayed|1"  # effects are answered in the state after the action
 
 
 def test_grounder_metrics_as_viplan_computes_them(tmp_path):
@@ -244,3 +244,11 @@ def test_an_episode_with_nothing_logged_ended_on_an_enumeration_error(tmp_path):
     [run] = import_results(folder, tmp_path / "run")
     record = _records(run.folder)["simple_problem_2"]
     assert record["stop_reason"] == "enumeration_error" and record["questions"] == 0
+    # the replay's enumeration meets what ViPlan's did: a reply that is no answer (a wildcard), not a gap
+    from grounders.replay import ReplayGrounder
+    from toolkit.model import Atom
+    from toolkit.protocols import Observation
+
+    replay = ReplayGrounder(run.folder / "answers.jsonl", episode=record["id"])
+    [answer] = replay.ask(Observation(0, frozenset(), state_key=("replayed", 0)), [Atom("clear", ("G",))])
+    assert answer.status == "unparseable" and "not logged by ViPlan" in answer.raw

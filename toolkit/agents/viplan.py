@@ -13,14 +13,16 @@ the code wins; pgt's own ideas live in ``pgt-grounder`` (:mod:`toolkit.agents.be
    household script raises ``NotImplementedError`` otherwise; the released HH logs
    have ``enumerate_initial_state: False``).
 2. **Plan** on the belief (the planner is the caller's; ViPlan's is
-   unified-planning's ``OneshotPlanner``, pgt's ``up-oneshot``).
+   unified-planning's ``OneshotPlanner``, pgt's ``up-oneshot``); the first plan of a
+   run that starts from the true state is the problem file's own (``main`` calls
+   ``get_plan(problem)``), replans use the belief (``update_problem(vlm_state, ...)``).
 3. **Each action is an attempt**, and the step cap counts attempts
    (``while action_queue and len(results) < max_actions``), whether or not it ran:
    - ask its precondition atoms (:func:`~toolkit.agents.viplan_atoms.precondition_expectations`);
-     on a partially observable world the hidden ones are read from the true state,
+     on a partially observable world the hidden ones are then read from the true state,
      and a hidden one that is false ends the episode (ViPlan's ``check_action``
      returns five values where six are unpacked; the exception ends the episode:
-     stop ``hidden_precondition``);
+     stop ``hidden_precondition``), the questions asked all the same;
    - every answer updates the belief; any answer other than the expected one makes
      the attempt fail without acting;
    - else the world executes it; an action the world refuses fails the attempt;
@@ -40,6 +42,7 @@ the code wins; pgt's own ideas live in ``pgt-grounder`` (:mod:`toolkit.agents.be
 
 from __future__ import annotations
 
+import weakref
 from collections import deque
 from dataclasses import dataclass
 
@@ -72,9 +75,23 @@ class _BadAnswer(Exception):
     """An answer that is neither yes nor no: ViPlan's assertion in update_vlm_state."""
 
 
+_UNIVERSE: weakref.WeakKeyDictionary[Task, tuple[list[Atom], frozenset[Atom]]] = weakref.WeakKeyDictionary()
+
+
 def universe(task: Task) -> list[Atom]:
-    """Every type-correct ground atom: the keys of ViPlan's state dictionaries (``on g,g`` included)."""
-    return task.all_atoms()
+    """Every type-correct ground atom: the keys of ViPlan's state dictionaries (``on g,g`` included).
+
+    Built once per task (``all_atoms`` grounds and sorts every predicate; an episode enumerates often).
+    """
+    return _universe(task)[0]
+
+
+def _universe(task: Task) -> tuple[list[Atom], frozenset[Atom]]:
+    found = _UNIVERSE.get(task)
+    if found is None:
+        atoms = task.all_atoms()
+        found = _UNIVERSE[task] = (atoms, frozenset(atoms))
+    return found
 
 
 def _ask(ledger: Ledger, obs: Observation, atoms: list[Atom], phase: str, step: int) -> list[bool]:
@@ -100,12 +117,19 @@ def enumerate_state(task: Task, ledger: Ledger, obs: Observation, truth: frozens
     """Ask every visible atom; the rest keep their true value (ViPlan starts from ``copy.deepcopy(env.state)``).
 
     Known facts (a study setting; never on ViPlan's own domains by default) are read from the problem.
+    A view that shows atoms over objects the problem does not declare (a replayed iGibson scene's
+    other objects) gets them asked too, as ViPlan asks ``get_questions(env.visible_predicates)``
+    (``check_plan`` of ``benchmark_igibson_plan.py``); their answers change no belief, as
+    ``update_problem`` writes only the problem's own fluents.
     Derived atoms (PDDL 2.2 ``:derived``) are not perceived: the domain's rules give them from the answers.
     """
     derived = task.domain.derived_predicates
-    visible = [a for a in universe(task) if obs.can_see(a) and (known is None or a not in known)
+    atoms, members = _universe(task)
+    visible = [a for a in atoms if obs.can_see(a) and (known is None or a not in known)
                and a.predicate not in derived]
-    state = answers_to_state(truth, visible, _ask(ledger, obs, visible, "enumerate", step))
+    foreign = sorted(obs.visible - members) if obs.visible is not None else []
+    values = _ask(ledger, obs, visible + foreign, "enumerate", step)
+    state = answers_to_state(truth, visible, values[:len(visible)])
     if known is not None:
         state = frozenset(a for a in state if a not in known) | known.atoms
     return task.derive(state)
@@ -160,7 +184,9 @@ class _Episode:
             self.enumerations += 1
         else:
             belief = env.true_state()
-        queue = self.plan(belief)
+        # ViPlan's main plans ``problem`` itself when it does not enumerate (the file's initial state; the
+        # belief is env.state), and the problem updated with the enumerated belief when it does
+        queue = self.plan(belief if enumerate_initial else task.init)
         if isinstance(queue, str):
             return queue
         most_recent: str | None = None
@@ -195,16 +221,22 @@ class _Episode:
         truth = self.env.true_state()
         expected = precondition_expectations(self.task, action)
         hidden = [(a, v) for a, v in expected if not obs.can_see(a)]
-        if any((a in truth) != v for a, v in hidden):
-            self.ledger.note("act", step + 1, action=str(action), outcome="hidden_precondition")
-            return "hidden_precondition", belief, obs
         known = self.config.known
         derived = self.task.domain.derived_predicates  # not perceived: read off the belief, closed under the rules
         given = [(a, v) for a, v in expected if known is not None and a in known and obs.can_see(a)]
         inferred = [(a, v) for a, v in expected if a.predicate in derived]
         asked = [(a, v) for a, v in expected if obs.can_see(a) and (known is None or a not in known)
                  and a.predicate not in derived]
-        values = _ask(self.ledger, obs, [a for a, _ in asked], "precondition", step)
+        # check_preconditions asks the visible atoms first, then reads the hidden ones from env.state;
+        # check_action returns at a false hidden one (the episode's end, see the module docstring)
+        # before update_vlm_state asserts the answers are yes/no
+        answers = self.ledger.ask(obs, [a for a, _ in asked], "precondition", step)
+        if any((a in truth) != v for a, v in hidden):
+            self.ledger.note("act", step + 1, action=str(action), outcome="hidden_precondition")
+            return "hidden_precondition", belief, obs
+        if any(a.verdict is Verdict.UNKNOWN for a in answers):
+            raise _BadAnswer
+        values = [a.verdict is Verdict.YES for a in answers]
         belief = self.task.derive(answers_to_state(belief, [a for a, _ in asked], values))
         if any(value != want for (_, want), value in zip(asked, values)) or \
                 any((a in belief) != want for a, want in (*given, *inferred)):

@@ -228,19 +228,27 @@ def _hh_failsafe(loop: _Loop) -> str | None:
 
 
 def _hh_action(task: Task, names: dict[str, str], name: Any, parameters: Any) -> GroundAction | None:
-    """The action the household server would run, or None where it answers ``success: False``."""
+    """The action sent to the household server, or None where ViPlan's server cannot read it (``success: False``).
+
+    ViPlan's loop checks neither types nor names: it posts the name and parameters and
+    the server decides (``iGibsonClient.apply_action``); iGibson ran ``grasp(window_1)``
+    on a window ("executed but failed") and ``navigate-to(counter_1)`` to a scene object
+    the problem file does not declare. So such an action goes to the environment too,
+    which decides (pgt's own worlds refuse both).
+    """
     if not isinstance(name, str) or name not in names or not isinstance(parameters, (list, tuple)):
         return None
     schema = task.domain.actions[names[name]]
     objects = {o.lower(): o for o in task.objects}
-    args = [objects.get(p) if isinstance(p, str) else None for p in parameters]
-    if len(args) != len(schema.params) or any(a is None or a not in task.objects_of(types)
-                                              for a, (_, types) in zip(args, schema.params)):
+    if len(parameters) != len(schema.params) or not all(isinstance(p, str) and p.strip() for p in parameters):
         return None
-    try:
-        return task.action(schema.name, args)
-    except PgtError:
-        return None
+    args = tuple(objects.get(p, p) for p in parameters)  # unified-planning's names are lower case, exactly
+    if all(p in objects for p in parameters):
+        try:
+            return task.action(schema.name, args)
+        except PgtError:
+            pass
+    return task.instantiate(schema.name, args)
 
 
 def _up_text(action: GroundAction) -> str:

@@ -1,0 +1,264 @@
+"""A replay meets the environment the released run met: iGibson's refusals and truths, ViPlan's failures.
+
+Two miniature ViPlan runs are written here in ViPlan's layout and JSON shape, each
+with an environment pgt's own worlds would not reproduce:
+
+- a household episode where iGibson refused ``navigate-to`` (PDDL allows it, so
+  pgt's household world runs it) and whose replan enumeration asks about a scene
+  object the problem file does not declare (``book_2``);
+- a Blocksworld episode of a run with ``fail_probability`` 0.1 where the simulator
+  answered ``no-op``: the move "ran" and changed nothing.
+
+Each is imported and replayed end to end (``--grounder replay``); the replay must
+give the logged outcome and question count. Before the world script existed,
+both replays met pgt's simulator instead and ended as replay errors.
+
+With ``PGT_VIPLAN`` pointing at a ViPlan checkout, :func:`test_released_planner_runs_replay_exactly`
+replays two released planner runs (``--runslow``); the whole release is
+``benchmarks/bench_viplan_replay.py``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from benchmarks.runner import RunConfig, run_study
+from benchmarks.store import read_records
+from benchmarks.viplan_import import import_results
+from toolkit.errors import PgtError
+from toolkit.task import load_task
+from toolkit.model import Atom
+from toolkit.replayed_world import ReplayDiverged, ReplayedWorld, WorldScript
+
+ROOT = Path(__file__).resolve().parents[2]
+CLONE = Path(__file__).resolve().parent / "data" / "viplan_clone"
+HH_KEY = "data/planning/igibson/simple/sorting_books_simple.pddl_Rs_int_0"
+HH_PROBLEM = """(define (problem sorting_books_0)
+    (:domain igibson)
+    (:objects hardback_1 - movable table_1 - object shelf_1 - object)
+    (:init (ontop hardback_1 table_1))
+    (:goal (and (ontop hardback_1 shelf_1)))
+)
+"""
+PLAN = ["navigate-to(hardback_1)", "grasp(hardback_1)", "navigate-to(shelf_1)", "place-on(hardback_1, shelf_1)"]
+
+
+def _refused_navigation() -> dict:
+    """iGibson says navigate-to(hardback_1) is not legal, twice: ViPlan replans once, then stops on the loop."""
+    hidden = {"reachable hardback_1": [True, False, False], "all_correct": True}
+    attempt = {"action": PLAN[0], "action_correct": False, "action_state_correct": False,
+               "preconditions_results": {}, "non_visible_precond_results": hidden, "effects_results": None,
+               "action_info": "not legal"}
+    enum = {"reachable table_1": ["yes", "yes"], "ontop hardback_1,table_1": ["yes", "yes"],
+            "ontop book_2,table_1": ["no", "yes"]}  # book_2: a scene object the problem does not declare
+    return {"all_correct": False, "goal_reached": False, "action_results": [attempt, dict(attempt)],
+            "replans": [{"enum_results": enum, "enum_metrics": {}, "step": 1, "actions": PLAN}],
+            "remaining_actions": PLAN[1:]}
+
+
+def _household_clone(tmp_path: Path) -> Path:
+    clone = tmp_path / "clone"
+    planning = clone / "data" / "planning" / "igibson"
+    (planning / "simple").mkdir(parents=True)
+    shutil.copy(ROOT / "pddl_domains" / "household" / "domain.pddl", planning / "domain.pddl")
+    (planning / "simple" / "sorting_books_simple.pddl").write_text(HH_PROBLEM)
+    results = clone / "results" / "final" / "igibson" / "final_cot" / "predicates" / "simple" / "TestVLM"
+    results.mkdir(parents=True)
+    metadata = {"model_name": "TestVLM", "prompt_path": "data/prompts/benchmark/igibson/prompt_cot.md",
+                "problems_dir": "data/planning/igibson/simple", "fail_probability": 0.0,
+                "enumerate_initial_state": False, "job_id": "1_0"}
+    (results / "results_1_0.json").write_text(json.dumps(
+        {HH_KEY: _refused_navigation(), "predicate_accuracy": 0.5, "task_accuracy": 0.0, "metadata": metadata}))
+    return clone
+
+
+def _replay(run, tmp_path: Path) -> dict:
+    log = run.logs[0]
+    replay = str(run.folder / "answers.jsonl") if log.protocol == "viplan-grounder" else str(run.folder)
+    config = RunConfig(suite=run.suites[0], domain=run.domain_file, protocol=log.protocol, grounder="replay",
+                       replay=replay, max_steps=log.max_steps, action_failure=log.fail_probability,
+                       planner="up-oneshot")
+    run_study(config, tmp_path / "replayed", workers=1, progress=False)
+    return {r["id"]: r for r in read_records(tmp_path / "replayed" / "episodes.jsonl")}
+
+
+def test_household_replay_meets_igibsons_refusal_and_scene_objects(tmp_path):
+    clone = _household_clone(tmp_path)
+    [run] = import_results(clone / "results", tmp_path / "run")
+    [logged] = [json.loads(line) for line in (run.folder / "episodes.jsonl").read_text().splitlines()]
+    assert logged["stop_reason"] == "loop" and logged["questions"] == 3
+    world = logged["world"]
+    assert world["partial"] and world["moves"] == [{"at": 0, "action": PLAN[0], "executed": False}] * 2
+    assert "(ontop book_2 table_1)" in world["visible"][0]
+    got = _replay(run, tmp_path)[logged["id"]]
+    assert got["outcome"] == "failure" and got["stop_reason"] == "loop", got.get("error")
+    assert got["questions"] == 3
+    asked = [e["atom"] for e in got["events"] if e.get("phase") == "enumerate"]
+    assert "(ontop book_2 table_1)" in asked  # ViPlan asks env.visible_predicates, scene objects included
+
+
+def _fail_noop_run(tmp_path: Path) -> Path:
+    """A Blocksworld run with fail_probability 0.1: the first move is a no-op, ViPlan replans, the second lands."""
+    from toolkit.agents.viplan_atoms import effect_expectations, precondition_expectations
+
+    clone = tmp_path / "clone"
+    shutil.copytree(CLONE / "data", clone / "data")
+    problem = clone / "data/planning/blocksworld/problems/simple/simple_problem_0.pddl"
+    task = load_task(clone / "data/planning/blocksworld/domain.pddl", problem)
+
+    def key(atom: Atom) -> str:
+        return f"{atom.predicate.lower()} {','.join(a.lower() for a in atom.args)}"
+
+    def enumeration(state: frozenset[Atom]) -> dict:
+        return {key(a): ["yes" if a in state else "no"] * 2 for a in task.all_atoms()}
+
+    def checks(pairs, state) -> dict:
+        out = {key(a): ["yes" if a in state else "no", 0.9, 0.1, None, (a in state) == want, "", True]
+               for a, want in pairs}
+        out["all_correct"] = all(v[4] for v in out.values())
+        return out
+
+    move = task.action("moveBlock", ["R", "C2"])
+    before, after = task.init, move.apply(task.init)
+    pre = precondition_expectations(task, move)
+    attempts = [
+        {"action": "moveblock(r, c2)", "action_correct": False, "preconditions_results": checks(pre, before),
+         "effects_results": checks(effect_expectations(move, before), before), "action_info": "no-op"},
+        {"action": "moveblock(r, c2)", "action_correct": True, "preconditions_results": checks(pre, before),
+         "effects_results": checks(effect_expectations(move, before), after), "action_info": "success"},
+    ]
+    episode = {"initial_state_enum": {"results": enumeration(before), "statistics": {}}, "all_correct": False,
+               "goal_reached": True, "action_results": attempts,
+               "replans": [{"enum_results": enumeration(before), "enum_metrics": {}, "step": 1,
+                            "actions": ["moveblock(r, c2)"]}], "remaining_actions": []}
+    folder = clone / "results/final/blocksworld/final_fail01_no_cot/predicates/simple/TestVLM"
+    folder.mkdir(parents=True)
+    metadata = {"model_name": "TestVLM", "prompt_path": "data/prompts/benchmark/blocksworld/prompt.md",
+                "problems_dir": "data/planning/blocksworld/problems/simple", "fail_probability": 0.1,
+                "enumerate_initial_state": True, "job_id": "2_0"}
+    (folder / "results_2_0.json").write_text(json.dumps({
+        "data/planning/blocksworld/problems/simple/simple_problem_0.pddl": episode, "predicate_accuracy": 1.0,
+        "task_accuracy": 1.0, "metadata": metadata}))
+    return clone
+
+
+def test_fail01_replay_takes_the_logged_no_op(tmp_path):
+    clone = _fail_noop_run(tmp_path)
+    [run] = import_results(clone / "results", tmp_path / "run")
+    [logged] = [json.loads(line) for line in (run.folder / "episodes.jsonl").read_text().splitlines()]
+    assert logged["world"]["moves"][0] == {"at": 0, "action": "moveblock(r, c2)", "executed": True, "ran": None}
+    got = _replay(run, tmp_path)[logged["id"]]
+    assert (got["outcome"], got["questions"], got["replans"]) == ("success", logged["questions"], 1), got.get("error")
+    assert [e.get("failure") for e in got["events"] if e.get("phase") == "act"] == ["no_effect", None]
+
+
+def _blocks() -> tuple:
+    task = load_task(CLONE / "data/planning/blocksworld/domain.pddl",
+                     CLONE / "data/planning/blocksworld/problems/simple/simple_problem_0.pddl")
+    return task, task.action("moveBlock", ["R", "C2"])
+
+
+def test_world_script_moves_truths_and_goal():
+    task, move = _blocks()
+    script = WorldScript()
+    script.observe(Atom("clear", ("R",)), False, True)  # the log's truth overrides PDDL's initial state
+    script.move("moveblock(r, c2)", False)
+    script.move("moveblock(r, c2)", True, "moveblock(r, c1)")  # the failure moved the block elsewhere
+    script.goal_reached = True
+    world = ReplayedWorld(task, WorldScript.from_json(json.loads(json.dumps(script.to_json()))))
+    assert Atom("clear", ("R",)) not in world.true_state() and world.observe().visible is None
+    first = world.execute(move)
+    assert not first.executed and world.observe().state_key == ("replayed", 0)
+    second = world.execute(move)
+    assert second.executed and second.failure == "ran (moveBlock R C1)"
+    assert task.goal_holds(world.true_state())  # the environment said the goal was reached
+    with pytest.raises(ReplayDiverged, match="never tried it there") as err:
+        world.execute(move)
+    assert err.value.error_kind == "replay" and isinstance(err.value, PgtError)
+
+
+def test_partial_view_is_what_the_log_asked():
+    task, _ = _blocks()
+    script = WorldScript(partial=True)
+    script.observe(Atom("clear", ("R",)), True, True)
+    script.observe(Atom("on", ("R", "G")), False, False)  # read from the true state: not in view
+    world = ReplayedWorld(task, script)
+    assert world.observe().visible == frozenset({Atom("clear", ("R",))})
+
+
+def test_household_planner_lets_the_environment_judge_unchecked_actions(tmp_path):
+    """ViPlan posts a reply's action to the iGibson server unchecked; the server ran grasp(window_1)."""
+    from scene_graphs.registry import make_world
+    from toolkit.agents.vlm_planner import _hh_action
+
+    problem = tmp_path / "sorting_books_simple.pddl"
+    problem.write_text(HH_PROBLEM)
+    task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
+    names = {n.lower(): n for n in task.domain.actions}
+    wrong_type = _hh_action(task, names, "grasp", ["table_1"])  # table_1 is no movable
+    unknown = _hh_action(task, names, "navigate-to", ["counter_1"])  # a scene object the problem lacks
+    assert str(wrong_type) == "(grasp table_1)" and str(unknown) == "(navigate-to counter_1)"
+    assert _hh_action(task, names, "grasp", ["table_1", "shelf_1"]) is None  # the server cannot read it
+    own = make_world(task, failure_prob=0.0, seed=0)
+    own.reset(0)
+    assert not own.execute(wrong_type).executed and not own.execute(unknown).executed  # pgt's world refuses
+    script = WorldScript(partial=True)
+    script.move("grasp(table_1)", True, None)  # iGibson: "executed but failed"
+    script.move("navigate-to(counter_1)", True)
+    replayed = ReplayedWorld(task, script)
+    assert replayed.execute(wrong_type).executed and replayed.execute(unknown).executed
+    assert Atom("reachable", ("counter_1",)) in replayed.true_state()
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not os.environ.get("PGT_VIPLAN"), reason="set PGT_VIPLAN to a ViPlan checkout to run")
+@pytest.mark.parametrize("run", ["igibson/final_cot/vila/*/gpt-4.1",
+                                 "blocksworld/final_fail01_no_cot/vila/*/gpt-4.1-nano"])
+def test_released_planner_runs_replay_exactly(run, tmp_path):
+    """Released planner runs (iGibson's; one with action failures) replayed: every outcome and step count."""
+    from benchmarks.bench_viplan_replay import Row, checkout, compare, replay
+
+    root = checkout(os.environ["PGT_VIPLAN"])
+    stage = tmp_path / "logs"
+    stage.mkdir()
+    for path in sorted((root / "results" / "final").glob(f"{run}/results_*.json")):
+        (stage / f"results_{path.parent.parent.name}_{path.name.removeprefix('results_')}").symlink_to(path)
+    [imported] = import_results(stage, tmp_path / "run", viplan=str(root))
+    row = Row()
+    for index, log in enumerate(imported.logs):
+        compare(imported, log.split, replay(imported, index, tmp_path / log.split, 1, "up-oneshot"), row)
+    assert row.episodes >= 50 and row.crashes == 0, row.disagreements[:3]
+    assert row.outcome == row.episodes and row.counts == row.episodes, row.disagreements[:3]
+
+
+def test_goal_outcome_the_run_reported_wins_over_pddls():
+    """The run checked the goal after each action and went on: it did not hold before the end."""
+    task, move = _blocks()
+    script = WorldScript(goal_checked=True)
+    script.move("moveblock(r, c2)", True)  # PDDL: (on R G), the goal; the environment: not reached yet
+    script.move("moveblock(r, c2)", False)
+    script.goal_reached = False
+    world = ReplayedWorld(task, script)
+    world.execute(move)
+    assert not task.goal_holds(world.true_state())
+
+
+def test_a_conditional_effect_viplan_asked_tells_its_hidden_condition(tmp_path):
+    """open-container: ViPlan asked whether book_1 became reachable, so book_1 was inside in iGibson."""
+    from benchmarks.viplan_episodes import Walk, _hidden_truth_from_effects
+
+    problem = tmp_path / "p.pddl"
+    problem.write_text("(define (problem p) (:domain igibson) (:objects cabinet_1 - container book_1 - movable)"
+                       " (:init (reachable cabinet_1)) (:goal (and (holding book_1))))")
+    task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
+    walk = Walk(task, "simple/p/seed0", "TestVLM", partial=True)
+    answer = ["yes", 0.9, 0.1, None, True, "Yes", True]
+    _hidden_truth_from_effects(walk, "open-container(cabinet_1)",
+                               {"open cabinet_1": answer, "reachable book_1": answer, "all_correct": True})
+    assert Atom("inside", ("book_1", "cabinet_1")) in walk.state
+    assert walk.script.truth[0] == {"(inside book_1 cabinet_1)": True}

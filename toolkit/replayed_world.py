@@ -1,0 +1,221 @@
+"""A world that replays a recorded run's environment: what the recorded simulator answered, not pgt's.
+
+A replay of a released run (``pgt run --grounder replay`` on a run ``pgt import``
+made) must meet the environment the run met. pgt's own worlds are models of
+ViPlan's: its household world is not iGibson (a ``navigate-to`` that iGibson
+refused runs in pgt's world; iGibson's ``navigate-to`` leaves other objects
+reachable), and its action failures are drawn from pgt's seed, not ViPlan's. So a
+replay takes the environment's side from the log, in this one place:
+
+- **which actions ran**: every ``execute`` is looked up in the script by position
+  (the number of actions that ran so far) and action; the recorded outcome is the
+  answer (refused, ran, ran as another action, or ran without effect: ViPlan's
+  ``BlocksworldSimulator.apply_action`` info ``no-op`` / the action that really ran
+  under ``fail_probability``). An action the log never tried there is a
+  :class:`ReplayDiverged` error naming it (the replay cannot go on);
+- **the true state**: PDDL's effects of what ran, corrected at each position by
+  every true value the log recorded there (the truth beside each answer, the
+  hidden preconditions' values, the enumerations' truth), and by the recorded goal
+  outcome (ViPlan's ``env.goal_reached``: at the end, and, where the run checked it
+  after every action, before the end too);
+- **what the view shows**: on a partially observable run, the atoms the log asked
+  about at that position (ViPlan asks exactly ``env.visible_predicates``), including
+  atoms over scene objects the problem file does not declare; on a fully
+  observable one, everything.
+
+The script is plain JSON (:meth:`WorldScript.to_json`), stored in each imported
+episode record under ``world``; :func:`benchmarks.runner.make_environment` uses it
+whenever a replayed record carries one.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from toolkit import model as m
+from toolkit.errors import PgtError
+from toolkit.model import Atom
+from toolkit.protocols import Observation, StepOutcome
+from toolkit.task import GroundAction, Task
+
+
+class ReplayDiverged(PgtError):
+    """The replay did what the recorded run never did: there is no recorded outcome to give."""
+
+    error_kind = "replay"  # the runner's kind for "the log cannot answer this" (never a crash)
+
+
+@dataclass
+class Move:
+    """One recorded ``execute``: at ``position``, ``action`` was tried; ``executed``; ``ran`` what really ran."""
+
+    position: int
+    action: str
+    executed: bool
+    ran: str | None = ""  # "": the action itself; None: nothing (a no-op failure); else the action that ran
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"at": self.position, "action": self.action, "executed": self.executed}
+        if self.ran != "":
+            out["ran"] = self.ran
+        return out
+
+
+@dataclass
+class WorldScript:
+    """A recorded environment: per position, the true values and the view; the moves; the goal outcome."""
+
+    partial: bool = False
+    truth: list[dict[str, bool]] = field(default_factory=lambda: [{}])  # per position: atom text -> value
+    visible: list[list[str]] = field(default_factory=lambda: [[]])  # per position (partial runs)
+    moves: list[Move] = field(default_factory=list)
+    goal_reached: bool | None = None
+    # the run asked its environment whether the goal held after every action and went on while it did not
+    # (ViPlan's planning_loop: ``while not env.goal_reached``), so it did not hold before the last position
+    goal_checked: bool = False
+
+    @property
+    def position(self) -> int:
+        return len(self.truth) - 1
+
+    def observe(self, atom: Atom, value: bool | None, visible: bool) -> None:
+        """Record a value (None: unknown) the log gives for ``atom`` at the current position."""
+        if value is not None:
+            self.truth[-1][str(atom)] = value
+        if visible and self.partial and str(atom) not in self.visible[-1]:
+            self.visible[-1].append(str(atom))
+
+    def move(self, action: str, executed: bool, ran: str | None = "") -> None:
+        self.moves.append(Move(self.position, action, executed, ran))
+        if executed:
+            self.truth.append({})
+            self.visible.append([])
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"partial": self.partial, "truth": self.truth, "moves": [mv.to_json() for mv in self.moves],
+                               "goal_reached": self.goal_reached}
+        if self.goal_checked:
+            out["goal_checked"] = True
+        if self.partial:
+            out["visible"] = self.visible
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> WorldScript:
+        try:
+            truth = [{str(k): bool(v) for k, v in frame.items()} for frame in data["truth"]]
+            moves = [Move(int(mv["at"]), str(mv["action"]), bool(mv["executed"]), mv.get("ran", ""))
+                     for mv in data["moves"]]
+            partial = bool(data.get("partial"))
+            visible = [list(map(str, v)) for v in data["visible"]] if partial else [[] for _ in truth]
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise PgtError(f"a recorded world script that does not read: {type(exc).__name__}: {exc}") from None
+        return cls(partial, truth, visible, moves, data.get("goal_reached"), bool(data.get("goal_checked")))
+
+
+def action_text(name: str, args: tuple[str, ...] | list[str]) -> str:
+    """One spelling for an action however it was written: ``moveblock r c3`` for ``moveBlock(R, c3)``."""
+    return " ".join(x.lower() for x in (name, *args))
+
+
+def _parse_action(text: str) -> tuple[str, tuple[str, ...]]:
+    name, _, rest = text.strip().partition("(")
+    args = tuple(a.strip() for a in rest.rstrip(") ").split(",") if a.strip()) if rest else tuple(name.split()[1:])
+    return (name.split()[0] if not rest else name.strip()), args
+
+
+class ReplayedWorld:
+    """The :class:`toolkit.protocols.Environment` of a recorded run (see the module docstring)."""
+
+    def __init__(self, task: Task, script: WorldScript, source: str = "the recorded run") -> None:
+        self.task, self.script, self.source = task, script, source
+        self._moves: dict[tuple[int, str], list[Move]] = defaultdict(list)
+        for mv in script.moves:
+            self._moves[(mv.position, action_text(*_parse_action(mv.action)))].append(mv)
+        self.reset()
+
+    def reset(self, seed: int | None = None) -> Observation:
+        self.position = 0
+        self._tried: dict[tuple[int, str], int] = defaultdict(int)
+        self._state = self._corrected(self.task.init, 0)
+        return self.observe()
+
+    def observe(self) -> Observation:
+        visible = None
+        if self.script.partial:
+            frame = self.script.visible[self.position] if self.position < len(self.script.visible) else []
+            visible = frozenset(Atom.parse(a) for a in frame)
+        return Observation(self.position, self._state, visible, None, ("replayed", self.position))
+
+    def true_state(self) -> frozenset[Atom]:
+        return self._state
+
+    def execute(self, action: GroundAction) -> StepOutcome:
+        key = (self.position, action_text(action.name, action.args))
+        recorded = self._moves.get(key)
+        if not recorded:
+            tried = sorted({mv.action for mv in self.script.moves if mv.position == self.position})
+            raise ReplayDiverged(f"the replay executed {action} after {self.position} actions ran, and "
+                                 f"{self.source} never tried it there (it tried: {', '.join(tried) or 'nothing'})")
+        index = min(self._tried[key], len(recorded) - 1)
+        self._tried[key] += 1
+        mv = recorded[index]
+        if not mv.executed:
+            return StepOutcome(str(action), False, None, self.observe())
+        failure = None
+        state = self._state
+        if mv.ran is None:
+            failure = "no_effect"
+        else:
+            ran = action
+            if mv.ran and action_text(*_parse_action(mv.ran)) != key[1]:
+                name, args = _parse_action(mv.ran)
+                ran = self.task.action(name, args)
+                failure = f"ran {ran}"
+            state = ran.apply(state)
+        self.position += 1
+        self._state = self._corrected(state, self.position)
+        return StepOutcome(str(action), True, failure, self.observe())
+
+    def _corrected(self, state: frozenset[Atom], position: int) -> frozenset[Atom]:
+        """``state`` with the values the log recorded at ``position`` (and the goal outcome at the last one)."""
+        frame = self.script.truth[position] if position < len(self.script.truth) else {}
+        out = set(state)
+        for text, value in frame.items():
+            atom = Atom.parse(text)
+            if value:
+                out.add(atom)
+            else:
+                out.discard(atom)
+        last = position == self.script.position
+        if last and self.script.goal_reached and not self.task.goal_holds(frozenset(out)):
+            for atom, value in goal_literals(self.task.problem.goal):  # the environment said the goal holds
+                if value:
+                    out.add(atom)
+                else:
+                    out.discard(atom)
+        elif (self.script.goal_checked and not last or last and self.script.goal_reached is False) and \
+                self.task.goal_holds(frozenset(out)):
+            # the environment said the goal did not hold (which of its atoms failed it did not say): the
+            # first goal literal the log does not pin here is taken as the one that failed
+            for atom, value in goal_literals(self.task.problem.goal):
+                if str(atom) not in frame:
+                    if value:
+                        out.discard(atom)
+                    else:
+                        out.add(atom)
+                    break
+        return frozenset(out)
+
+
+def goal_literals(goal: m.Condition) -> Iterator[tuple[Atom, bool]]:
+    """The literals of a conjunctive goal (what ``goal_reached`` asserts; other connectives say nothing)."""
+    if isinstance(goal, m.Pred):
+        yield Atom(goal.predicate, tuple(goal.terms)), True
+    elif isinstance(goal, m.Not) and isinstance(goal.arg, m.Pred):
+        yield Atom(goal.arg.predicate, tuple(goal.arg.terms)), False
+    elif isinstance(goal, m.And):
+        for part in goal.parts:
+            yield from goal_literals(part)
