@@ -154,3 +154,9 @@ class LohoWorld:
     def done(self) -> bool:
         """LoHoRavens' binary success (``Task.done()``: no step left, or the score ≥ 0.98)."""
         return self.rewards.done()
+
+    def benchmark_metrics(self) -> dict[str, Any]:
+        """What a ``pgt run`` episode records beside its own metrics: LoHoRavens' partial reward, ``done()``
+        and the reward after every action, as the official loop sums them."""
+        return {"benchmark": "lohoravens", "family": self.instance.family, "total_reward": self.score(),
+                "success": self.done(), "reward_trace": list(self.trace), "max_steps": self.instance.max_steps}
