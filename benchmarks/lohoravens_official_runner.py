@@ -144,13 +144,17 @@ class Run:
         u, v = utils.xyz_to_pix(pose0[0], self.task.bounds, self.task.pix_size)
         return int(mask[min(max(u, 0), mask.shape[0] - 1), min(max(v, 0), mask.shape[1] - 1)])
 
-    def target_of(self, obj_id: int, act: dict) -> str:
-        """Where the oracle means the object to go: the goal target nearest the object's intended pose."""
+    def intended(self, obj_id: int, act: dict) -> Any:
+        """Where the oracle's place pose puts the object (``pose1`` times the grasp, as ``Task.oracle`` built it)."""
         from cliport.utils import utils
 
         obj_pose = self.p.getBasePositionAndOrientation(obj_id)
         obj_to_pick = utils.multiply(utils.invert(act["pose0"]), obj_pose)
-        xyz = self.np.float32(utils.multiply(act["pose1"], obj_to_pick)[0])
+        return self.np.float32(utils.multiply(act["pose1"], obj_to_pick)[0])
+
+    def target_of(self, obj_id: int, act: dict) -> str:
+        """Where the oracle means the object to go: the goal target nearest the object's intended pose."""
+        xyz = self.intended(obj_id, act)
         step = self.task.goals[0]
         if step[5] == "zone":
             for k, (zpose, zsize) in enumerate(self.zones):
@@ -178,7 +182,7 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
     task = _reset(env, tasks, family, seed, mode)
     run = Run(env, task)
     agent = task.oracle(env)
-    moves, official, done_flags = [], [], []
+    moves, aims, official, done_flags = [], [], [], []
     info = env.info
     for _ in range(task.max_steps):
         act = agent.act(None, info)
@@ -186,17 +190,18 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
             break
         obj = run.picked(act["pose0"])
         moves.append([f"o{obj}", run.target_of(obj, act)])
+        aims.append([float(v) for v in run.intended(obj, act)])
         _obs, _reward, done, info = env.step(act)
         official.append(float(task._rewards))
         done_flags.append(bool(done))
         if done:
             break
     return {"family": family, "seed": seed, "mode": mode, "order": "oracle", "steps": run.steps,
-            "start": run.start, "start_points": run.start_points, "moves": moves, "official": official, "done": done_flags,
+            "start": run.start, "start_points": run.start_points, "moves": moves, "aims": aims, "official": official, "done": done_flags,
             "max_steps": int(task.max_steps)}
 
 
-def _feasible_order(rec: dict, env: Any, rng: random.Random) -> list[list[str]]:
+def _feasible_order(rec: dict, env: Any, rng: random.Random) -> list[int]:
     """A random order of the oracle's moves that the physics allows (see the module docstring)."""
     import numpy as np
     import pybullet as p
@@ -222,41 +227,37 @@ def _feasible_order(rec: dict, env: Any, rng: random.Random) -> list[list[str]]:
             if not blocked and not under:
                 ok.append(i)
         i = rng.choice(ok or left)
-        out.append(list(moves[i]))
+        out.append(i)
         left.remove(i)
     return out
 
 
-def replay(env: Any, tasks: Any, rec: dict, moves: list[list[str]], order: str) -> dict:
-    """The moves driven through ``env.step`` with the oracle's pose arithmetic (``Task.oracle``)."""
+def replay(env: Any, tasks: Any, rec: dict, order: list[int], name: str) -> dict:
+    """The oracle's moves in ``order`` driven through ``env.step``: the pick pose on the object, the place pose
+    at the pose the oracle aimed the object at, with the oracle's pose arithmetic (``Task.oracle``)."""
     import numpy as np
     import pybullet as p
     from cliport.utils import utils
 
     task = _reset(env, tasks, rec["family"], rec["seed"], rec["mode"])
-    run = Run(env, task)
-    by_name = {v: k for k, v in run.names.items()}
-    zone_of = {}
-    for step in rec["steps"]:
-        if step["metric"] == "zone":
-            for obj, xyz in zip(step["objects"], step["zone_targets"], strict=False):
-                zone_of[obj] = xyz
-    official, done_flags = [], []
-    for obj, targ in moves:
+    official, done_flags, moves = [], [], []
+    for i in order:
+        obj, targ = rec["moves"][i]
         oid = int(obj[1:])
         obj_pose = p.getBasePositionAndOrientation(oid)
         pick = (np.asarray(obj_pose[0]) + np.array([0, 0, 0.02]), np.asarray((0, 0, 0, 1)))
-        goal_xyz = by_name.get(targ) or zone_of.get(obj)
         euler = utils.quatXYZW_to_eulerXYZ(obj_pose[1])
         obj_pose = (obj_pose[0], utils.eulerXYZ_to_quatXYZW((0, 0, euler[2])))
         pick_to_obj = utils.invert(utils.multiply(utils.invert(pick), obj_pose))
-        place = utils.multiply((tuple(goal_xyz), (0, 0, 0, 1)), pick_to_obj)
+        place = utils.multiply((tuple(rec["aims"][i]), (0, 0, 0, 1)), pick_to_obj)
         _obs, _r, done, _info = env.step({"pose0": pick, "pose1": (np.asarray(place[0]), np.asarray((0, 0, 0, 1)))})
+        moves.append([obj, targ])
         official.append(float(task._rewards))
         done_flags.append(bool(done))
         if done:
             break
-    return {**rec, "order": order, "moves": moves[:len(official)], "official": official, "done": done_flags}
+    return {**rec, "order": name, "moves": moves, "aims": [rec["aims"][i] for i in order[:len(moves)]],
+            "official": official, "done": done_flags}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -285,7 +286,11 @@ def main(argv: list[str] | None = None) -> int:
                 rng = random.Random(seed)
                 for k in range(args.reorders):
                     _reset(env, tasks, family, seed, args.mode)
-                    order = _feasible_order(rec, env, rng)
+                    identity = list(range(len(rec["moves"])))
+                    for _ in range(50):  # an order other than the oracle's, where the physics allows one
+                        order = _feasible_order(rec, env, rng)
+                        if order != identity:
+                            break
                     emit(replay(env, tasks, rec, order, f"reordered-{k + 1}"))
             except Exception as exc:  # one family's failure is reported, the others still run
                 emit({"family": family, "seed": seed, "error": f"{type(exc).__name__}: {exc}"})

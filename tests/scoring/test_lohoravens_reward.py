@@ -169,3 +169,13 @@ def test_even_blocks_keep_the_official_zone_slip():
     assert all(place != "zone-green" for _, place in inst.oracle())
     assert trace(list(inst.steps), inst.start(), inst.oracle()) == [0.0, 0.0]
     assert trace(list(inst.steps), inst.start(), [(b, "zone-green") for b in step.objects]) == [0.5, 1.0]
+
+
+def test_stacking_on_a_zone_scores_its_z_matched_share_as_the_zone_share():
+    inst = make_instance("stack-all-blocks-on-a-zone", 1)  # 3 blocks, the green zone
+    (step,) = inst.steps
+    assert step.metric == "zone_with_z_match" and inst.max_steps == 3 + 2
+    assert inst.instruction == "Stack all the blocks on the green zone."
+    assert trace(list(inst.steps), inst.start(), inst.oracle()) == pytest.approx([1 / 3, 2 / 3, 1.0])
+    with pytest.raises(PgtError, match="metric must be one of pose, zone, zone_with_z_match"):
+        GoalStep(("a",), ((True,),), ("z",), "area", 1.0)

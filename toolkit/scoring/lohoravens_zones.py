@@ -1,8 +1,8 @@
-"""LoHoRavens' zone families as seeded symbolic instances: moving blocks between the table's quarters, and the
-blocks of a colour that occurs an even number of times into the zone of that colour.
+"""LoHoRavens' zone families as seeded symbolic instances: moving blocks between the table's quarters, the
+blocks of a colour that occurs an even number of times into the zone of that colour, all blocks onto a zone.
 
 Each builder reads one ``reset()`` of the official registry (Shengqiang-Zhang/LoHo-Ravens,
-``cliport/tasks/move_blocks.py`` and ``arithmetic_reasoning.py``). They score with the
+``cliport/tasks/move_blocks.py``, ``arithmetic_reasoning.py`` and ``stack_blocks.py``). They score with the
 ``zone`` metric: the share of the listed blocks' points inside the zone
 (:func:`toolkit.scoring.lohoravens.step_reward`), so a 6 cm block weighs 27 points
 against a 4 cm block's 8.
@@ -123,10 +123,27 @@ def even_blocks(rng: random.Random, mode: str, seed: int) -> Instance:
                     "Put the blocks of an even number in the zone with the matching color.")
 
 
+def stack_on_zone(rng: random.Random, mode: str, seed: int) -> Instance:
+    """stack-all-blocks-on-a-zone (stack_blocks.py, StackAllBlocksOnAZone.reset): 3-5 blocks of distinct colours
+    and a 10 cm zone of any colour (both from ``TRAIN_COLORS``: ``StackBlocks.__init__`` reads ``get_colors()``
+    before ``mode`` is set); one ``zone_with_z_match`` step over the stack's levels (np.ones), weight 1;
+    ``input_manipulate_order``; ``max_steps = n_blocks + 2``. Symbolically the step is the zone share (see
+    :mod:`toolkit.scoring.lohoravens`): the reward asks the blocks into the zone, stacking is how 3-5 blocks
+    fit a 10 cm zone."""
+    n = rng.randint(3, 5)
+    blocks = tuple(f"{c}-block" for c in rng.sample(TRAIN_COLORS, n))
+    zone = f"zone-{rng.choice(TRAIN_COLORS)}"
+    step = GoalStep(blocks, tuple((True,) for _ in blocks), (zone,), "zone_with_z_match", 1.0,
+                    tuple(box_points(SMALL) for _ in blocks))
+    return Instance("stack-all-blocks-on-a-zone", seed, blocks, (zone, "table"), tuple((b, "table") for b in blocks),
+                    (step,), n + 2, instruction=f"Stack all the blocks on the {zone.removeprefix('zone-')} zone.")
+
+
 ZONE_FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
     "move-blocks-between-absolute-positions": move_blocks,
     "move-blocks-between-absolute-positions-by-color": move_blocks_by_color,
     "move-blocks-between-absolute-positions-by-size": move_blocks_by_size,
     "move-blocks-between-absolute-positions-by-size-and-color": move_blocks_by_size_and_color,
     "put-even-blocks-in-same-color-zone": even_blocks,
+    "stack-all-blocks-on-a-zone": stack_on_zone,
 }
