@@ -22,8 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from toolkit import model as m
 from toolkit.errors import PgtError
+# A state's static part is not scored: the predicates some action changes are the fluents.
+from toolkit.known_facts import changed_predicates as fluent_predicates
 from toolkit.model import Atom
 from toolkit.plans import Reason
 from toolkit.scoring.metrics import SetScores, set_scores
@@ -146,24 +147,6 @@ def parse_state(text: str, task: Task | None = None) -> ParsedState:
         if not found and leftover and leftover.lower() not in ("and",):
             unparsed.append(line)
     return ParsedState(frozenset(atoms), tuple(sorted(set(unknown))), tuple(negated), tuple(unparsed))
-
-
-def _effect_predicates(effect: m.Effect, out: set[str]) -> None:
-    if isinstance(effect, (m.AddEffect, m.DelEffect)):
-        out.add(effect.atom.predicate)
-    elif isinstance(effect, m.AndEffect):
-        for part in effect.parts:
-            _effect_predicates(part, out)
-    elif isinstance(effect, (m.ForallEffect, m.WhenEffect)):
-        _effect_predicates(effect.body, out)
-
-
-def fluent_predicates(domain: m.Domain) -> frozenset[str]:
-    """Predicates that some action adds or deletes; the others are static."""
-    out: set[str] = set()
-    for schema in domain.actions.values():
-        _effect_predicates(schema.effect, out)
-    return frozenset(out)
 
 
 @dataclass(frozen=True)
