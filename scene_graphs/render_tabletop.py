@@ -8,7 +8,9 @@ size (6 cm blocks are drawn larger); the blocks under it show only as stacked ed
 be reasoned about, as in the benchmark. Places are cells in a fixed order: bowls as
 rings of their colour, coloured zones as tinted squares, target poses and pyramid
 slots as dashed squares, table quarters and the free table as labelled areas.
-Labels can be turned off so a VLM must look rather than read.
+Labels name things as the Planner-Actor-Reporter instructions and a VLM's questions
+do (:func:`toolkit.agents.par.display`: "green bowl", "1st target"; a block's label
+drops the word "block"); they can be turned off so a VLM must look rather than read.
 The output is a pure function of the state (byte-identical for the same state).
 """
 
@@ -18,6 +20,7 @@ import io
 
 from scene_graphs.colours import NAMED, text_colour
 from scene_graphs.fonts import font
+from toolkit.agents.par import display
 
 SMALL_PX, BIG_PX = 50, 66  # 4 cm and 6 cm blocks
 CELL_H = 150
@@ -75,7 +78,8 @@ def render_tabletop(places: tuple[str, ...], on: dict[str, str], *, labels: bool
             for tower in towers:
                 bx = _draw_tower(draw, tower, bx, y + CELL_H // 2, name_font if labels else None) + PAD
             if labels:
-                draw.text((x + w // 2, y + CELL_H + label_h // 2), place, fill=INK, font=label_font, anchor="mm")
+                draw.text((x + w // 2, y + CELL_H + label_h // 2), display(place), fill=INK, font=label_font,
+                          anchor="mm")
             x += w + PAD
         y += CELL_H + label_h + PAD
     out = io.BytesIO()
@@ -121,6 +125,6 @@ def _draw_tower(draw: object, tower: list[str], x: int, cy: int, name_font: obje
     fill = _colour(top)
     draw.rectangle((ox, cy - side // 2, ox + side, cy + side // 2), fill=fill, outline=(0, 0, 0), width=2)
     if name_font is not None:
-        draw.text((ox + side // 2, cy), top.replace("-block", "").replace("big-", ""), fill=text_colour(fill),
-                  font=name_font, anchor="mm")
+        draw.multiline_text((ox + side // 2, cy), display(top).removesuffix(" block").replace(" ", "\n"),
+                            fill=text_colour(fill), font=name_font, anchor="mm", align="center")
     return ox + max(side, BIG_PX)

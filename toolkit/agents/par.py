@@ -41,9 +41,12 @@ def display(name: str) -> str:
 
     >>> display("big-red-block"), display("bowl-red"), display("target-2"), display("green-block-1")
     ('red block', 'red bowl', '2nd target', '1st green block')
+    >>> display("zone-green"), display("top-left-area-zone")
+    ('green zone', 'top left area zone')
     """
-    if name.startswith("bowl-"):
-        return f"{name[5:]} bowl"
+    for kind in ("bowl", "zone"):
+        if name.startswith(f"{kind}-"):
+            return f"{name[len(kind) + 1:]} {kind}"
     base, _, number = name.removeprefix("big-").rpartition("-")
     if number.isdigit() and base:
         n = int(number)
