@@ -179,3 +179,17 @@ def test_stacking_on_a_zone_scores_its_z_matched_share_as_the_zone_share():
     assert trace(list(inst.steps), inst.start(), inst.oracle()) == pytest.approx([1 / 3, 2 / 3, 1.0])
     with pytest.raises(PgtError, match="metric must be one of pose, zone, zone_with_z_match"):
         GoalStep(("a",), ((True,),), ("z",), "area", 1.0)
+
+
+def test_step_by_step_variants_keep_the_official_instructions():
+    detailed = make_instance("put-blocks-into-matching-bowls-with-details", 3)
+    (step,) = detailed.steps  # the matching-bowl step: np.eye, weight 1
+    assert step.max_reward == 1.0 and all(step.matches[i][j] == (i == j) for i in range(len(step.objects))
+                                          for j in range(len(step.targets)))
+    bowls = [p.removeprefix("bowl-") for p in detailed.places if p.startswith("bowl-")]
+    assert detailed.instruction.startswith("The goal is that Put the blocks in the bowls with matching colors. ")
+    assert detailed.instruction.count("Pick up the") == len(bowls)  # one per bowl, blocks or not
+    # the zone variant's details go to lang_goals[1]: the planner is told lang_goals[0], the plain goal
+    stacked = make_instance("stack-all-blocks-on-a-zone-with-details", 1)
+    zone = stacked.steps[0].targets[0].removeprefix("zone-")
+    assert stacked.instruction == f"Stack all the blocks on the {zone} zone."

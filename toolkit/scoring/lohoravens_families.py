@@ -32,6 +32,19 @@ def matching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
                     instruction="put the blocks in the bowls with matching colors.")
 
 
+def matching_bowl_with_details(rng: random.Random, mode: str, seed: int) -> Instance:
+    """put-blocks-into-matching-bowls-with-details (PutBlockIntoMatchingBowlWithDetails.reset): the matching-bowl
+    task with ``input_manipulate_order`` and step-by-step instructions in its language goal, one per *bowl*
+    colour, so where there are fewer blocks than bowls it also names blocks that are not there (kept)."""
+    inst = matching_bowl(rng, mode, seed)
+    colours = [b.removeprefix("bowl-") for b in inst.places if b.startswith("bowl-")]
+    steps = " ".join(f"Pick up the {c} block and place it on the {c} bowl." for c in colours)
+    text = ("The goal is that Put the blocks in the bowls with matching colors. "
+            f"The step-by-step instructions are: {steps}")
+    return Instance("put-blocks-into-matching-bowls-with-details", seed, inst.blocks, inst.places, inst.on,
+                    inst.steps, inst.max_steps, instruction=text)
+
+
 def mismatching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
     """put-block-into-mismatching-bowl (PutBlockInMismatchingBowl.reset): 5-7 bowls, 5..n_bowls blocks coloured
     as the first bowls; one pose step, weight 1, ``1 - np.eye``: block i may go to any bowl but bowl i (two
@@ -132,6 +145,7 @@ FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
     "stack-block-pyramid": pyramid,
     "put-all-block-on-corner": corner,
     "put-block-into-mismatching-bowl": mismatching_bowl,
+    "put-blocks-into-matching-bowls-with-details": matching_bowl_with_details,
     **ZONE_FAMILIES,
 }
 

@@ -139,6 +139,15 @@ def stack_on_zone(rng: random.Random, mode: str, seed: int) -> Instance:
                     (step,), n + 2, instruction=f"Stack all the blocks on the {zone.removeprefix('zone-')} zone.")
 
 
+def stack_on_zone_with_details(rng: random.Random, mode: str, seed: int) -> Instance:
+    """stack-all-blocks-on-a-zone-with-details (StackAllBlocksOnAZoneWithDetails.reset): the same instance and
+    goal step; the step-by-step instructions go to a *second* language goal, while the planner is told
+    ``lang_goals[0]``, the plain instruction (``Task.get_lang_goal``), so the details never reach it (kept)."""
+    inst = stack_on_zone(rng, mode, seed)
+    return Instance("stack-all-blocks-on-a-zone-with-details", seed, inst.blocks, inst.places, inst.on, inst.steps,
+                    inst.max_steps, instruction=inst.instruction)
+
+
 ZONE_FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
     "move-blocks-between-absolute-positions": move_blocks,
     "move-blocks-between-absolute-positions-by-color": move_blocks_by_color,
@@ -146,4 +155,5 @@ ZONE_FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
     "move-blocks-between-absolute-positions-by-size-and-color": move_blocks_by_size_and_color,
     "put-even-blocks-in-same-color-zone": even_blocks,
     "stack-all-blocks-on-a-zone": stack_on_zone,
+    "stack-all-blocks-on-a-zone-with-details": stack_on_zone_with_details,
 }
