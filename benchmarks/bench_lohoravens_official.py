@@ -11,7 +11,11 @@ every step: the oracle's order, its prefixes (every step of the trace is a
 truncated sequence) and reordered sequences the physics allows. It also checks
 that the goal-step structure the official reset made (metric, weight, matches
 pattern per step; see :func:`structure`) is one pgt's seeded builder of the
-family makes (:func:`pgt_structures`).
+family makes (:func:`pgt_structures`). Where the traces differ, ``rules`` says
+whether pgt's rules give the official trace on the placement the physics made
+(each zone object's points inside, as the official scene counted them): then the
+difference is the world model's (a block that lands partly outside a zone), not
+the reward rules'.
 
 Needs a snapshot of Shengqiang-Zhang/LoHo-Ravens (``--repo``, the git directory
 ``fetch`` makes) and a venv for it (``--python``; make it with ``python -m venv
@@ -70,9 +74,15 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 
 
 def goal_steps(record: dict[str, Any]) -> list[GoalStep]:
-    """The record's goal steps as pgt's :class:`GoalStep` s."""
-    return [GoalStep(tuple(s["objects"]), tuple(tuple(r) for r in s["matches"]), tuple(s["targets"]), s["metric"],
-                     s["max_reward"], tuple(s.get("points", ()))) for s in record["steps"]]
+    """The record's goal steps as pgt's :class:`GoalStep` s (a zone step's matches are over its target poses,
+    which the zone metric does not read: pgt's have one column per zone)."""
+    out = []
+    for s in record["steps"]:
+        matches = (tuple(tuple(r) for r in s["matches"]) if s["metric"] == "pose"
+                   else tuple(tuple(True for _ in s["targets"]) for _ in s["objects"]))
+        out.append(GoalStep(tuple(s["objects"]), matches, tuple(s["targets"]), s["metric"], s["max_reward"],
+                            tuple(s.get("points", ()))))
+    return out
 
 
 def pgt_trace(record: dict[str, Any]) -> tuple[list[float], list[bool]]:
@@ -87,6 +97,26 @@ def pgt_trace(record: dict[str, Any]) -> tuple[list[float], list[bool]]:
         tracker.reward(state)
         done.append(tracker.done())
     return scores, done
+
+
+def pgt_trace_given_physics(record: dict[str, Any]) -> list[float] | None:
+    """pgt's reward rules on the placement the physics made: the moves as pgt applies them, each zone object's
+    points inside as the official scene counted them after each step (``partial_points``). Equal to the
+    official trace where only the world model (where a block lands) differs, not the rules. None when the
+    record has no such counts (pose families, older records)."""
+    partial = record.get("partial_points")
+    if not partial:
+        return None
+    steps = goal_steps(record)
+    tracker = RewardTrace(steps)
+    state = Placement(dict(record["start"]), {(o, z): n for o, z, n in record.get("start_points", [])})
+    out = []
+    for (obj, place), counts in zip(record["moves"], partial, strict=False):
+        state.at[obj] = place
+        state.in_zone = {(o, z): n for o, z, n in counts}
+        tracker.reward(state)
+        out.append(tracker.rewards)
+    return out
 
 
 def _pattern(matches: Any) -> str:
@@ -122,15 +152,19 @@ def compare(records: list[dict[str, Any]], tol: float = 1e-6) -> list[dict[str, 
     for rec in records:
         if "error" in rec:
             rows.append({"family": rec["family"], "seed": rec["seed"], "order": "error", "steps": 0, "equal": 0,
-                         "first_diff": None, "official": [], "pgt": [], "structure": None, "error": rec["error"]})
+                         "first_diff": None, "official": [], "pgt": [], "structure": None, "rules_equal": None,
+                         "error": rec["error"]})
             continue
         mine, done = pgt_trace(rec)
         equal = [abs(a - b) <= tol and d == e for a, b, d, e in zip(mine, rec["official"], done, rec["done"],
                                                                        strict=True)]
         first = next((i for i, ok in enumerate(equal) if not ok), None)
         ours = pgt_structures(rec["family"]) if rec["family"] in FAMILIES else None
+        physics = pgt_trace_given_physics(rec)
         rows.append({"family": rec["family"], "seed": rec["seed"], "order": rec["order"], "steps": len(equal),
                      "equal": sum(equal), "first_diff": first, "official": rec["official"], "pgt": mine,
+                     "rules_equal": None if physics is None else all(
+                         abs(a - b) <= tol for a, b in zip(physics, rec["official"], strict=True)),
                      "structure": None if ours is None else tuple(structure(rec["steps"])) in ours})
     return rows
 
@@ -158,12 +192,12 @@ def main(argv: list[str] | None = None) -> int:
         for row in rows:
             print(json.dumps(row))
     else:
-        print(f"{'family':62} {'seed':>6} {'order':12} {'equal':>7}  structure  official trace / pgt trace")
+        print(f"{'family':62} {'seed':>6} {'order':12} {'equal':>7}  structure  rules  official trace / pgt trace")
         for r in rows:
             trail = " ".join(f"{v:.3f}" for v in r["official"])
             diff = "" if r["first_diff"] is None else f"  pgt: {' '.join(f'{v:.3f}' for v in r['pgt'])}"
             print(f"{r['family']:62} {r['seed']:>6} {r['order']:12} {r['equal']:>3}/{r['steps']:<3}  "
-                  f"{str(r['structure']):9}  {trail}{diff}{r.get('error', '')}")
+                  f"{str(r['structure']):9}  {str(r['rules_equal']):5}  {trail}{diff}{r.get('error', '')}")
         total, same = sum(r["steps"] for r in rows), sum(r["equal"] for r in rows)
         print(f"\n{same}/{total} steps equal over {len(rows)} runs ({len({r['family'] for r in rows})} families); "
               f"official runs {official_s:.0f} s; done() threshold {DONE_THRESHOLD}")

@@ -84,15 +84,16 @@ class Run:
             self.steps.append(step)
         self.goal_ids = sorted({int(o[1:]) for s in self.steps for o in s["objects"]})
         self.start = {f"o{i}": self.where(i) for i in self.goal_ids}
-        self.start_points = self._partial_points(task)
+        self.start_points = self.zone_points(task.goals)
 
-    def _partial_points(self, task: Any) -> list[list[Any]]:
-        """Objects partly inside a zone at the start: ``[object, zone, points inside]`` (``Task.reward``'s count)."""
+    def zone_points(self, goals: list, every: bool = False) -> list[list[Any]]:
+        """Objects partly inside a zone (``every``: all the zone steps' objects): ``[object, zone, points
+        inside]`` (``Task.reward``'s count), for the zone steps of ``goals``."""
         from cliport.utils import utils
 
         out = []
-        for _objs, _m, _t, _r, _rot, metric, params, _w in task.goals:
-            if metric != "zone":
+        for _objs, _m, _t, _r, _rot, metric, params, _w in goals:
+            if metric not in ("zone", "zone_with_z_match"):
                 continue
             obj_pts, zones = params
             for zone in zones:
@@ -101,7 +102,7 @@ class Run:
                     to_zone = utils.multiply(utils.invert(zpose), self.p.getBasePositionAndOrientation(oid))
                     local = self.np.asarray(utils.apply(to_zone, pts))
                     n = int(self.np.sum((abs(local[0]) < zsize[0] / 2) & (abs(local[1]) < zsize[1] / 2)))
-                    if 0 < n < pts.shape[1]:
+                    if every or 0 < n < pts.shape[1]:
                         out.append([f"o{oid}", name, n])
         return out
 
@@ -182,7 +183,8 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
     task = _reset(env, tasks, family, seed, mode)
     run = Run(env, task)
     agent = task.oracle(env)
-    moves, aims, official, done_flags = [], [], [], []
+    moves, aims, official, done_flags, partial = [], [], [], [], []
+    goals = list(task.goals)  # the steps as reset made them (the task pops them as they complete)
     info = env.info
     for _ in range(task.max_steps):
         act = agent.act(None, info)
@@ -194,11 +196,12 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
         _obs, _reward, done, info = env.step(act)
         official.append(float(task._rewards))
         done_flags.append(bool(done))
+        partial.append(run.zone_points(goals, every=True))
         if done:
             break
     return {"family": family, "seed": seed, "mode": mode, "order": "oracle", "steps": run.steps,
             "start": run.start, "start_points": run.start_points, "moves": moves, "aims": aims, "official": official, "done": done_flags,
-            "max_steps": int(task.max_steps)}
+            "partial_points": partial, "max_steps": int(task.max_steps)}
 
 
 def _feasible_order(rec: dict, env: Any, rng: random.Random) -> list[int]:
