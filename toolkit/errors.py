@@ -63,6 +63,10 @@ class PddlSyntaxError(PgtError):
         super().__init__(f"{where}: {detail}")
 
 
+class DerivedRuleError(PddlSyntaxError):
+    """Derived-predicate rules PDDL 2.2 rules out: a cycle through negation, an action changing one."""
+
+
 class UnsupportedFeatureError(PgtError):
     """A PDDL feature outside the supported fragment (refused, never ignored)."""
 
@@ -71,8 +75,8 @@ class UnsupportedFeatureError(PgtError):
         where = path if line is None else f"{path}:{line}:{column}"
         super().__init__(
             f"{where}: unsupported PDDL feature {feature}; pgt supports STRIPS, typing, "
-            "negative/disjunctive/quantified preconditions, equality, conditional effects (ADL), action costs "
-            "and numeric fluents"
+            "negative/disjunctive/quantified preconditions, equality, conditional effects (ADL), action costs, "
+            "numeric fluents and derived predicates"
         )
 
 

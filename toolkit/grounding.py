@@ -10,19 +10,22 @@ effects, each with its own compiled condition. Every conditional effect is
 evaluated in the old state (PDDL semantics); see :mod:`toolkit.semantics`.
 
 :func:`compile_condition` and :func:`compile_effect` ground one action by walking
-its formulas. :class:`ActionTemplate` (what :class:`toolkit.task.Task` uses) walks
-each schema once per task and grounds an action by substitution; the two agree
+its formulas. :class:`ActionTemplate` (what :class:`toolkit.task.Task` uses) (in
+:mod:`toolkit.templates`) walks each schema once per task and grounds an action by substitution; the two agree
 exactly (``tests/core/test_core_templates.py``).
+
+The templates live in :mod:`toolkit.templates`, which imports this module and
+:mod:`toolkit.semantics`; this module imports neither, so the layers run one way:
+``grounding`` (formulas to ground structures) <- ``semantics`` (evaluate, apply)
+<- ``templates`` (per-schema grounding and fast stepping).
 """
 
 from __future__ import annotations
 
 import functools
 import itertools
-import operator
-import re
 from dataclasses import dataclass, field
-from typing import Callable, Iterator, Union
+from typing import Callable, Union
 
 from toolkit import model as m
 from toolkit.fluents import GCompare, ground_compare
@@ -89,7 +92,7 @@ class ConditionalEffect:
     @property
     def text(self) -> str:
         """``(when <condition> <effect>)``, built only when asked (reports), not at grounding."""
-        return f"(when {self.node} {_effect_text(self.adds, self.dels)})"
+        return f"(when {self.node} {effect_text(self.adds, self.dels)})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,7 +109,7 @@ def _subst(term: str, sub: dict[str, str]) -> str:
     return sub.get(term, term)  # only variables ("?x") are keys
 
 
-def _combos(params: tuple[m.Param, ...], objects_of: ObjectsOf):
+def combos(params: tuple[m.Param, ...], objects_of: ObjectsOf):
     names = [v for v, _ in params]
     for values in itertools.product(*(objects_of(t) for _, t in params)):
         yield names, values
@@ -133,7 +136,7 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
         return ground_compare(cond, sub, positive, bindings)
     if isinstance(cond, (m.Forall, m.Exists)):
         parts = []
-        for names, values in _combos(cond.params, objects_of):
+        for names, values in combos(cond.params, objects_of):
             inner = dict(sub)
             inner.update(zip(names, values))
             parts.append(ground_condition(cond.body, inner, objects_of, positive,
@@ -194,11 +197,11 @@ def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf)
     adds: set[Atom] = set()
     dels: set[Atom] = set()
     conditional: list[ConditionalEffect] = []
-    _walk_effect(effect, sub, (), objects_of, adds, dels, conditional)
+    walk_effect(effect, sub, (), objects_of, adds, dels, conditional)
     return CompiledEffect(frozenset(adds), frozenset(dels), tuple(conditional))
 
 
-def _walk_effect(effect: m.Effect, sub: dict[str, str], conds: tuple[m.Condition, ...], objects_of: ObjectsOf,
+def walk_effect(effect: m.Effect, sub: dict[str, str], conds: tuple[m.Condition, ...], objects_of: ObjectsOf,
                  adds: set[Atom], dels: set[Atom], conditional: list[ConditionalEffect]) -> None:
     """Ground ``effect`` under ``sub`` (and the enclosing ``when`` conditions ``conds``) into the three outputs."""
 
@@ -212,12 +215,12 @@ def _walk_effect(effect: m.Effect, sub: dict[str, str], conds: tuple[m.Condition
             for p in eff.parts:
                 walk(p, sub, conds, out_adds, out_dels)
         elif isinstance(eff, m.ForallEffect):
-            for names, values in _combos(eff.params, objects_of):
+            for names, values in combos(eff.params, objects_of):
                 inner = dict(sub)
                 inner.update(zip(names, values))
                 walk(eff.body, inner, conds, out_adds, out_dels)
         elif isinstance(eff, m.WhenEffect):
-            flat = None if conds else _flat_literals(eff.condition)
+            flat = None if conds else flat_literals(eff.condition)
             if flat is not None:  # fast path: a conjunction of literals (the common case)
                 when_literals(flat, eff.body, sub)
                 return
@@ -258,12 +261,12 @@ def _walk_effect(effect: m.Effect, sub: dict[str, str], conds: tuple[m.Condition
             return
         if not (c_adds or c_dels):
             return
-        conditional.extend(_flat_conditional(lits, c_adds, c_dels))
+        conditional.extend(flat_conditional(lits, c_adds, c_dels))
 
     walk(effect, sub, conds, adds, dels)
 
 
-def _flat_conditional(lits: list[GLit] | tuple[GLit, ...], c_adds, c_dels) -> tuple[ConditionalEffect, ...]:
+def flat_conditional(lits: list[GLit] | tuple[GLit, ...], c_adds, c_dels) -> tuple[ConditionalEffect, ...]:
     """The conditional effect of a conjunction of ground literals (none if it is a contradiction)."""
     pos = frozenset([lit.atom for lit in lits if lit.positive])
     neg = frozenset([lit.atom for lit in lits if not lit.positive])
@@ -277,7 +280,7 @@ def _flat_conditional(lits: list[GLit] | tuple[GLit, ...], c_adds, c_dels) -> tu
 
 
 @functools.lru_cache(maxsize=4096)
-def _flat_literals(cond: m.Condition) -> tuple[tuple[bool, bool, str, tuple[str, ...]], ...] | None:
+def flat_literals(cond: m.Condition) -> tuple[tuple[bool, bool, str, tuple[str, ...]], ...] | None:
     """A conjunction of (possibly negated) atoms and equalities as (is_eq, positive, predicate, terms); else None.
 
     A pure memo over immutable lifted conditions: grounding a conditional effect
@@ -297,420 +300,6 @@ def _flat_literals(cond: m.Condition) -> tuple[tuple[bool, bool, str, tuple[str,
     return tuple(out)
 
 
-def _effect_text(adds: frozenset[Atom], dels: frozenset[Atom]) -> str:
+def effect_text(adds: frozenset[Atom], dels: frozenset[Atom]) -> str:
     parts = [f"(not {a})" for a in sorted(dels)] + [str(a) for a in sorted(adds)]
     return parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
-
-
-# ------------------------------------------------------------------ templates
-#
-# Grounding a schema formula by formula costs a walk over every quantifier for
-# each ground action. A template walks the schema once per task instead: the
-# quantifiers are expanded over the task's objects, the schema's parameters stay
-# slots (ints), and every distinct atom pattern gets a position in a per-action
-# atom vector. Grounding one action is then filling that vector (interned atoms,
-# one dict lookup each) and checking the few equalities that involve parameters;
-# the conditional effects themselves are shared by all ground actions of the
-# schema and evaluated through the vector. ``CompiledEffect`` objects are built
-# only when asked for (planners, lint), and agree with :func:`compile_effect`.
-
-Slot = int  # a template term: an int is the index of a schema parameter, a str an object
-
-
-class AtomTable:
-    """One ``Atom`` object per ground atom of a task (so state lookups mostly hit by identity)."""
-
-    __slots__ = ("_by_pred",)
-
-    def __init__(self, atoms=()) -> None:
-        self._by_pred: dict[str, dict[tuple[str, ...], Atom]] = {}
-        for a in atoms:
-            self.table(a.predicate).setdefault(a.args, a)
-
-    def table(self, predicate: str) -> dict[tuple[str, ...], Atom]:
-        t = self._by_pred.get(predicate)
-        if t is None:
-            t = self._by_pred[predicate] = {}
-        return t
-
-    def atom(self, predicate: str, args: tuple[str, ...]) -> Atom:
-        t = self.table(predicate)
-        a = t.get(args)
-        if a is None:
-            a = t[args] = Atom(predicate, args)
-        return a
-
-
-# A template conditional effect, shared by the schema's ground actions; every int is
-# a position in the action's atom vector:
-# (trigger or -1, other positive literals, negative literals, adds, dels,
-#  ((position, positive), ...) in formula order, equalities over slots, ordinal)
-_CE = tuple
-
-
-def _eq_holds(eqs: tuple[tuple[Slot | str, Slot | str, bool], ...], args: tuple[str, ...]) -> bool:
-    for a, b, positive in eqs:
-        if ((args[a] if a.__class__ is int else a) == (args[b] if b.__class__ is int else b)) != positive:
-            return False
-    return True
-
-
-def _terms(cond: m.Condition) -> frozenset[str]:
-    """Every variable a lifted condition mentions (its quantifiers' included), read off its PDDL text:
-    numeric comparisons and any later condition kind are covered without a case of their own."""
-    return frozenset(re.findall(r"\?[^\s()]+", str(cond)))
-
-
-def _has_when(eff: m.Effect) -> bool:
-    if isinstance(eff, m.WhenEffect):
-        return True
-    if isinstance(eff, m.AndEffect):
-        return any(_has_when(p) for p in eff.parts)
-    if isinstance(eff, m.ForallEffect):
-        return _has_when(eff.body)
-    return False
-
-
-class ActionTemplate:
-    """One action schema compiled against one task's objects; :meth:`ground` makes its ground actions."""
-
-    def __init__(self, schema: m.ActionSchema, objects_of: ObjectsOf, atoms: AtomTable) -> None:
-        self.schema = schema
-        self._objects_of = objects_of
-        self._atoms = atoms
-        self._n_params = len(schema.params)
-        self._pattern_pos: dict[tuple[str, tuple[Slot | str, ...]], int] = {}
-        self._base: list[Atom | None] = []  # parameter-free atoms filled in; None where a slot is
-        self._consts: list[str] = []
-        self._const_pos: dict[str, int] = {}
-        self._dyn: list[tuple[int, str, dict, Callable, bool]] = []  # (position, predicate, its atoms, getter, 1 term)
-        slots: dict[str, Slot | str] = {var: i for i, (var, _) in enumerate(schema.params)}
-
-        # Precondition: a conjunction of literals is templated; anything else is ground per action.
-        flat = _flat_literals(schema.precondition)
-        self._pre_flat = flat is not None
-        self._pre_lits: tuple[tuple[int, bool], ...] = ()
-        self._pre_eqs: tuple = ()
-        self._pre_false = False
-        if flat is not None:
-            lits, eqs, self._pre_false = self._template_literals(flat, slots)
-            self._pre_lits, self._pre_eqs = tuple(lits), tuple(eqs)
-        else:
-            # Each part of the top-level conjunction is ground once per distinct value of the parameters it
-            # mentions and shared (nodes are immutable): openstacks' make-product (?p ?avail) grounds its
-            # ``forall (?o) (imply (includes ?o ?p) (started ?o))`` once per product, not once per action.
-            parts = schema.precondition.parts if isinstance(schema.precondition, m.And) else (schema.precondition,)
-            names = [var for var, _ in schema.params]
-            self._pre_parts = tuple((part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {})
-                                    for part in parts)
-
-        # Effect: walk order is kept in ``_entries`` so materialized effects match compile_effect.
-        self._adds: list[int] = []
-        self._dels: list[int] = []
-        self._entries: list[tuple[str, object]] = []  # ("c", _CE) | ("d", index into _deferred)
-        self._deferred: list[tuple[m.WhenEffect, dict[str, Slot | str], tuple[m.Condition, ...]]] = []
-        self._walk(schema.effect, slots, (), self._adds, self._dels)
-        ces = [ce for kind, ce in self._entries if kind == "c"]
-        self._ces = tuple(ce for ce in ces if ce[0] >= 0)  # with a trigger, in the effect's order
-        self._ces_nt = tuple(ce for ce in ces if ce[0] < 0)  # without (or equalities only)
-        self._ces_eq = any(ce[6] for ce in ces)
-        self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
-
-    # ---------------------------------------------------------- building
-
-    def _template_literals(self, flat, sub: dict) -> tuple[list, list, bool]:
-        """Atom literals as (vector position, positive), equalities over slots, and whether a
-        constant equality makes the conjunction impossible."""
-        lits, eqs, never = [], [], False
-        for is_eq, positive, pred, terms in flat:
-            args = tuple([sub.get(t, t) for t in terms])
-            if not is_eq:
-                lits.append((self._pos(pred, args), positive))
-            elif any(a.__class__ is int for a in args):
-                eqs.append((args[0], args[1], positive))
-            elif (args[0] == args[1]) != positive:
-                never = True
-        return lits, eqs, never
-
-    def _pos(self, pred: str, terms: tuple[Slot | str, ...]) -> int:
-        key = (pred, terms)
-        pos = self._pattern_pos.get(key)
-        if pos is None:
-            pos = self._pattern_pos[key] = len(self._base)
-            if any(t.__class__ is int for t in terms):
-                self._base.append(None)
-                idx = []
-                for t in terms:
-                    if t.__class__ is int:
-                        idx.append(t)
-                    else:
-                        c = self._const_pos.get(t)
-                        if c is None:
-                            c = self._const_pos[t] = len(self._consts)
-                            self._consts.append(t)
-                        idx.append(self._n_params + c)
-                getter = operator.itemgetter(*idx)
-                self._dyn.append((pos, pred, self._atoms.table(pred), getter, len(idx) == 1))
-            else:
-                self._base.append(self._atoms.atom(pred, terms))
-        return pos
-
-    def _walk(self, eff: m.Effect, sub: dict[str, Slot | str], conds: tuple[m.Condition, ...],
-              adds: list[int], dels: list[int]) -> None:
-        if isinstance(eff, (m.AddEffect, m.DelEffect)):
-            out = adds if isinstance(eff, m.AddEffect) else dels
-            out.append(self._pos(eff.atom.predicate, tuple([sub.get(t, t) for t in eff.atom.terms])))
-        elif isinstance(eff, m.AndEffect):
-            for p in eff.parts:
-                self._walk(p, sub, conds, adds, dels)
-        elif isinstance(eff, m.ForallEffect):
-            for names, values in _combos(eff.params, self._objects_of):
-                inner = dict(sub)
-                inner.update(zip(names, values))
-                self._walk(eff.body, inner, conds, adds, dels)
-        elif isinstance(eff, m.WhenEffect):
-            flat = None if conds else _flat_literals(eff.condition)
-            if flat is None or _has_when(eff.body):  # rare shapes: ground per action, as compile_effect does
-                self._entries.append(("d", len(self._deferred)))
-                self._deferred.append((eff, sub, conds))
-                return
-            lits, eqs, never = self._template_literals(flat, sub)
-            if never:
-                return  # the condition can never hold: no effect
-            c_adds: list[int] = []
-            c_dels: list[int] = []
-            self._walk(eff.body, sub, (), c_adds, c_dels)
-            if not lits and not eqs:
-                adds.extend(c_adds)
-                dels.extend(c_dels)
-                return
-            if not (c_adds or c_dels):
-                return
-            positives = [p for p, positive in lits if positive]
-            ce = (positives[0] if positives else -1, tuple(positives[1:]),
-                  tuple(p for p, positive in lits if not positive), tuple(c_adds), tuple(c_dels),
-                  tuple(lits), tuple(eqs), len(self._entries))
-            self._entries.append(("c", ce))
-        else:
-            raise TypeError(f"not an effect: {eff!r}")
-
-    # --------------------------------------------------------- grounding
-
-    def ground(self, args: tuple[str, ...]) -> tuple[CompiledCondition, GroundEffect]:
-        """The precondition and effect of the ground action with these (resolved, type-correct) arguments."""
-        vec = self._base[:]
-        if self._dyn:
-            env = args + self._consts_t
-            for pos, pred, table, getter, single in self._dyn:
-                key = (getter(env),) if single else getter(env)
-                a = table.get(key)
-                if a is None:
-                    a = table[key] = Atom(pred, key)
-                vec[pos] = a
-        vec = tuple(vec)
-        return self._ground_pre(vec, args), GroundEffect(self, args, vec)
-
-    def _pre_part(self, i: int, args: tuple[str, ...]) -> tuple[CompiledCondition, tuple[GNode, ...] | None]:
-        """Part ``i`` of a non-flat precondition for these arguments, compiled, with its residual nodes in
-        order (None: the part is false); ground once per distinct value of the parameters it mentions."""
-        part, uses, cache = self._pre_parts[i]
-        key = tuple([args[j] for j in uses])
-        hit = cache.get(key)
-        if hit is None:
-            sub = {self.schema.params[j][0]: args[j] for j in uses}
-            node = ground_condition(part, sub, self._objects_of)
-            cc = compile_node(node)
-            flat = () if node is True else node.parts if isinstance(node, GAnd) else (node,)
-            hit = cache[key] = (cc, None if node is False else tuple(p for p in flat if not isinstance(p, GLit)))
-        return hit
-
-    def _ground_pre(self, vec: tuple[Atom, ...], args: tuple[str, ...]) -> CompiledCondition:
-        if not self._pre_flat:  # as compile_node(_mk_and(parts)), from each part's cached split
-            if len(self._pre_parts) == 1:
-                return self._pre_part(0, args)[0]
-            lits: tuple[GLit, ...] = ()
-            rest: tuple[GNode, ...] = ()
-            pos, neg = [], []
-            for i in range(len(self._pre_parts)):
-                part, split = self._pre_part(i, args)
-                if split is None:
-                    return _FALSE_CONDITION
-                lits += part.literals
-                rest += split
-                if part.pos:
-                    pos.append(part.pos)
-                if part.neg:
-                    neg.append(part.neg)
-            tree = None if not rest else rest[0] if len(rest) == 1 else GAnd(rest)
-            fpos = pos[0] if len(pos) == 1 else frozenset().union(*pos)
-            fneg = neg[0] if len(neg) == 1 else frozenset().union(*neg)
-            return CompiledCondition(fpos, fneg, lits, False if fpos & fneg else tree)
-        if self._pre_false or (self._pre_eqs and not _eq_holds(self._pre_eqs, args)):
-            return _FALSE_CONDITION
-        if not self._pre_lits:
-            return _TRUE_CONDITION
-        lits = tuple([GLit(vec[p], positive) for p, positive in self._pre_lits])
-        pos = frozenset([lit.atom for lit in lits if lit.positive])
-        neg = frozenset([lit.atom for lit in lits if not lit.positive])
-        return CompiledCondition(pos, neg, lits, False if pos & neg else None)
-
-
-_TRUE_CONDITION = CompiledCondition(frozenset(), frozenset(), ())
-_FALSE_CONDITION = CompiledCondition(frozenset(), frozenset(), (), False)
-
-
-class GroundEffect:
-    """A ground action's effect as template conditional effects over its atom vector.
-
-    :meth:`apply` and :meth:`delta` follow PDDL semantics exactly like
-    :func:`toolkit.semantics.apply_effect` / ``effect_delta`` on :attr:`compiled`:
-    every conditional effect is evaluated in the old state, deletes before adds.
-    """
-
-    __slots__ = ("template", "args", "vec", "adds", "dels", "ces", "ces_nt", "deferred", "generic", "_compiled",
-                 "_explained")
-
-    def __init__(self, template: ActionTemplate, args: tuple[str, ...], vec: tuple[Atom, ...]) -> None:
-        self.template, self.args, self.vec = template, args, vec
-        adds = [vec[p] for p in template._adds]
-        dels = [vec[p] for p in template._dels]
-        ces, ces_nt = template._ces, template._ces_nt
-        if template._ces_eq:  # keep the conditional effects whose equalities hold for these arguments
-            ces = tuple([ce for ce in ces if not ce[6] or _eq_holds(ce[6], args)])
-            live_nt = []
-            for ce in ces_nt:
-                if ce[6] and not _eq_holds(ce[6], args):
-                    continue
-                if not ce[5]:  # only equalities, and they hold: unconditional
-                    adds.extend(vec[p] for p in ce[3])
-                    dels.extend(vec[p] for p in ce[4])
-                else:
-                    live_nt.append(ce)
-            ces_nt = tuple(live_nt)
-        self.deferred: tuple[tuple[frozenset[Atom], frozenset[Atom], tuple[ConditionalEffect, ...]], ...] = ()
-        if template._deferred:
-            out = []
-            for eff, sub, conds in template._deferred:
-                full = {var: (args[v] if v.__class__ is int else v) for var, v in sub.items()}
-                d_adds: set[Atom] = set()
-                d_dels: set[Atom] = set()
-                d_ces: list[ConditionalEffect] = []
-                _walk_effect(eff, full, conds, template._objects_of, d_adds, d_dels, d_ces)
-                adds.extend(d_adds)
-                dels.extend(d_dels)
-                out.append((frozenset(d_adds), frozenset(d_dels), tuple(d_ces)))
-            self.deferred = tuple(out)
-        # A non-conjunctive conditional effect: evaluate the materialized effect generically.
-        self.generic = any(d[2] for d in self.deferred)
-        self.adds: frozenset[Atom] = frozenset(adds)
-        self.dels: frozenset[Atom] = frozenset(dels)
-        self.ces: tuple[_CE, ...] = ces
-        self.ces_nt: tuple[_CE, ...] = ces_nt
-        self._compiled: CompiledEffect | None = None
-        self._explained: dict[int, tuple[frozenset[Atom], frozenset[Atom], str]] | None = None
-
-    def _fired(self, state: frozenset[Atom]) -> list[_CE]:
-        vec = self.vec
-        out = []
-        for ce in self.ces:
-            if vec[ce[0]] not in state:
-                continue
-            for p in ce[1]:
-                if vec[p] not in state:
-                    break
-            else:
-                for p in ce[2]:
-                    if vec[p] in state:
-                        break
-                else:
-                    out.append(ce)
-        if self.ces_nt:
-            fired_nt = [ce for ce in self.ces_nt
-                        if all(vec[p] in state for p in ce[1]) and not any(vec[p] in state for p in ce[2])]
-            if fired_nt:
-                out = sorted(out + fired_nt, key=lambda ce: ce[7])  # keep the effect's order for reports
-        return out
-
-    def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
-        """The successor state; does not check preconditions."""
-        if self.generic:
-            from toolkit.semantics import apply_effect
-            return apply_effect(self.compiled, state)
-        fired = self._fired(state) if (self.ces or self.ces_nt) else None
-        if not fired:
-            return (state - self.dels) | self.adds
-        vec = self.vec
-        adds = set(self.adds)
-        dels = set(self.dels)
-        for ce in fired:
-            for p in ce[3]:
-                adds.add(vec[p])
-            for p in ce[4]:
-                dels.add(vec[p])
-        return (state - dels) | adds
-
-    def delta(self, state: frozenset[Atom]) -> tuple[set[Atom], set[Atom], list[str]]:
-        """Adds, deletes and the texts of the conditional effects that fire (as ``effect_delta``)."""
-        if self.generic:
-            from toolkit.semantics import effect_delta
-            return effect_delta(self.compiled, state)
-        adds, dels, texts = set(self.adds), set(self.dels), []
-        fired = self._fired(state)
-        if not fired:
-            return adds, dels, texts
-        cache = self._explained
-        if cache is None:
-            cache = self._explained = {}
-        for ce in fired:
-            hit = cache.get(ce[7])
-            if hit is None:
-                hit = cache[ce[7]] = self._explain(ce)
-            adds |= hit[0]
-            dels |= hit[1]
-            texts.append(hit[2])
-        return adds, dels, texts
-
-    def _explain(self, ce: _CE) -> tuple[frozenset[Atom], frozenset[Atom], str]:
-        """A conditional effect's adds, deletes and ``(when <condition> <effect>)`` text (as ``ConditionalEffect.text``)."""
-        vec = self.vec
-        c_adds = frozenset([vec[p] for p in ce[3]])
-        c_dels = frozenset([vec[p] for p in ce[4]])
-        parts = [str(vec[p]) if positive else f"(not {vec[p]})" for p, positive in ce[5]]
-        node = parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
-        return c_adds, c_dels, f"(when {node} {_effect_text(c_adds, c_dels)})"
-
-    def relaxed_conditional(self) -> Iterator[tuple[list[Atom], list[Atom]]]:
-        """(positive condition atoms, added atoms) of every conditional effect that adds an atom and whose
-        condition is no contradiction: what the delete relaxation needs, read off the template without
-        materializing :attr:`compiled` (airport's 300-segment ``forall``/``when`` effects, per action)."""
-        vec = self.vec
-        for ce in (*self.ces, *self.ces_nt):
-            if not ce[3]:
-                continue  # deletes only
-            pos = [vec[p] for p in ce[1]]
-            if ce[0] >= 0:
-                pos.append(vec[ce[0]])
-            if ce[2] and any(vec[p] in pos for p in ce[2]):
-                continue  # (and p (not p)): never fires, as _flat_conditional drops it
-            yield pos, [vec[p] for p in ce[3]]
-        for _, _, conditional in self.deferred:
-            for c in conditional:
-                if c.adds and c.condition.tree is not False:
-                    yield list(c.condition.pos), list(c.adds)
-
-    @property
-    def compiled(self) -> CompiledEffect:
-        """The same effect as a :class:`CompiledEffect` (built on first use; equal to ``compile_effect``'s)."""
-        if self._compiled is None:
-            vec = self.vec
-            live = {ce[7] for ce in self.ces} | {ce[7] for ce in self.ces_nt}
-            conditional: list[ConditionalEffect] = []
-            for kind, entry in self.template._entries:
-                if kind == "d":
-                    conditional.extend(self.deferred[entry][2])
-                elif entry[7] in live:
-                    lits = tuple([GLit(vec[p], positive) for p, positive in entry[5]])
-                    conditional.extend(_flat_conditional(lits, [vec[p] for p in entry[3]],
-                                                         [vec[p] for p in entry[4]]))
-            self._compiled = CompiledEffect(self.adds, self.dels, tuple(conditional))
-        return self._compiled

@@ -55,8 +55,11 @@ def _effect_predicates(effect: m.Effect, out: set[str]) -> None:
 
 
 def static_predicates(domain: m.Domain) -> tuple[str, ...]:
-    """Declared predicates no action changes, sorted: their truth is the problem's ``:init`` forever."""
-    changed = changed_predicates(domain)
+    """Declared predicates no action changes, sorted: their truth is the problem's ``:init`` forever.
+
+    Derived predicates are never static: no action changes them, but their rules do.
+    """
+    changed = changed_predicates(domain) | domain.derived_predicates
     return tuple(sorted(p for p in domain.predicates if p not in changed))
 
 

@@ -39,6 +39,7 @@ from toolkit.reading.build import (action_starts, check_types, fold_costs, funct
                                    in_file_order, none_if_empty, predicate_comments, read_metric, types_of)
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard, record_duplicates
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
+from toolkit.reading.derived_rules import check_derived, read_derived
 from toolkit.reading.full_parser import parse_full
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
 from toolkit.reading.repairs import redeclared_warnings
@@ -112,15 +113,18 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
         actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost, numeric))  # the first wins
     if conv.uses_numbers:  # numeric fluents: total-cost is a fluent like the others, its increases effects
         actions = {name: fold_costs(a) for name, a in actions.items()}
+    derived = read_derived(pdom, conv, code)
+    check_derived(derived, actions, path, text, code)
     for r in sorted(conv.used_requirements):
         implied = ({":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r)
-                   else set() if r == ":action-costs" else {":fluents"} if r == ":numeric-fluents" else {":adl"})
+                   else set() if r in (":action-costs", ":derived-predicates")
+                   else {":fluents"} if r == ":numeric-fluents" else {":adl"})
         if r not in declared and not (declared & implied):
             warnings.append(f"{path}: uses {r} without declaring it in :requirements")
     if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
         warnings.append(f"{path}: uses types without declaring :typing in :requirements")
     return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings), functions, tuple(notes), conv.uses_numbers)
+                    path, text, tuple(warnings), functions, tuple(notes), conv.uses_numbers, derived)
 
 
 def parse_domain(text: str, path: str = "<string>") -> m.Domain:
@@ -205,6 +209,11 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         atom = conv._recover(checked, None)
         if atom is not None:
             init.add(atom)
+    derived = {a for a in init if a.predicate in domain.derived_predicates}
+    if derived:  # PDDL 2.2 leaves them out of :init; VAL ignores them (its rules decide), and so do we
+        init -= derived
+        warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
+                        f"(e.g. {min(derived)}): their rules decide them")
     conv.at(offset_of(code, r"\(\s*:goal\b"))
     goal = conv.condition(pprob.goal, {})
     for pred in ground_preds(goal):

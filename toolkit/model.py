@@ -329,6 +329,24 @@ class ActionSchema:
         return f"(and {' '.join([*map(str, parts), *format_cost_effects(self.cost), *map(str, self.numeric)])})"
 
 
+@dataclass(frozen=True, slots=True)
+class DerivedRule:
+    """One ``(:derived (head ?x - t) body)`` rule (PDDL 2.2): ``head`` holds in a state wherever ``body`` does.
+
+    A derived predicate may have several rules (it holds where any does); no action
+    changes it, and its value in a state is the stratified least fixpoint of the rules
+    over the state's basic atoms (:mod:`toolkit.derived`).
+    """
+
+    predicate: str
+    params: tuple[Param, ...]
+    body: Condition
+
+    def __str__(self) -> str:
+        params = format_params(self.params)
+        return f"(:derived ({self.predicate}{' ' + params if params else ''}) {self.body})"
+
+
 @dataclass(frozen=True)
 class Domain:
     """A parsed, validated PDDL domain (immutable)."""
@@ -348,10 +366,17 @@ class Domain:
     # Whether a precondition compares numbers or an effect changes a fluent other than total-cost's
     # (PDDL 2.1 numeric fluents): then states carry fluent values.
     numeric: bool = False
+    # The :derived rules in file order (PDDL 2.2 derived predicates); () in most domains.
+    derived: tuple[DerivedRule, ...] = ()
 
     def __post_init__(self) -> None:
         for name in ("types", "constants", "predicates", "actions", "functions"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
+
+    @property
+    def derived_predicates(self) -> frozenset[str]:
+        """The predicates defined by :derived rules (no action may change them)."""
+        return frozenset(r.predicate for r in self.derived)
 
     @property
     def has_costs(self) -> bool:

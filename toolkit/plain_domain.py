@@ -14,7 +14,9 @@ domain twin of :mod:`toolkit.plain_problem`: anything it does not fully
 understand, and anything the full parser or the package's validation would
 complain about (an undeclared type or constant, a name declared twice, a
 numeric condition), returns None and the caller takes the full parser, which
-owns every error message. The one repair both paths make is a type listed twice
+owns every error message (the one exception: a ``:derived`` head that names an
+undeclared predicate or has another arity is read as written, for the loader's
+own located message). The one repair both paths make is a type listed twice
 under compatible parents (IPC's storage), read the same way with the same
 warning. So this path only ever accepts what the full parser accepts, and
 builds what it builds; ``tests/core/test_core_plain_domain.py`` checks that on
@@ -30,7 +32,7 @@ from pddl.exceptions import PDDLError
 from pddl.logic import base as pb
 from pddl.logic import effects as pe
 from pddl.logic import functions as pf
-from pddl.logic.predicates import EqualTo, Predicate
+from pddl.logic.predicates import DerivedPredicate, EqualTo, Predicate
 from pddl.logic.terms import Constant, Variable
 
 from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, typed_list
@@ -39,7 +41,7 @@ from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr
 _REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
     ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
-    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents",
+    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":derived-predicates",
 })
 _SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 
@@ -144,12 +146,14 @@ class _Reader:
         if len({str(p.name).lower() for p in predicates}) != len(predicates):
             raise _NotPlain
         functions = self._functions(sections[":functions"]) if ":functions" in sections else {}
-        actions = [self._action(a) for a in rest]
+        by_name = {str(p.name).lower(): p for p in predicates}
+        actions = [self._action(a) for a in rest if not (isinstance(a, list) and a and a[0] == ":derived")]
+        derived = [self._derived(a, by_name) for a in rest if isinstance(a, list) and a and a[0] == ":derived"]
         if len({str(a.name).lower() for a in actions}) != len(actions):
             raise _NotPlain
         return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
                                predicates=predicates, functions=functions, actions=actions,
-                               redeclared=self.redeclared)
+                               derived_predicates=set(derived), redeclared=self.redeclared)
 
     # ---------------------------------------------------------------- declarations
 
@@ -223,6 +227,28 @@ class _Reader:
         if len({str(f.name).lower() for f in out}) != count:
             raise _NotPlain  # declared twice
         return out
+
+    # ---------------------------------------------------------------- derived predicates
+
+    def _derived(self, el: SExpr, declared: dict[str, Predicate]) -> DerivedPredicate:
+        """``(:derived (p ?x - t) gd)`` as the package's transformer builds it (``derived_predicates`` in
+        ``pddl/parser/domain.py``): an untyped head variable takes the declaration's types. An undeclared
+        head or one of another arity is read as written, so that the loader reports it in its own words
+        (unknown predicate with did-you-mean, arity at the use) where the package would stop with its
+        own message; a head typed otherwise than declared goes to the full parser, which checks it."""
+        if not (len(el) == 3 and isinstance(el[1], list) and el[1]):
+            raise _NotPlain
+        decl = declared.get(_name(el[1][0]).lower())
+        self.params = {}
+        head = self._variables(el[1][1:])
+        fits = decl is not None and len(head) == len(decl.terms)
+        if fits and any(v.type_tags and set(v.type_tags) != set(d.type_tags) for v, d in zip(head, decl.terms)):
+            raise _NotPlain
+        for k, v in enumerate(head):
+            tags = decl.terms[k].type_tags if fits and not v.type_tags else v.type_tags
+            self.params[str(v.name).lower()] = Variable(str(v.name), tags)
+        params = list(self.params.values())
+        return DerivedPredicate(Predicate(_name(el[1][0]), *params), self._gd(el[2]))
 
     # ---------------------------------------------------------------- actions
 

@@ -270,9 +270,19 @@ def changed_predicates(task: Task, kind: type) -> set[str]:
 
 
 def permanent_atoms(task: Task, state: frozenset[Atom]) -> frozenset[Atom]:
-    """The atoms of ``state`` that hold in every state reachable from it: no action deletes their predicate."""
-    deleted = changed_predicates(task, m.DelEffect)
+    """The atoms of ``state`` that hold in every state reachable from it: no action deletes their predicate
+    (and it is not derived: a derived atom comes and goes with the atoms its rules read)."""
+    deleted = changed_predicates(task, m.DelEffect) | task.domain.derived_predicates
     return frozenset(a for a in state if a.predicate not in deleted)
+
+
+def _axiom_schemas(domain: m.Domain) -> dict[str, m.ActionSchema]:
+    """Each :derived rule as a pseudo-schema for the relaxed exploration: its body as the precondition,
+    its head as the one add (Fast Downward's translator explores axioms as rules beside the actions:
+    ``translate/build_model.py``). The names start with ``:``, which no action name can."""
+    return {f":derived {k} {r.predicate}": m.ActionSchema(f":derived {k} {r.predicate}", r.params, r.body,
+                                                           m.AddEffect(m.Pred(r.predicate, tuple(v for v, _ in r.params))))
+            for k, r in enumerate(domain.derived)}
 
 
 def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
@@ -287,7 +297,8 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
     state = task.init if init is None else init
     by_pred: dict[str, list[tuple[_Rule, int, tuple[_Step, ...]]]] = {}
     rules: list[_Rule] = []
-    for schema in task.domain.actions.values():
+    axioms = _axiom_schemas(task.domain)
+    for schema in (*task.domain.actions.values(), *axioms.values()):
         for rule in _rules(task, schema):
             rules.append(rule)
             for i, (pred, _) in enumerate(rule.atoms):
@@ -295,8 +306,9 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
 
     permanent = permanent_atoms(task, state)
     # Predicates no action adds: a conditional effect waiting on a false atom of one never fires. (Derived
-    # predicates, once the loader has them, hold without an action adding them: they must be left out here.)
-    never_added = set(task.domain.predicates) - changed_predicates(task, m.AddEffect)
+    # predicates hold without an action adding them: they are left out.)
+    never_added = (set(task.domain.predicates) - changed_predicates(task, m.AddEffect)
+                   - task.domain.derived_predicates)
     reached: set[Atom] = set(state)
     queue: list[Atom] = list(state)
     index = _Index()
@@ -333,6 +345,9 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
         if key in seen:
             return
         seen.add(key)
+        if rule.schema.name in axioms:  # a derived atom: reached once its rule's joined atoms are
+            reach((task.atom_table.atom(rule.schema.effect.atom.predicate, args),))
+            return
         act = task.instantiate(rule.schema.name, args)
         pre = act.precondition
         if pre.tree is False:

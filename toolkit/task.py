@@ -1,7 +1,7 @@
 """A planning task: a domain and a problem, with grounding caches.
 
 :class:`Task` is the object the rest of the toolkit works with. Each action schema
-is compiled once per task into a template (:class:`toolkit.grounding.ActionTemplate`);
+is compiled once per task into a template (:class:`toolkit.templates.ActionTemplate`);
 ground actions are made from it on first use and cached, so stepping a plan is a
 few set operations.
 
@@ -13,6 +13,7 @@ few set operations.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import itertools
 from dataclasses import dataclass, field
@@ -22,14 +23,15 @@ from typing import Iterator
 from toolkit import loader, reach
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
+from toolkit.derived import DerivedRules, derived_rules_of
 from toolkit.fluent_effects import apply_updates, ground_updates
 from toolkit.fluents import FluentState
-from toolkit.grounding import (ActionTemplate, AtomTable, CompiledCondition, CompiledEffect, GroundEffect,
-                               compile_condition)
+from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
+from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
 
 
 @dataclass(frozen=True, eq=False)
@@ -46,6 +48,8 @@ class GroundAction:
     cost: m.Number | None = 1
     # Numeric effects (toolkit.fluent_effects.GroundUpdate) in a task with numeric fluents; None in a boolean task.
     updates: tuple | None = field(default=None, repr=False)
+    # The task's derived-predicate rules (toolkit.derived.DerivedRules): every successor is closed under them.
+    derived: DerivedRules | None = field(default=None, repr=False)
 
     @property
     def effect(self) -> CompiledEffect:
@@ -64,13 +68,15 @@ class GroundAction:
 
     def unmet(self, state: frozenset[Atom]) -> list[Unmet]:
         """The precondition literals that are false in ``state`` (empty if applicable)."""
-        return explain(self.precondition, state)
+        return explain_derived(self.derived, explain(self.precondition, state), state)
 
     def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
         """Successor state (PDDL semantics); does not check the precondition."""
         if self.updates is None:
-            return self.ground_effect.apply(state)
-        return apply_updates(self.updates, state, self.ground_effect.apply(state))[0]
+            nxt = self.ground_effect.apply(state)
+        else:
+            nxt = apply_updates(self.updates, state, self.ground_effect.apply(state))[0]
+        return nxt if self.derived is None else self.derived.closure(nxt)
 
     def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
         """Successor state and the conditional effects that fired."""
@@ -81,9 +87,10 @@ class GroundAction:
         fluent without a value in ``state`` (VAL refuses such a step; empty in a boolean task)."""
         adds, dels, fired = self.ground_effect.delta(state)
         if self.updates is None:
-            return (state - dels) | adds, fired, []
-        nxt, undefined = apply_updates(self.updates, state, (state - dels) | adds)
-        return nxt, fired, undefined
+            nxt, undefined = (state - dels) | adds, []
+        else:
+            nxt, undefined = apply_updates(self.updates, state, (state - dels) | adds)
+        return (nxt if self.derived is None else self.derived.closure(nxt)), fired, undefined
 
 
 class Task:
@@ -109,6 +116,11 @@ class Task:
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
+        # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
+        self.derived: DerivedRules | None = derived_rules_of(domain, self.objects_of, problem.init,
+                                                                self.atom_table.atom)
+        if self.derived is not None:
+            self.init = self.derived.closure(self.init)
 
     # ------------------------------------------------------------ objects
 
@@ -169,7 +181,7 @@ class Task:
         hit = self._actions.get(canon)
         if hit is None:
             hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs), self.cost_of(schema, objs),
-                               self._updates(schema, objs))
+                               self._updates(schema, objs), self.derived)
             self._actions[canon] = hit
         self._actions[key] = hit
         return hit
@@ -215,7 +227,8 @@ class Task:
         if hit is None:
             action = self.domain.actions[schema]
             hit = self._actions[key] = GroundAction(action, args, *self.template(schema).ground(args),
-                                                    self.cost_of(action, args), self._updates(action, args))
+                                                    self.cost_of(action, args), self._updates(action, args),
+                                                    self.derived)
         return hit
 
     def template(self, name: str) -> ActionTemplate:
@@ -296,7 +309,24 @@ class Task:
         return holds(self.goal, state)
 
     def goal_unmet(self, state: frozenset[Atom]) -> list[Unmet]:
-        return explain(self.goal, state)
+        return explain_derived(self.derived, explain(self.goal, state), state)
+
+    def derive(self, state: frozenset[Atom]) -> frozenset[Atom]:
+        """``state`` with its derived atoms recomputed (itself in a domain without derived predicates):
+        the one call a stepper that builds states by other means makes on each state it hands out."""
+        return state if self.derived is None else self.derived.closure(state)
+
+
+def explain_derived(derived: DerivedRules | None, unmet: list[Unmet], state: frozenset[Atom]) -> list[Unmet]:
+    """``unmet`` with each false derived atom explained: the basic literals that would make it hold."""
+    if derived is None:
+        return unmet
+    out = []
+    for u in unmet:
+        if u.atom is not None and u.positive and u.atom.predicate in derived.predicates and not u.detail:
+            u = dataclasses.replace(u, detail=derived.why_not(u.atom, state))
+        out.append(u)
+    return out
 
 
 @functools.lru_cache(maxsize=64)

@@ -37,8 +37,8 @@ def _problem_files() -> list[tuple[Path, Path]]:
     pairs = [(p.parent.parent / "domain.pddl", p) for p in sorted(DOMAINS_ROOT.glob("*/problems/*.pddl")) if _small(p)]
     for dom in sorted(IPC.glob("*/domain.pddl")) if IPC.is_dir() else ():
         probs = sorted((p for p in dom.parent.glob("*.pddl") if "domain" not in p.name), key=lambda p: p.stat().st_size)
-        if probs and _small(probs[0]) and "(:derived" not in dom.read_text(encoding="utf-8"):
-            pairs.append((dom, probs[0]))  # (philosophers' derived predicates are refused before any parsing)
+        if probs and _small(probs[0]):
+            pairs.append((dom, probs[0]))
     return pairs
 
 

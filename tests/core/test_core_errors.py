@@ -22,7 +22,7 @@ BW = shipped_domain("blocksworld").read_text()
 PROB = shipped_problem("blocksworld", "simple_problem_0").read_text()
 DOMAIN = parse_domain(BW, "bw.pddl")
 SUPPORTED = ("pgt supports STRIPS, typing, negative/disjunctive/quantified preconditions, "
-             "equality, conditional effects (ADL), action costs and numeric fluents")
+             "equality, conditional effects (ADL), action costs, numeric fluents and derived predicates")
 COSTS = "  (:functions (total-cost) - number (fuel ?b - block) - number)\n  (:action"
 
 
@@ -113,8 +113,6 @@ def test_wrong_type_in_the_initial_state() -> None:
 
 @pytest.mark.parametrize(("text", "feature", "where"), [
     (_domain("(:action moveBlock", "(:durative-action moveBlock"), "durative actions (:durative-action)", "14:4"),
-    (_domain("  ;; move block", "  (:derived (clear ?b - block) (not (exists (?x - block) (on ?x ?b))))\n  ;; move"),
-     "derived predicates (:derived)", "13:4"),
     (_domain("(clear ?b1)))", "(clear ?b1) (oneof (clear ?b1) (clear ?b1))))"),
      "non-deterministic effects (oneof)", "29:19"),
 ])

@@ -35,3 +35,16 @@ def test_no_import_runs_up_the_layers(layer: str):
            for path in sorted((ROOT / layer).rglob("*.py"))
            for line, module in _imports(path) if module.split(".")[0] in ABOVE[layer]]
     assert not bad, "\n".join(bad)
+
+
+def _toolkit_imports(module: str) -> set[str]:
+    """Every toolkit module ``module`` imports, at the top or inside a function."""
+    path = ROOT / (module.replace(".", "/") + ".py")
+    return {name for _, name in _imports(path) if name.startswith("toolkit.")}
+
+
+def test_grounding_semantics_and_templates_import_one_way():
+    # grounding (formulas to ground structures) <- semantics (evaluate, apply) <- templates (fast stepping):
+    # before the split, grounding's GroundEffect imported semantics inside its methods, a two-file circle.
+    assert not _toolkit_imports("toolkit.grounding") & {"toolkit.semantics", "toolkit.templates"}
+    assert "toolkit.templates" not in _toolkit_imports("toolkit.semantics")

@@ -81,6 +81,8 @@ def relevant_atoms(task: Task) -> list[Atom]:
         conditions.append(action.precondition)
         conditions += [c.condition for c in action.effect.conditional]
     names = {a.predicate for cond in conditions for a, _ in condition_literals(cond)}
+    # Derived atoms are not asked: the rules give them from the basic atoms (see _Episode.state).
+    names -= task.domain.derived_predicates
     return [a for a in task.reachable_atoms() if a.predicate in names]
 
 
@@ -101,8 +103,9 @@ class _Episode:
         self.used: dict[tuple[Hashable, Atom], int] = {}  # (picture, atom) -> wordings asked about it
 
     def state(self) -> frozenset[Atom]:
-        """The most likely state: the belief's atoms plus the known facts read from the problem."""
-        return self.belief.state() | self.known.atoms
+        """The most likely state: the belief's atoms plus the known facts read from the problem, closed
+        under the domain's derived-predicate rules (derived atoms follow from the basic ones)."""
+        return self.task.derive(self.belief.state() | self.known.atoms)
 
     # ------------------------------------------------------------ asking
 

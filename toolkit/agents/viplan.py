@@ -100,12 +100,15 @@ def enumerate_state(task: Task, ledger: Ledger, obs: Observation, truth: frozens
     """Ask every visible atom; the rest keep their true value (ViPlan starts from ``copy.deepcopy(env.state)``).
 
     Known facts (a study setting; never on ViPlan's own domains by default) are read from the problem.
+    Derived atoms (PDDL 2.2 ``:derived``) are not perceived: the domain's rules give them from the answers.
     """
-    visible = [a for a in universe(task) if obs.can_see(a) and (known is None or a not in known)]
+    derived = task.domain.derived_predicates
+    visible = [a for a in universe(task) if obs.can_see(a) and (known is None or a not in known)
+               and a.predicate not in derived]
     state = answers_to_state(truth, visible, _ask(ledger, obs, visible, "enumerate", step))
     if known is not None:
         state = frozenset(a for a in state if a not in known) | known.atoms
-    return state
+    return task.derive(state)
 
 
 def fully_observable(task: Task, obs: Observation) -> bool:
@@ -196,12 +199,15 @@ class _Episode:
             self.ledger.note("act", step + 1, action=str(action), outcome="hidden_precondition")
             return "hidden_precondition", belief, obs
         known = self.config.known
+        derived = self.task.domain.derived_predicates  # not perceived: read off the belief, closed under the rules
         given = [(a, v) for a, v in expected if known is not None and a in known and obs.can_see(a)]
-        asked = [(a, v) for a, v in expected if obs.can_see(a) and (known is None or a not in known)]
+        inferred = [(a, v) for a, v in expected if a.predicate in derived]
+        asked = [(a, v) for a, v in expected if obs.can_see(a) and (known is None or a not in known)
+                 and a.predicate not in derived]
         values = _ask(self.ledger, obs, [a for a, _ in asked], "precondition", step)
-        belief = answers_to_state(belief, [a for a, _ in asked], values)
+        belief = self.task.derive(answers_to_state(belief, [a for a, _ in asked], values))
         if any(value != want for (_, want), value in zip(asked, values)) or \
-                any((a in belief) != want for a, want in given):
+                any((a in belief) != want for a, want in (*given, *inferred)):
             self.ledger.note("act", step + 1, action=str(action), outcome="preconditions")
             return "preconditions", belief, obs
         outcome = self.env.execute(action)
@@ -215,7 +221,7 @@ class _Episode:
         belief = answers_to_state(belief, [a for a, v in effects if not obs.can_see(a)],
                                   [v for a, v in effects if not obs.can_see(a)])
         values = _ask(self.ledger, obs, [a for a, _ in seen], "effect", step + 1)
-        belief = answers_to_state(belief, [a for a, _ in seen], values)
+        belief = self.task.derive(answers_to_state(belief, [a for a, _ in seen], values))
         if any(value != want for (_, want), value in zip(seen, values)):
             return "effects", belief, obs
         return "ok", belief, obs

@@ -46,7 +46,8 @@ def run(args: argparse.Namespace) -> int:
     task = load_task_args(args)
     book = QuestionBook(task)
     preds = [_pred(task, p) for p in args.predicate] or [None]
-    atoms = [a for pred in preds for a in task.reachable_atoms(pred)]
+    derived = task.domain.derived_predicates  # not perceived: the rules give them from the basic atoms
+    atoms = [a for pred in preds for a in task.reachable_atoms(pred) if a.predicate not in derived]
     if args.true_only:
         atoms = [a for a in atoms if a in task.init]
     source = book.spec.path or "fallback (no questions.toml)"
@@ -55,6 +56,9 @@ def run(args: argparse.Namespace) -> int:
         if task.numeric:  # questions are yes/no over atoms: a fluent's value is not one
             print(f"# numeric fluents ({', '.join(sorted(task.domain.functions))}) are not asked about: "
                   "questions cover the boolean atoms only")
+        if derived:
+            print(f"# derived predicates ({', '.join(sorted(derived))}) are not asked about: the domain's "
+                  ":derived rules give them from the basic atoms asked here")
     for atom in atoms:
         truth = atom in task.init
         kind = "template" if book.has_template(atom.predicate) else "fallback"

@@ -50,7 +50,9 @@ def requirements_used(domain: m.Domain, goals: tuple[m.Condition, ...] = ()) -> 
     used = {":strips"}
     if domain.types or any(t != ("object",) for p in domain.predicates.values() for _, t in p.params):
         used.add(":typing")
-    conds: list[m.Condition] = list(goals)
+    conds: list[m.Condition] = [*goals, *(r.body for r in domain.derived)]
+    if domain.derived:
+        used.add(":derived-predicates")
     for a in domain.actions.values():
         conds.append(a.precondition)
         for node in walk_effect(a.effect):
@@ -118,6 +120,16 @@ def _names_in(domain: m.Domain) -> tuple[set[str], set[str], set[str], set[str]]
                 terms.update((node.left, node.right))
             elif isinstance(node, (m.Exists, m.Forall, m.ForallEffect)):
                 types.update(t for _, ts in node.params for t in ts)
+    for r in domain.derived:  # a rule reads its body; its head is written by the rule, not by an action
+        types.update(t for _, ts in r.params for t in ts)
+        for node in walk_condition(r.body):
+            if isinstance(node, m.Pred):
+                read.add(node.predicate)
+                terms.update(node.terms)
+            elif isinstance(node, m.Equals):
+                terms.update((node.left, node.right))
+            elif isinstance(node, (m.Exists, m.Forall)):
+                types.update(t for _, ts in node.params for t in ts)
     for p in domain.predicates.values():
         types.update(t for _, ts in p.params for t in ts)
     types.update(domain.constants.values())
@@ -173,7 +185,7 @@ def check_domain(domain: m.Domain, problems: tuple[m.Problem, ...] = ()) -> list
             else:
                 out.append(at(I, "unused-predicate", f"predicate {name} is not used by any action", path, text,
                               pat, "pass problem files to see whether problems use it", pstart))
-        elif name not in written and name in read | in_problems:
+        elif name not in written and name in read | in_problems and name not in domain.derived_predicates:
             out.append(at(I, "static-predicate", f"predicate {name} is static: no action changes it", path, text,
                           pat, "fine for fixed facts; if it should change, add it to an action's effect", pstart))
     needed = set()

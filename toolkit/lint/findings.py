@@ -58,14 +58,17 @@ _HINTS = {
     "ArityError": "use the number of arguments of the declaration, or change the declaration",
     "TypeMismatchError": "give the object the declared type (or a subtype), or widen the parameter's type",
     "UnsupportedFeatureError": "rewrite without this feature; pgt supports STRIPS, typing, negative, disjunctive and "
-                               "quantified preconditions, equality, conditional effects and action costs",
+                               "quantified preconditions, equality, conditional effects, action costs, numeric "
+                               "fluents and derived predicates",
     "PddlSyntaxError": "check the parentheses and keywords around this position",
     "DuplicateNameError": "rename or delete one of the two declarations",
+    "DerivedRuleError": "derived predicates change only through their rules, and a rule may use a derived "
+                        "predicate negatively only if that one does not depend on it (stratification)",
 }
 _CODES = {
     "UnknownSymbolError": "undeclared-name", "ArityError": "arity-error", "TypeMismatchError": "type-error",
     "UnsupportedFeatureError": "unsupported-feature", "PddlSyntaxError": "syntax-error",
-    "DuplicateNameError": "duplicate-name",
+    "DuplicateNameError": "duplicate-name", "DerivedRuleError": "derived-rule",
 }
 
 

@@ -48,6 +48,8 @@ class AutoPlanner:
 
     def prefers_own(self, task: Task, state: frozenset) -> bool:
         """Whether our own search gets this task (decided from the grounded task's size)."""
+        if task.derived is not None:
+            return False  # our search has no axioms: Fast Downward's does
         grounding = task.grounding(state)
         if any(a.effect.conditional for a in grounding.actions):
             return True

@@ -112,6 +112,16 @@ def numeric_refusal(task: Task, planner: str, t0: float) -> PlanResult | None:
                       f"the task has numeric fluents (PDDL 2.1) and {planner} plans boolean tasks only{hint}")
 
 
+def derived_refusal(task: Task, planner: str, t0: float) -> PlanResult | None:
+    """An ``unsupported`` result for a task with derived predicates where this planner's search has no
+    axioms (pgt's own search, unified-planning's engines), else None: Fast Downward plans them."""
+    if task.derived is None:
+        return None
+    return PlanResult(PlanStatus.UNSUPPORTED, (), time.perf_counter() - t0, planner,
+                      f"the domain has derived predicates (:derived) and {planner} has no axioms; --planner fd-lama, "
+                      "fd-opt or auto plans them (Fast Downward reads axioms)")
+
+
 def start_state(task: Task, init: InitArg, unknown_as: bool = False) -> frozenset[Atom]:
     """The concrete state a planner starts from (see the module docstring for beliefs)."""
     if init is None:

@@ -58,7 +58,8 @@ def _reserved_renamed(domain: m.Domain, text: str) -> str:
 def domain_to_pddl(domain: m.Domain) -> str:
     """The domain as canonical PDDL (requirements made explicit and complete)."""
     reqs = ":strips :typing :negative-preconditions :disjunctive-preconditions :equality " \
-           ":quantified-preconditions :conditional-effects" + (" :action-costs" if domain.has_costs else "")
+           ":quantified-preconditions :conditional-effects" + (" :action-costs" if domain.has_costs else "") \
+           + (" :derived-predicates" if domain.derived else "")
     lines = [f"(define (domain {domain.name})", f"  (:requirements {reqs})"]
     if domain.types:
         types = _typed(sorted(domain.types.items()))
@@ -74,6 +75,7 @@ def domain_to_pddl(domain: m.Domain) -> str:
         funcs = " ".join(f"({f.name}{' ' + _reserved_renamed(domain, _declared(f.params)) if f.params else ''})"
                          " - number" for f in domain.functions.values())  # the value type, never renamed
         lines.append(f"  (:functions {funcs})")
+    lines += [f"  {rule}" for rule in domain.derived]
     for a in domain.actions.values():
         lines.append(f"  (:action {a.name}")
         lines.append(f"    :parameters ({m.format_params(a.params)})")
@@ -92,7 +94,7 @@ def problem_to_pddl(domain: m.Domain, objects: dict[str, str], init: frozenset[A
     those values, ``(= (total-cost) 0)`` and ``(:metric minimize (total-cost))``.
     """
     objs = {o: t for o, t in objects.items() if o not in domain.constants}
-    init_text = " ".join(str(a) for a in sorted(init))
+    init_text = " ".join(str(a) for a in sorted(init) if a.predicate not in domain.derived_predicates)
     metric = ""
     if costs is not None:
         values = {**costs, Atom(m.TOTAL_COST, ()): 0}

@@ -35,6 +35,8 @@ def _is_int(cost: m.Number | None) -> bool:
 
 def task_to_sas(task: Task, state: frozenset[Atom], goal: m.Condition) -> str | None:
     """``output.sas`` text for the task from ``state`` to ``goal``, or None where it is not plain STRIPS."""
+    if task.derived is not None:
+        return None  # axioms: Fast Downward's translator writes them
     actions = task.grounding(state).actions
     goal_c = compiled_goal(task, goal)
     if not goal_c.is_conjunctive:

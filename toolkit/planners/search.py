@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from toolkit.grounding import CompiledCondition
 from toolkit.model import Atom
-from toolkit.planners.base import numeric_refusal
+from toolkit.planners.base import derived_refusal, numeric_refusal
 from toolkit.planners.base import (
     GoalArg, InitArg, PlanResult, PlanStatus, Stopwatch, compiled_goal, goal_condition, recheck, start_state,
 )
@@ -144,7 +144,8 @@ class AStarPlanner:
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
         clock = Stopwatch(timeout, cpu=self.cpu_time)
-        refused = numeric_refusal(task, self.name, time.perf_counter())
+        refused = numeric_refusal(task, self.name, time.perf_counter()) or derived_refusal(task, self.name,
+                                                                                            time.perf_counter())
         if refused is not None:
             return refused
         state0 = start_state(task, init, self.unknown_as)

@@ -95,6 +95,8 @@ def to_up_problem(domain: m.Domain, objects: dict[str, str], init: frozenset[Ato
     from unified_planning import shortcuts as up
     from unified_planning.model import InstantaneousAction, Problem
 
+    if domain.derived:
+        raise Untranslatable("derived predicates (unified-planning has no axioms)")
     allow_shared_names()
     types: dict[str, Any] = {"object": up.UserType("object")}
 

@@ -29,7 +29,8 @@ from typing import Any
 
 from toolkit.errors import PgtError
 from toolkit.model import Atom
-from toolkit.planners.base import GoalArg, InitArg, PlanResult, PlanStatus, goal_condition, recheck, start_state
+from toolkit.planners.base import (GoalArg, InitArg, PlanResult, PlanStatus, derived_refusal, goal_condition, recheck,
+                                   start_state)
 from toolkit.task import Task
 
 
@@ -63,6 +64,9 @@ class UpOneshotPlanner:
         if goal is not None:
             raise PgtError("the up-oneshot planner plans for the problem's own goal only (as ViPlan does)")
         t0 = time.perf_counter()
+        refused = derived_refusal(task, self.name, t0)
+        if refused is not None:
+            return refused
         state = start_state(task, init, self.unknown_as)
         goal_cond = goal_condition(task, goal)
         key = (task.domain.path, task.problem.path, state)

@@ -24,6 +24,7 @@ SUPPORTED_REQUIREMENTS = (
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions",
     ":equality", ":existential-preconditions", ":universal-preconditions",
     ":quantified-preconditions", ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents",
+    ":derived-predicates",
 )
 # Accepted where declared, never added: PDDL 3.1's :fluents is numeric and object fluents (object
 # fluents are refused where used, by their keyword below).
@@ -36,10 +37,8 @@ PARSER_ONLY_REQUIREMENTS: tuple[str, ...] = ()
 
 UNSUPPORTED_KEYWORDS = {
     ":durative-action": "durative actions (:durative-action)",
-    ":derived": "derived predicates (:derived)",
     ":object-fluents": "object fluents (:object-fluents)",
     ":durative-actions": "durative actions (:durative-actions)",
-    ":derived-predicates": "derived predicates (:derived-predicates)",
     ":non-deterministic": "non-deterministic effects (:non-deterministic)",
     ":timed-initial-literals": "timed initial literals",
     ":preferences": "preferences",

@@ -1,0 +1,216 @@
+"""The ground rules of a domain's derived predicates for one task: bodies with static facts decided.
+
+Split from :mod:`toolkit.derived` (which evaluates the ground rules on states):
+:func:`ground_rules` grounds each ``:derived`` rule for every type-correct head
+tuple. Basic atoms that no action changes are static (as in Fast Downward's
+translator): they are decided from the task's initial state while grounding, an
+``and`` stops at its first false part and an ``or`` at its first true one, the
+parts that static facts decide go first, conjuncts that do not mention an
+``exists`` variable move out of it, and an ``exists`` ranges only over the values
+its static atoms allow (a join over indexed static facts). What is left are the
+small bodies the evaluation works on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from typing import Callable
+
+from toolkit import model as m
+from toolkit.grounding import GAnd, GLit, GNode, GOr, ground_condition
+from toolkit.model import Atom
+
+ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
+# The task's atom for (predicate, arguments): one object per ground atom, so the set operations of a
+# state's closure find rule atoms in the state by identity (``Task.atom_table.atom``).
+Intern = Callable[[str, tuple[str, ...]], Atom]
+
+
+def _static_predicates(domain: m.Domain) -> frozenset[str]:
+    """Basic predicates no action adds or deletes: their atoms keep their initial value."""
+    changed: set[str] = set()
+
+    def walk(eff: m.Effect) -> None:
+        if isinstance(eff, (m.AddEffect, m.DelEffect)):
+            changed.add(eff.atom.predicate)
+        elif isinstance(eff, m.AndEffect):
+            for p in eff.parts:
+                walk(p)
+        elif isinstance(eff, (m.ForallEffect, m.WhenEffect)):
+            walk(eff.body)
+
+    for action in domain.actions.values():
+        walk(action.effect)
+    return frozenset(domain.predicates) - changed - domain.derived_predicates
+
+
+def _static_first(cond: m.Condition, static: frozenset[str]) -> m.Condition:
+    """``cond`` with ``imply`` spelled as ``or`` and, in every ``and``/``or``, the parts that static facts
+    and equalities decide placed first: grounding then stops at them before it expands the rest."""
+    if isinstance(cond, m.Imply):
+        return _static_first(m.Or((m.Not(cond.premise), cond.conclusion)), static)
+    if isinstance(cond, m.Not):
+        return m.Not(_static_first(cond.arg, static))
+    if isinstance(cond, (m.And, m.Or)):
+        parts = [_static_first(p, static) for p in cond.parts]
+        parts.sort(key=lambda p: not _decided_statically(p, static))  # stable: the file's order otherwise
+        return type(cond)(tuple(parts))
+    if isinstance(cond, (m.Exists, m.Forall)):
+        return _miniscope(type(cond)(cond.params, _static_first(cond.body, static)), static)
+    return cond
+
+
+def _miniscope(cond: m.Exists | m.Forall, static: frozenset[str]) -> m.Condition:
+    """``(exists (?x) (and A B))`` as ``(and A (exists (?x) B))`` where ``A`` does not mention ``?x``
+    (and ``forall`` over ``or`` the same way): equivalent, also over no objects, and ``A`` is then
+    ground once per outer binding instead of once per ``?x``. The optical telegraphs' ``blocked-trans``
+    nests three such ``exists`` over static guards of the outer variables."""
+    joint = m.And if isinstance(cond, m.Exists) else m.Or
+    if not isinstance(cond.body, joint):
+        return cond
+    bound = {v for v, _ in cond.params}
+    outer = [p for p in cond.body.parts if not _mentions(p, bound)]
+    if not outer:
+        return cond
+    inner = [p for p in cond.body.parts if _mentions(p, bound)]
+    body = inner[0] if len(inner) == 1 else joint(tuple(inner))
+    return _static_first(joint((*outer, type(cond)(cond.params, body))), static) if inner else joint(tuple(outer))
+
+
+def _mentions(cond: m.Condition, names: set[str]) -> bool:
+    """Whether ``cond`` mentions one of the variables ``names`` (read off its text: every kind of condition)."""
+    return any(v in names for v in re.findall(r"\?[^\s()]+", str(cond)))
+
+
+def _decided_statically(cond: m.Condition, static: frozenset[str]) -> bool:
+    while isinstance(cond, m.Not):
+        cond = cond.arg
+    return isinstance(cond, m.Equals) or (isinstance(cond, m.Pred) and cond.predicate in static)
+
+
+class _StaticFacts:
+    """The static atoms true in the initial state, as (predicate, arguments), with indexes that give the
+    values a variable can take in a static atom whose other arguments are known (a join, as the
+    relaxed exploration and Fast Downward's translator instantiate rules)."""
+
+    def __init__(self, facts: frozenset[tuple[str, tuple[str, ...]]]) -> None:
+        self.facts = facts
+        self._by_pred: dict[str, list[tuple[str, ...]]] = {}
+        for pred, args in facts:
+            self._by_pred.setdefault(pred, []).append(args)
+        self._indexes: dict[tuple, dict[tuple[str, ...], set[str]]] = {}
+
+    def __contains__(self, fact: tuple[str, tuple[str, ...]]) -> bool:
+        return fact in self.facts
+
+    def values(self, pred: str, terms: tuple[str, ...], var: str, sub: dict[str, str]) -> set[str]:
+        """The objects ``var`` can be for ``(pred terms)`` to be a true static atom under ``sub``."""
+        at = tuple(i for i, t in enumerate(terms) if t == var)
+        known = tuple(i for i, t in enumerate(terms) if t != var and (not t.startswith("?") or t in sub))
+        key = (pred, at, known)
+        index = self._indexes.get(key)
+        if index is None:
+            index = self._indexes[key] = {}
+            for args in self._by_pred.get(pred, ()):
+                if len(args) == len(terms) and len({args[i] for i in at}) == 1:
+                    index.setdefault(tuple(args[i] for i in known), set()).add(args[at[0]])
+        return index.get(tuple(sub.get(terms[i], terms[i]) for i in known), set())
+
+
+def _candidates(cond: m.Condition, var: str, sub: dict[str, str], static: frozenset[str], facts: _StaticFacts,
+                positive: bool) -> set[str] | None:
+    """The values of ``var`` for which ``cond`` (``positive``: not negated) can hold, read off the static
+    atoms it requires; None where nothing restricts them. A superset: the other values make it false."""
+    if isinstance(cond, m.Pred):
+        if positive and cond.predicate in static and var in cond.terms:
+            return facts.values(cond.predicate, cond.terms, var, sub)
+        return None
+    if isinstance(cond, m.Not):
+        return _candidates(cond.arg, var, sub, static, facts, not positive)
+    if isinstance(cond, (m.And, m.Or)):
+        found = [_candidates(p, var, sub, static, facts, positive) for p in cond.parts]
+        if isinstance(cond, m.And) == positive:  # a conjunction: every part's restriction holds
+            known = [c for c in found if c is not None]
+            return set.intersection(*known) if known else None
+        if any(c is None for c in found):  # a disjunction: one free branch frees it
+            return None
+        return set().union(*found)
+    return None  # quantifiers, implications, equalities, numbers: no restriction read here
+
+
+def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, static: frozenset[str],
+            init: _StaticFacts, intern: Intern, positive: bool = True) -> GNode:
+    """A rule body ground in negation normal form with static literals decided as it goes (an ``and``
+    stops at its first false part, an ``or`` at its first true one), so a body over static facts
+    (psr's ``con`` and ``ext``, the philosophers' ``trans``) costs what is left, not every expansion.
+    ``init`` holds the (predicate, arguments) of the static atoms true in the initial state."""
+    if isinstance(cond, m.Pred):
+        args = tuple([sub.get(t, t) for t in cond.terms])
+        if cond.predicate in static:
+            return ((cond.predicate, args) in init) == positive
+        return GLit(intern(cond.predicate, args), positive)
+    if isinstance(cond, m.Equals):
+        return (sub.get(cond.left, cond.left) == sub.get(cond.right, cond.right)) == positive
+    if isinstance(cond, m.Not):
+        return _ground(cond.arg, sub, objects_of, static, init, intern, not positive)
+    if isinstance(cond, m.Imply):
+        return _ground(m.Or((m.Not(cond.premise), cond.conclusion)), sub, objects_of, static, init, intern, positive)
+    if isinstance(cond, (m.And, m.Or)):
+        conj = isinstance(cond, m.And) == positive
+        return _fold((_ground(p, sub, objects_of, static, init, intern, positive) for p in cond.parts), conj)
+    if isinstance(cond, (m.Forall, m.Exists)):
+        names = [v for v, _ in cond.params]
+        domains = []
+        for var, types in cond.params:
+            objects = objects_of(types)
+            if isinstance(cond, m.Exists) == positive:  # a disjunction over the values: skip the false ones
+                fits = _candidates(cond.body, var, {k: v for k, v in sub.items() if k not in names}, static, init,
+                                   positive)
+                if fits is not None:
+                    objects = tuple(o for o in objects if o in fits)
+            domains.append(objects)
+
+        def parts():
+            for values in itertools.product(*domains):
+                inner = dict(sub)
+                inner.update(zip(names, values))
+                yield _ground(cond.body, inner, objects_of, static, init, intern, positive)
+
+        return _fold(parts(), isinstance(cond, m.Forall) == positive)
+    return ground_condition(cond, sub, objects_of, positive)  # a numeric comparison
+
+
+def _fold(parts, conj: bool) -> GNode:
+    """``and`` (``conj``) or ``or`` of the parts, stopping at the first part that decides it."""
+    out: list[GNode] = []
+    for p in parts:
+        if p is (not conj):
+            return not conj
+        if p is conj:
+            continue
+        if isinstance(p, GAnd if conj else GOr):
+            out.extend(p.parts)
+        else:
+            out.append(p)
+    if not out:
+        return conj
+    if len(out) == 1:
+        return out[0]
+    return GAnd(tuple(out)) if conj else GOr(tuple(out))
+
+
+def ground_rules(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom],
+                 intern: Intern = Atom) -> dict[Atom, list[GNode]]:
+    """Each derived atom that can ever hold -> its ground rule bodies (one per rule that can make it hold)."""
+    static = _static_predicates(domain)
+    facts = _StaticFacts(frozenset((a.predicate, a.args) for a in init if a.predicate in static))
+    bodies: dict[Atom, list[GNode]] = {}
+    for rule in domain.derived:
+        names = [v for v, _ in rule.params]
+        body = _static_first(rule.body, static)
+        for values in itertools.product(*(objects_of(t) for _, t in rule.params)):
+            node = _ground(body, dict(zip(names, values)), objects_of, static, facts, intern)
+            if node is not False:
+                bodies.setdefault(intern(rule.predicate, values), []).append(node)
+    return bodies
