@@ -248,7 +248,10 @@ def replay(env: Any, tasks: Any, rec: dict, order: list[int], name: str) -> dict
         obj, targ = rec["moves"][i]
         oid = int(obj[1:])
         obj_pose = p.getBasePositionAndOrientation(oid)
-        pick = (np.asarray(obj_pose[0]) + np.array([0, 0, 0.02]), np.asarray((0, 0, 0, 1)))
+        # the oracle picks at a pixel of the object's mask, at the height map's height there (Task.oracle)
+        _, hmap, _ = task.get_true_image(env)
+        pix = utils.xyz_to_pix(obj_pose[0], task.bounds, task.pix_size)
+        pick = (np.asarray(utils.pix_to_xyz(pix, hmap, task.bounds, task.pix_size)), np.asarray((0, 0, 0, 1)))
         euler = utils.quatXYZW_to_eulerXYZ(obj_pose[1])
         obj_pose = (obj_pose[0], utils.eulerXYZ_to_quatXYZW((0, 0, euler[2])))
         pick_to_obj = utils.invert(utils.multiply(utils.invert(pick), obj_pose))
