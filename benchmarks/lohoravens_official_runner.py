@@ -145,13 +145,18 @@ class Run:
         u, v = utils.xyz_to_pix(pose0[0], self.task.bounds, self.task.pix_size)
         return int(mask[min(max(u, 0), mask.shape[0] - 1), min(max(v, 0), mask.shape[1] - 1)])
 
-    def intended(self, obj_id: int, act: dict) -> Any:
-        """Where the oracle's place pose puts the object (``pose1`` times the grasp, as ``Task.oracle`` built it)."""
+    def intended_pose(self, obj_id: int, act: dict) -> Any:
+        """The pose the oracle's place pose puts the object in (``pose1`` times the grasp, as ``Task.oracle``
+        built it): position and orientation (pose targets match the yaw too, ``Task.is_match``)."""
         from cliport.utils import utils
 
         obj_pose = self.p.getBasePositionAndOrientation(obj_id)
         obj_to_pick = utils.multiply(utils.invert(act["pose0"]), obj_pose)
-        return self.np.float32(utils.multiply(act["pose1"], obj_to_pick)[0])
+        return utils.multiply(act["pose1"], obj_to_pick)
+
+    def intended(self, obj_id: int, act: dict) -> Any:
+        """The position of :meth:`intended_pose`."""
+        return self.np.float32(self.intended_pose(obj_id, act)[0])
 
     def target_of(self, obj_id: int, act: dict) -> str:
         """Where the oracle means the object to go: the goal target nearest the object's intended pose."""
@@ -192,7 +197,8 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
             break
         obj = run.picked(act["pose0"])
         moves.append([f"o{obj}", run.target_of(obj, act)])
-        aims.append([float(v) for v in run.intended(obj, act)])
+        aim = run.intended_pose(obj, act)
+        aims.append([[float(v) for v in aim[0]], [float(v) for v in aim[1]]])
         _obs, _reward, done, info = env.step(act)
         official.append(float(task._rewards))
         done_flags.append(bool(done))
@@ -255,8 +261,8 @@ def replay(env: Any, tasks: Any, rec: dict, order: list[int], name: str) -> dict
         euler = utils.quatXYZW_to_eulerXYZ(obj_pose[1])
         obj_pose = (obj_pose[0], utils.eulerXYZ_to_quatXYZW((0, 0, euler[2])))
         pick_to_obj = utils.invert(utils.multiply(utils.invert(pick), obj_pose))
-        place = utils.multiply((tuple(rec["aims"][i]), (0, 0, 0, 1)), pick_to_obj)
-        _obs, _r, done, _info = env.step({"pose0": pick, "pose1": (np.asarray(place[0]), np.asarray((0, 0, 0, 1)))})
+        place = utils.multiply(tuple(map(tuple, rec["aims"][i])), pick_to_obj)
+        _obs, _r, done, _info = env.step({"pose0": pick, "pose1": (np.asarray(place[0]), np.asarray(place[1]))})
         moves.append([obj, targ])
         official.append(float(task._rewards))
         done_flags.append(bool(done))
