@@ -21,6 +21,7 @@ the full lint with the problems' reachability. Three measurements:
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import subprocess
 import sys
@@ -87,19 +88,42 @@ def _lint_wall(path: Path, limit: float) -> float | None:
     return time.perf_counter() - start
 
 
+def _best_cpu(fn, repeat: int) -> float:
+    """The least CPU time of this process over ``repeat`` calls (what the wall clock shows on an idle core)."""
+    times = []
+    for _ in range(repeat):
+        t = time.process_time()
+        fn()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
 def large(files: list[tuple[str, Path, float | None]], repeat: int, lint_timeout: float) -> bool:
-    print(f"{'file':<22}{'size':>9}{'lines':>8}{'quick step':>12}{'pgt lint':>11}{'lint / quick':>14}{'target':>8}")
+    """The quick step's wall and CPU seconds beside ``pgt lint``'s wall seconds.
+
+    The target is judged on the wall time when the machine is idle enough (the
+    1-minute load average below the CPU count) and on the CPU time otherwise: on
+    2 cores shared by many processes the wall clock measures the queue, not the step.
+    """
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+    busy = load >= (os.cpu_count() or 1)
+    print(f"load average {load:.1f} on {os.cpu_count()} CPUs: targets judged on "
+          f"{'CPU seconds (the machine is oversubscribed)' if busy else 'wall seconds'}")
+    print(f"{'file':<22}{'size':>9}{'lines':>8}{'quick step':>12}{'(CPU)':>9}{'pgt lint':>11}{'lint / quick':>14}"
+          f"{'target':>8}")
     ok = True
     for label, path, target in files:
         text = path.read_text(encoding="utf-8")
         quick_s = _best(lambda: quick_diagnostics(path, text), repeat)
+        cpu_s = _best_cpu(lambda: quick_diagnostics(path, text), repeat)
         lint_s = _lint_wall(path, lint_timeout)
         lint = f"{lint_s:>9.1f} s" if lint_s is not None else f">{lint_timeout:>7.0f} s"
         ratio = f"{lint_s / quick_s:>14.0f}" if lint_s is not None else f">{lint_timeout / quick_s:>13.0f}"
-        verdict = "" if target is None else ("PASS" if quick_s <= target else "FAIL")
+        judged = cpu_s if busy else quick_s
+        verdict = "" if target is None else ("PASS" if judged <= target else "FAIL")
         ok &= verdict != "FAIL"
-        print(f"{label:<22}{len(text) / 1e6:>7.2f}MB{text.count(chr(10)):>8}{quick_s:>10.2f} s{lint}{ratio}"
-              f"{verdict:>8}")
+        print(f"{label:<22}{len(text) / 1e6:>7.2f}MB{text.count(chr(10)):>8}{quick_s:>10.2f} s{cpu_s:>7.2f} s{lint}"
+              f"{ratio}{verdict:>8}")
     print()
     return ok
 

@@ -197,10 +197,9 @@ def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
     """Success against predictions needed (ViPlan Figure 2): one line per run, or one panel per run past
     :data:`MAX_LINES` (ten overlapping lines with error bars could not be told apart)."""
     series = []
-    for run in runs[:MAX_BARS]:
-        pts = metrics.success_by_predictions(run.records)
-        if pts:
-            series.append((run.label, pts))
+    kept = [run for run in runs[:MAX_BARS] if metrics.success_by_predictions(run.records)]
+    for run, name in zip(kept, _distinct_names(kept)):
+        series.append((name, metrics.success_by_predictions(run.records)))
     xlabel, title = "predictions a perfect grounder needs for the task", "Compounding errors (cf. ViPlan Figure 2)"
     if len(series) <= MAX_LINES:
         fig, ax = plt.subplots(figsize=(7, 4.5))
@@ -229,6 +228,25 @@ def _predictions_plot(runs: list[Run], out: Path, plt) -> list[Path]:
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return [_save(fig, out / "success_vs_predictions.png", plt)]
+
+
+def _distinct_names(runs: list[Run]) -> list[str]:
+    """Each run's label, with what it ran on in front where labels repeat (one protocol on several domains:
+    ten panels all titled ``pgt-grounder[acc=0.97]`` could not be told apart)."""
+    labels = [run.label for run in runs]
+    if len(set(labels)) == len(labels):
+        return labels
+    named = [f"{_ran_on(run)}: {run.label}" for run in runs]
+    return named if len(set(named)) == len(named) else [f"{n} ({run.name})" for n, run in zip(named, runs)]
+
+
+def _ran_on(run: Run) -> str:
+    """The suite, or for a folder of problems with ``--domain FILE`` the domain's folder (ferry/domain.pddl: ferry)."""
+    cfg = _config(run)
+    if cfg.domain:
+        dom = Path(cfg.domain)
+        return dom.parent.name if dom.stem == "domain" else dom.stem
+    return cfg.suite
 
 
 def _config(run: Run):

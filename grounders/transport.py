@@ -6,16 +6,24 @@ size limit (a 100 MB completion is read, parsed, stored whole; an endless body
 grows until memory runs out). :class:`GuardedTransport` wraps the HTTP
 transport the ``openai`` client sends through and enforces, per request:
 
-* a **deadline** ``timeout`` seconds after the request starts: every socket
-  operation waits at most what is left of it, each body chunk is checked
-  against it, and a watchdog shuts the connection's socket at the deadline,
-  so a silent or trickling body ends within the deadline, not one read later.
-  What is cut off raises the HTTP library's ``ReadTimeout`` (the client reports
-  and retries it as a timeout);
+* a **deadline** ``timeout`` seconds after the request starts, over the
+  connect, the TLS handshake, the request, the response's headers and its
+  body: every socket operation (through :class:`DeadlineBackend`, the network
+  backend of each connection) waits at most what is left of it and none starts
+  after it, so headers or a body trickled one byte at a time end at the
+  deadline; each body chunk is checked against it too, and a watchdog shuts the
+  connection's socket at the deadline while the body is read. What is cut off
+  raises the HTTP library's ``ReadTimeout`` (the client reports and retries it
+  as a timeout);
 * a **size cap** of ``max_bytes`` on the body (error bodies too), counted while
   it streams in, before it is decoded or kept: past the cap the connection is
   dropped and :class:`ReplyTooLarge` raised (the client records one error
   answer; asking again would be paid for again and come back as large).
+
+The same guards stand on every path a request can take: a proxy named by
+``HTTPS_PROXY``/``HTTP_PROXY``/``ALL_PROXY`` (honoured as ``openai``'s own
+client honours them, ``NO_PROXY`` included) gets its own guarded transport,
+where a client built with a custom transport otherwise ignores them.
 
 The HTTP library is the one ``openai`` ships with (``httpx2`` in ``openai`` 3,
 ``httpx`` before), imported when a client is built.
@@ -23,6 +31,7 @@ The HTTP library is the one ``openai`` ships with (``httpx2`` in ``openai`` 3,
 
 from __future__ import annotations
 
+import importlib
 import socket
 import threading
 import time
@@ -48,16 +57,110 @@ def http_module() -> Any:
 
 
 http = http_module()
+core = importlib.import_module(http.__name__.replace("httpx", "httpcore"))  # httpcore2 under httpx2
+
+_CURRENT = threading.local()  # .deadline: the deadline of the request this thread is sending or reading
 
 
 def guarded_http_client(timeout: float, max_bytes: int, clock: Callable[[], float] = time.monotonic) -> Any:
-    """An HTTP client for ``openai.OpenAI(http_client=...)`` with openai's defaults and the guards above."""
+    """An HTTP client for ``openai.OpenAI(http_client=...)`` with openai's defaults and the guards above.
+
+    A client given a transport reads no proxy from the environment (httpx's
+    ``Client.__init__``: ``allow_env_proxies = trust_env and transport is None``),
+    so the environment's proxies are mounted here, each behind the same guards, with
+    the library's own reading of the variables (``get_environment_proxies``, what
+    ``openai``'s default client uses); a ``NO_PROXY`` host maps to ``None``, which the
+    client sends through the guarded direct transport.
+    """
     import openai
     from openai._constants import DEFAULT_CONNECTION_LIMITS
 
-    inner = http.HTTPTransport(limits=DEFAULT_CONNECTION_LIMITS)
-    return openai.DefaultHttpxClient(transport=GuardedTransport(inner, timeout, max_bytes, clock),
-                                     timeout=timeout)
+    def guarded(proxy: str | None) -> GuardedTransport:
+        inner = http.HTTPTransport(limits=DEFAULT_CONNECTION_LIMITS, proxy=proxy)
+        return GuardedTransport(with_deadline_backend(inner, clock), timeout, max_bytes, clock)
+
+    proxies = importlib.import_module(f"{http.__name__}._utils").get_environment_proxies()
+    mounts = {pattern: None if url is None else guarded(url) for pattern, url in proxies.items()}
+    return openai.DefaultHttpxClient(transport=guarded(None), mounts=mounts, timeout=timeout)
+
+
+def with_deadline_backend(transport: Any, clock: Callable[[], float] = time.monotonic) -> Any:
+    """``transport`` with its connection pool's network backend wrapped in :class:`DeadlineBackend`.
+
+    ``HTTPTransport`` takes no network backend, and its pool (``ConnectionPool``,
+    ``HTTPProxy``, ``SOCKSProxy`` alike) hands ``_network_backend`` to each connection
+    it opens, so the wrapper set here reaches every connection, proxied or not.
+    """
+    pool = getattr(transport, "_pool", None)
+    if pool is None or not hasattr(pool, "_network_backend"):
+        raise RuntimeError(f"{http.__name__} {getattr(http, '__version__', '?')}: its transport's connection pool "
+                           "has no network backend to guard; the request deadline cannot be enforced")
+    if not isinstance(pool._network_backend, DeadlineBackend):
+        pool._network_backend = DeadlineBackend(pool._network_backend, clock)
+    return transport
+
+
+def _left(timeout: float | None, clock: Callable[[], float], what: type[Exception]) -> float | None:
+    """``timeout`` cut to what is left of this thread's request deadline; ``what`` once none is left."""
+    deadline = getattr(_CURRENT, "deadline", None)
+    if deadline is None:
+        return timeout
+    left = deadline - clock()
+    if left <= 0:
+        raise what("the request's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class DeadlineBackend(core.NetworkBackend):
+    """A network backend whose connects, reads and writes stop at the current request's deadline.
+
+    ``--timeout`` bounded each socket operation, and the body's watchdog starts once
+    the headers are in: an endpoint (or a proxy) that sent its status line and headers
+    one byte every second held the request for as long as it liked. Here every
+    operation of the thread's current request waits at most what is left, and none
+    starts once it is gone.
+    """
+
+    def __init__(self, inner: Any, clock: Callable[[], float] = time.monotonic) -> None:
+        self.inner, self.clock = inner, clock
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                    socket_options: Any = None) -> Any:
+        timeout = _left(timeout, self.clock, core.ConnectTimeout)
+        return _DeadlineStream(self.inner.connect_tcp(host, port, timeout=timeout, local_address=local_address,
+                                                      socket_options=socket_options), self.clock)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Any = None) -> Any:
+        timeout = _left(timeout, self.clock, core.ConnectTimeout)
+        return _DeadlineStream(self.inner.connect_unix_socket(path, timeout=timeout, socket_options=socket_options),
+                               self.clock)
+
+    def sleep(self, seconds: float) -> None:
+        self.inner.sleep(seconds)
+
+
+class _DeadlineStream(core.NetworkStream):
+    """A connection's stream whose every operation is cut to the current request's deadline."""
+
+    def __init__(self, inner: Any, clock: Callable[[], float]) -> None:
+        self.inner, self.clock = inner, clock
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self.inner.read(max_bytes, timeout=_left(timeout, self.clock, core.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.inner.write(buffer, timeout=_left(timeout, self.clock, core.WriteTimeout))
+
+    def close(self) -> None:
+        self.inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None, timeout: float | None = None) -> Any:
+        timeout = _left(timeout, self.clock, core.ConnectTimeout)
+        return _DeadlineStream(self.inner.start_tls(ssl_context, server_hostname=server_hostname, timeout=timeout),
+                               self.clock)
+
+    def get_extra_info(self, info: str) -> Any:
+        return self.inner.get_extra_info(info)
 
 
 class GuardedTransport(http.BaseTransport):
@@ -75,8 +178,20 @@ class GuardedTransport(http.BaseTransport):
             value = limits.get(name)
             limits[name] = left if value is None else min(float(value), left)
         request.extensions = {**request.extensions, "timeout": limits}
-        response = self.inner.handle_request(request)
+        _CURRENT.deadline = deadline  # DeadlineBackend: the connect, the headers and the body's reads
+        try:
+            response = self.inner.handle_request(request)
+        except http.TimeoutException as exc:
+            _CURRENT.deadline = None
+            if self.clock() >= deadline:
+                raise http.ReadTimeout(f"no complete reply within {self.timeout:g} s "
+                                       "(the endpoint sent its headers too slowly)", request=request) from exc
+            raise
+        except BaseException:
+            _CURRENT.deadline = None
+            raise
         if self.clock() >= deadline:
+            _CURRENT.deadline = None
             response.close()
             raise http.ReadTimeout(f"no complete reply within {self.timeout:g} s", request=request)
         response.stream = _GuardedStream(response.stream, self, deadline, request,
@@ -138,4 +253,6 @@ class _GuardedStream(http.SyncByteStream):
     def close(self) -> None:
         if self._timer is not None:
             self._timer.cancel()
+        if getattr(_CURRENT, "deadline", None) == self.deadline:
+            _CURRENT.deadline = None
         self.inner.close()

@@ -18,6 +18,7 @@ import os
 import sys
 from typing import NoReturn
 
+from toolkit.entry import answer_sigint
 from toolkit.errors import PgtError, TypeMismatchError
 
 # CLI name -> module that registers it. Keys are the subcommands, in help order.
@@ -92,6 +93,7 @@ def main(argv: list[str] | None = None) -> int:
     plan, no plan, findings, bad batch lines), 2 bad input or usage, 130 interrupted."""
     argv = sys.argv[1:] if argv is None else argv
     name, args = "pgt", None
+    answer_sigint()
     try:
         parser = build_parser(argv[0] if argv else None)
         try:

@@ -311,7 +311,17 @@ def find_question_file(domain: m.Domain) -> Path | None:
     candidate = Path(domain.path).resolve().parent / "questions.toml"
     if candidate.is_file():
         return candidate
-    return twin_file(domain, "questions.toml")
+    twin = twin_file(domain, "questions.toml")
+    if twin is None:
+        return None
+    # A twin shares predicate and action names and arities, not parameter names: IPC's logistics names its
+    # load-truck parameters differently from the shipped logistics, whose file says {pkg}. A file the user
+    # never wrote must not stop their study; their domain gets the fallback wording instead.
+    try:
+        load_question_spec(twin, domain)
+    except QuestionTemplateError:
+        return None
+    return twin
 
 
 def twin_file(domain: m.Domain, name: str) -> Path | None:

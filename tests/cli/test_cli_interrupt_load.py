@@ -2,13 +2,20 @@
 
 Issue 27 found commands that ran on after SIGINT on a loaded machine (a study's
 worker pool, ``compare`` mid-grid, A* search, ``validate --continue --states``
-over a 1M-step plan, ``solve-all``). Each case starts ``pgt`` in its own
-session beside a busy process, waits until the command is in the phase under
-test, signals the group as a terminal's Ctrl-C does, and times the exit.
+over a 1M-step plan, ``solve-all``). What those runs shared: ``pgt`` was started
+the way a shell script, CI step or harness starts a background command
+(``pgt ... &`` in ``sh``), which starts it with SIGINT *ignored*; Python then
+installs no handler, so ``kill -INT`` did nothing and each command ran to its
+end (``plan`` to its time limit with exit 1, ``validate`` to exit 0). Each case
+starts ``pgt`` that way, in its own session beside a busy process, waits until
+the command is in the phase under test, sends SIGINT (to the group, as a
+terminal's Ctrl-C does, or to the command alone, as ``kill -INT`` does), and
+times the exit. One case starts it as a terminal does (SIGINT at its default).
 """
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -19,7 +26,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PGT = [sys.executable, "-c", "import sys; from toolkit.cli import main; sys.exit(main())"]
+PGT = [sys.executable, "-c", "import sys; from toolkit.entry import main; sys.exit(main())"]
 DOMAIN = ROOT / "pddl_domains" / "blocksworld" / "domain.pddl"
 SIMPLE = ROOT / "pddl_domains" / "blocksworld" / "problems" / "simple_problem_0.pddl"
 HARD = ("(define (problem hard) (:domain blocksworld) (:objects a b c d e f g - block c1 c2 c3 c4 - column)\n"
@@ -45,40 +52,59 @@ def _files(tmp: Path) -> dict[str, str]:
     plan = tmp / "long.plan"
     # 1M steps, every one applicable: an idle machine validated 100k in under the 4 s the test waits
     plan.write_text("(moveBlock y c3)\n(moveBlock y c2)\n" * 500_000)
-    return {"HARD": str(hard), "PLAN": str(plan), "OUT": str(tmp / "out")}
+    # 64 lines of 30k steps: two chunks of 32 lines, seconds each, are in the workers when the signal comes
+    batch = tmp / "batch.jsonl"
+    line = json.dumps({"domain": str(DOMAIN), "problem": str(SIMPLE),
+                       "plan": "(moveBlock y c3)\n(moveBlock y c2)\n" * 15_000})
+    batch.write_text((line + "\n") * 64)
+    return {"HARD": str(hard), "PLAN": str(plan), "OUT": str(tmp / "out"), "BATCH": str(batch)}
 
 
+# name -> (argv, when to signal: seconds after the start or "episodes" once a study writes records,
+#          how pgt was started: "script" (SIGINT ignored, a shell's background job) or "terminal",
+#          whom the signal goes to: "group" (Ctrl-C) or "process" (kill -INT))
 CASES = {
-    "plan-astar-search": (["plan", str(DOMAIN), "HARD", "--planner", "astar", "--timeout", "120"], None),
-    "solve-all-search": (["solve-all", str(DOMAIN), "HARD", "HARD", "--planner", "astar", "--timeout", "120"], None),
-    "validate-1m-states": (["validate", str(DOMAIN), str(SIMPLE), "PLAN", "--continue", "--states"], None),
+    "plan-import": (["plan", str(DOMAIN), "HARD", "--planner", "astar", "--timeout", "120"], 0.3, "script", "process"),
+    "plan-astar-search": (["plan", str(DOMAIN), "HARD", "--planner", "astar", "--timeout", "120"], 4.0, "script",
+                          "process"),
+    "plan-astar-search-terminal": (["plan", str(DOMAIN), "HARD", "--planner", "astar", "--timeout", "120"], 4.0,
+                                   "terminal", "group"),
+    "solve-all-search": (["solve-all", str(DOMAIN), "HARD", "HARD", "--planner", "astar", "--timeout", "120"], 4.0,
+                         "script", "process"),
+    "validate-1m-states": (["validate", str(DOMAIN), str(SIMPLE), "PLAN", "--continue", "--states"], 4.0, "script",
+                           "process"),
+    "validate-batch-2-workers": (["validate-batch", "BATCH", "--workers", "2"], 4.0, "script", "process"),
     "run-2-workers": (["run", "--suite", "viplan-bw", "--accuracy", "0.9", "--seeds", "50", "--workers", "2",
-                       "--quiet", "--out", "OUT"], "episodes"),
+                       "--quiet", "--out", "OUT"], "episodes", "script", "group"),
     "compare-mid-grid": (["compare", "--suites", "viplan-bw", "--accuracies", "0.9,0.95", "--calibrations", "none",
                           "--action-failures", "0", "--seeds", "3", "--workers", "2", "--quiet", "--out", "OUT"],
-                         "episodes"),
+                         "episodes", "script", "process"),
 }
 
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_ctrl_c_under_load_stops_within_two_seconds(case: str, tmp_path: Path, busy) -> None:
-    template, ready = CASES[case]
+    template, ready, started, to = CASES[case]
     files = _files(tmp_path)
     argv = [files.get(a, a) for a in template]
+    start_as = signal.SIG_IGN if started == "script" else signal.SIG_DFL
     proc = subprocess.Popen([*PGT, *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT,
                             start_new_session=True, env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, start_as))
     try:
         deadline = time.monotonic() + 90
         if ready == "episodes":  # a study: mid-pool, once records are being written
             while time.monotonic() < deadline and proc.poll() is None and not any(
                     p.stat().st_size for p in Path(files["OUT"]).rglob("episodes.jsonl")):
                 time.sleep(0.05)
-        else:  # past the imports and the parse: the search or the validation runs
-            time.sleep(4.0)
+        else:  # 0.3 s: importing; 4 s: past the imports and the parse, the search or the validation runs
+            time.sleep(ready)
         assert proc.poll() is None, f"finished before it could be interrupted: {proc.stderr.read()}"
         start = time.monotonic()
-        os.killpg(proc.pid, signal.SIGINT)
+        if to == "group":
+            os.killpg(proc.pid, signal.SIGINT)
+        else:
+            os.kill(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=60)
         took = time.monotonic() - start
     finally:
@@ -87,5 +113,7 @@ def test_ctrl_c_under_load_stops_within_two_seconds(case: str, tmp_path: Path, b
             proc.wait()
     lines = [line for line in err.splitlines() if line.strip()]
     assert proc.returncode == 130, err
-    assert lines[-1] == f"pgt {argv[0]}: interrupted" and "Traceback" not in err, err
+    said = (f"pgt {argv[0]}: interrupted", "pgt: interrupted") if ready == 0.3 else (f"pgt {argv[0]}: interrupted",)
+    assert lines[-1] in said and "Traceback" not in err, err
+    assert len(lines) == (2 if argv[0] == "compare" else 1), err  # compare first says what it will run
     assert took < STOP_S, f"{case}: exit {took:.2f} s after SIGINT"

@@ -6,7 +6,8 @@ and spends questions where a wrong belief would hurt:
 
 1. **Survey** once: every visible atom of a *relevant* predicate (one that some
    precondition, effect condition or the goal mentions; ``leftOf`` in ViPlan-BW is
-   not). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
+   not), except those only the goal mentions (tsp's ``visited``: the plan achieves
+   them whatever they were; see :func:`goal_only_predicates`). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
    are kept when the survey shows them holding; answers that break a group are
    re-asked until the group is settled.
 2. **Plan** on the most likely state.
@@ -72,6 +73,23 @@ class BeliefAgentConfig:
     max_replans: int = 50
     min_information: float = 0.4  # log-odds; a predicate whose answers carry less is not asked again
     ask_static: bool = False  # ask about predicates no action changes (else they are read from the problem)
+
+
+def goal_only_predicates(task: Task) -> frozenset[str]:
+    """Predicates the goal mentions but no precondition or effect condition reads.
+
+    Their initial value decides nothing but whether the plan must achieve them, so
+    the survey leaves them unasked (believed false: the plan achieves them, and the
+    effect checks and the goal check look at them then). Were one already true and
+    not achievable again, no plan would exist and the second opinion asks it.
+    None in a domain with derived rules: a rule body may read a goal predicate for a precondition.
+    """
+    if task.domain.derived:
+        return frozenset()
+    read = {a.predicate for action in task.reachable_actions()
+            for cond in (action.precondition, *(c.condition for c in action.effect.conditional))
+            for a, _ in condition_literals(cond)}
+    return frozenset(a.predicate for a, _ in condition_literals(task.goal)) - read
 
 
 def relevant_atoms(task: Task) -> list[Atom]:
@@ -191,7 +209,8 @@ class _Episode:
     # ------------------------------------------------------------ phases
 
     def survey(self) -> None:
-        atoms = list(self.belief.logodds)
+        skip = goal_only_predicates(self.task)
+        atoms = [a for a in self.belief.logodds if a.predicate not in skip]
         self.ask(atoms, "survey")
         for g in self._groups_the_survey_supports():
             self.belief.add_group(g)
@@ -212,7 +231,19 @@ class _Episode:
         return action.is_applicable(self.state())
 
     def goal_confirmed(self) -> bool:
-        self.make_certain([a for a, _ in condition_literals(self.task.goal)], self.config.goal_trust, "goal")
+        """Make every goal atom ``goal_trust`` certain before stopping; True when the goal then holds.
+
+        The most informative question can tell nothing about an atom that two invariant
+        groups pull apart (its own answers say yes, a group-mate's say its place is
+        taken): every answer leaves it as unsure as before, so :meth:`make_certain`
+        stops short. Stopping on such a belief ended hanoi episodes with a disc on the
+        wrong peg; those goal atoms are asked directly, in the wordings left.
+        """
+        goal = [a for a, _ in condition_literals(self.task.goal) if a in self.belief]
+        self.make_certain(goal, self.config.goal_trust, "goal")
+        for atom in goal:  # (an atom set at the belief's cap, e.g. by a confirmed effect, is goal_trust certain)
+            while self.belief.confidence(atom) < self.config.goal_trust - 1e-9 and self.askable(atom):
+                self.ask([atom], "goal")
         return self.task.goal_holds(self.state())
 
     def act(self, action: GroundAction) -> bool:
@@ -344,11 +375,26 @@ class _Episode:
         self.ask([a for a in touched if self.worth_asking(a)], "recheck")
         self.settle(touched)
 
-    def second_opinion(self) -> None:
-        """No plan from the believed state: something believed is wrong; re-ask the weakest beliefs."""
+    def second_opinion(self, doubt_groups: bool = False) -> None:
+        """No plan from the believed state: something believed is wrong; re-ask the weakest beliefs.
+
+        With ``doubt_groups`` (the last recovery) what is wrong may be an invariant group
+        itself: the survey keeps a group whose pattern its answers satisfy, and one wrong
+        answer can make a pattern hold that the world does not (driverlog: "truck1 is
+        empty" answered no made "exactly one of all empty and driving atoms" hold, and
+        the group then held that answer certain). So the groups are dropped, the atoms
+        are chosen by their own evidence, those the answers leave unsure are asked again,
+        and the groups are derived anew from the answers as they now stand.
+        """
+        if doubt_groups:
+            self.belief.clear_groups()
         weak = [a for a in self.belief.logodds
                 if self.belief.confidence(a) < self.config.goal_trust and self.worth_asking(a)]
         self.ask(weak, "second_opinion")
+        if doubt_groups:
+            self.make_certain(weak, self.config.settle, "second_opinion")
+            for g in self._groups_the_survey_supports():
+                self.belief.add_group(g)
         self.settle(weak)
 
 
@@ -400,7 +446,7 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
             ledger.note("plan", ep.step, status=result.status.value, message=result.message)
             if recoveries < config.max_recoveries:
                 recoveries += 1
-                ep.second_opinion()
+                ep.second_opinion(doubt_groups=recoveries == config.max_recoveries)
                 continue
             stop = f"no_plan:{result.status.value}"
             break

@@ -58,6 +58,10 @@ class EvidenceBelief:
         for a in group.atoms:
             self.groups_of.setdefault(a, []).append(group)
 
+    def clear_groups(self) -> None:
+        """Forget the groups (the evidence stays): they are to be derived again from the answers."""
+        self.groups, self.groups_of = [], {}
+
     def __contains__(self, atom: Atom) -> bool:
         return atom in self.logodds
 

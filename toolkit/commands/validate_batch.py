@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import hashlib
 import itertools
 import json
 import multiprocessing
 import os
+import signal
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -113,13 +115,14 @@ def validate_records(lines: Iterable[str], base: Path, keep_going: bool = False,
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     # concurrent.futures, not multiprocessing.Pool: a Pool whose worker is killed (out of memory, say) waits
     # for its results forever; this one says so. At most 2 chunks per worker are read ahead of the output.
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(base, keep_going, objects)) as pool:
+    pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(base, keep_going, objects))
+    try:
         ahead: collections.deque = collections.deque()
         while True:
             while len(ahead) < 2 * workers and (part := next(chunks, None)) is not None:
                 ahead.append((part[0][0], pool.submit(_validate_chunk, part)))
             if not ahead:
-                return
+                break
             first, future = ahead.popleft()
             try:
                 results = future.result()
@@ -127,6 +130,27 @@ def validate_records(lines: Iterable[str], base: Path, keep_going: bool = False,
                 raise PgtError(f"a worker process died while validating the batch from line {first} on (out of "
                                "memory?); the lines before it were written; --workers 1 finds the line") from None
             yield from results
+    except BaseException:
+        _abandon(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def _abandon(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers now (Ctrl-C, a dead worker, the reader gone): nothing they hold will be written.
+
+    ``with ProcessPoolExecutor`` shuts down with ``wait=True``: after a Ctrl-C the command
+    waited for every chunk already handed out (long plans: seconds per chunk, issue 27).
+    """
+    terminate = getattr(pool, "terminate_workers", None)  # Python 3.14
+    if terminate is not None:
+        terminate()
+        return
+    procs = list((getattr(pool, "_processes", None) or {}).values())  # before shutdown(), which forgets them
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        if proc.is_alive():
+            proc.terminate()
 
 
 _WORKER: tuple[TaskCache, bool, str | None] | None = None  # each worker process's own cache
@@ -134,6 +158,7 @@ _WORKER: tuple[TaskCache, bool, str | None] | None = None  # each worker process
 
 def _init_worker(base: Path, keep_going: bool, objects: str | None) -> None:
     global _WORKER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
     _WORKER = (TaskCache(base), keep_going, objects)
 
 
@@ -188,9 +213,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         lines, base = iter(read_text(args.input, comment=None).splitlines()), Path(args.input).resolve().parent
     results = []
-    for out in validate_records(lines, base, args.keep_going, args.workers, objects=args.objects):
-        results.append(out)
-        print(json.dumps(out), flush=True)
+    # closing(): a Ctrl-C while a result is printed stops the workers too (the generator's handler runs now,
+    # not when the interpreter exits and waits for every chunk the workers hold)
+    with contextlib.closing(validate_records(lines, base, args.keep_going, args.workers, objects=args.objects)) as records:
+        for out in records:
+            results.append(out)
+            print(json.dumps(out), flush=True)
     summary = summarize(results)
     if args.json:
         print(json.dumps(summary))

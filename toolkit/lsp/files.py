@@ -28,6 +28,12 @@ from toolkit.lsp.symbols import domain_name_of
 MAX_FILE_BYTES = 4 * 1024 * 1024  # larger files beside a domain are not read (an open buffer always is)
 HEAD_BYTES = 64 * 1024  # enough for the comments and (define (domain ...)) / (:domain ...) that link files
 MAX_SIBLING_PROBLEMS = 8  # problems linted with a domain; more would slow every lint
+QUESTIONS = "questions.toml"  # a domain's question templates, beside it (toolkit.question_file.find_question_file)
+
+
+def is_question_file(path: Path) -> bool:
+    """A domain's ``questions.toml``: linted with the domain beside it, shown on its own lines."""
+    return path.name == QUESTIONS
 
 
 def uri_path(uri: str) -> Path:
@@ -89,7 +95,10 @@ class Files:
         return sorted({*on_disk, *(p for p in self.buffers if p.parent == folder and p.suffix == ".pddl")})
 
     def domain_of(self, path: Path) -> Path | None:
-        """The domain file of a domain or problem file (same folder, else the folder above)."""
+        """The domain file of a domain or problem file (same folder, else the folder above), or of a questions.toml
+        (the domain beside it, where ``pgt lint`` looks for it)."""
+        if is_question_file(path):
+            return self._domain_in(path.parent)
         head = self.head(path)
         if head is None:
             return None
@@ -103,6 +112,13 @@ class Files:
                 if self.head(other) == ("domain", head[1]):
                     return other
         return None
+
+    def _domain_in(self, folder: Path) -> Path | None:
+        """``domain.pddl`` in ``folder``, else the first ``.pddl`` file there that defines a domain."""
+        beside = folder / "domain.pddl"
+        if beside in self.buffers or _is_regular(beside):
+            return beside
+        return next((p for p in self._pddl_files(folder) if (self.head(p) or ("",))[0] == "domain"), None)
 
     def problems_of(self, domain: Path) -> list[Path]:
         """Problem files that name a domain: beside it, or in a ``problems/`` folder beside it."""
@@ -119,12 +135,16 @@ class Files:
         return found
 
     def snapshot(self, path: Path) -> tuple[Path, dict[Path, str]] | None:
-        """The domain of ``path`` and the texts to lint with it."""
+        """The domain of ``path`` and the texts to lint with it (its questions.toml when that is ``path`` or open)."""
         domain = self.domain_of(path)
         if domain is None:
             return None
-        problems = self.problems_of(domain) if domain == path else [path]
-        return domain, {p: self.text(p) for p in (domain, *problems)}
+        questions = domain.parent / QUESTIONS
+        problems = [] if path == questions else self.problems_of(domain) if domain == path else [path]
+        texts = {p: self.text(p) for p in (domain, *problems)}
+        if path == questions or questions in self.buffers:
+            texts[questions] = self.text(questions)
+        return domain, texts
 
 
 def _is_regular(path: Path) -> bool:

