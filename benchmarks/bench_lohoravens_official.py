@@ -105,7 +105,7 @@ def pgt_trace_given_physics(record: dict[str, Any]) -> list[float] | None:
     official trace where only the world model (where a block lands) differs, not the rules. None when the
     record has no such counts (pose families, older records)."""
     partial = record.get("partial_points")
-    if not partial:
+    if not partial or not any(partial):  # no zone step: nothing the scene counted
         return None
     steps = goal_steps(record)
     tracker = RewardTrace(steps)
