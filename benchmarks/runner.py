@@ -415,6 +415,9 @@ def _judge(spec: EpisodeSpec, record: dict[str, Any]) -> dict[str, Any]:
         record["predictions_needed"] = predictions_needed(spec.domain, spec.problem, spec.max_steps,
                                                           spec.config.planner)
         record.update(result.to_json())
+        benchmark_metrics = getattr(env, "benchmark_metrics", None)  # a world scored by its benchmark's own rules
+        if callable(benchmark_metrics):
+            record["world_metrics"] = benchmark_metrics()
     except Exception as exc:  # noqa: BLE001 - any crash is this episode's error record, never the study's end
         fatal = bool(getattr(exc, "fatal", False))  # set by the VLM clients on errors no retry will fix
         kind = getattr(exc, "error_kind", None) or ("endpoint" if fatal or _is_endpoint(exc) else

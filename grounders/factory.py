@@ -87,11 +87,16 @@ def _vlm(config: Any, task: Task, split: str, seed: int, episode: str | None = N
 
 def image_object_names(config: Any, task: Task) -> dict[str, list[str]] | None:
     """How questions about the images name objects: pictorial household images by colour and category
-    ("the red spoon", :func:`scene_graphs.pictograms.picture_names`); None: the domain's own names."""
+    ("the red spoon", :func:`scene_graphs.pictograms.picture_names`), LoHoRavens' tabletop as its picture
+    does ("the green bowl"); None: the domain's own names."""
     if getattr(config, "render_mode", "schematic") == "pictorial" and task.domain.name.lower() == "igibson":
         from scene_graphs.pictograms import picture_names
 
         return picture_names(task.objects)
+    if task.domain.name.lower() == "lohoravens":  # the tabletop picture and the PAR instructions' names
+        from toolkit.agents.par import display
+
+        return {o: [f"the {display(o)}"] for o in task.objects}
     return None
 
 

@@ -59,7 +59,8 @@ class LohoWorld:
 
     domain_name = "lohoravens"
 
-    def __init__(self, task: Task, *, failure_prob: float = 0.0, seed: int | None = None, **_: Any) -> None:
+    def __init__(self, task: Task, *, failure_prob: float = 0.0, seed: int | None = None, labels: bool | None = None,
+                 **_: Any) -> None:
         if not 0.0 <= failure_prob <= 1.0:
             raise PgtError(f"failure probability must be in [0, 1], got {failure_prob}")
         match = NAME.match(task.problem.name)
@@ -69,6 +70,7 @@ class LohoWorld:
         self.task = task
         self.instance: Instance = make_instance(match["family"].lower(), int(match["seed"]))
         self.failure_prob = failure_prob
+        self.labels = True if labels is None else labels
         self._seed = seed
         self.reset(seed)
 
@@ -89,8 +91,12 @@ class LohoWorld:
         return _atoms(self.on, self.instance.blocks)
 
     def observe(self) -> Observation:
+        from scene_graphs.render_tabletop import render_tabletop
+
         truth = self.true_state()
-        return Observation(step=self.step, truth=truth, visible=None, render=None, state_key=truth)
+        on, places, labels = dict(self.on), self.instance.places, self.labels
+        return Observation(step=self.step, truth=truth, visible=None,
+                           render=lambda: render_tabletop(places, on, labels=labels), state_key=truth)
 
     def can_execute(self, action: GroundAction) -> bool:
         """Whether the pick-and-place can happen: the block is clear and where the action says."""
@@ -148,3 +154,9 @@ class LohoWorld:
     def done(self) -> bool:
         """LoHoRavens' binary success (``Task.done()``: no step left, or the score ≥ 0.98)."""
         return self.rewards.done()
+
+    def benchmark_metrics(self) -> dict[str, Any]:
+        """What a ``pgt run`` episode records beside its own metrics: LoHoRavens' partial reward, ``done()``
+        and the reward after every action, as the official loop sums them."""
+        return {"benchmark": "lohoravens", "family": self.instance.family, "total_reward": self.score(),
+                "success": self.done(), "reward_trace": list(self.trace), "max_steps": self.instance.max_steps}

@@ -53,7 +53,7 @@ def _babyai(task: Task, **kw: Any) -> Any:
 def _lohoravens(task: Task, **kw: Any) -> Any:
     from scene_graphs.lohoravens import LohoWorld
 
-    return LohoWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"))
+    return LohoWorld(task, failure_prob=kw.get("failure_prob", 0.0), seed=kw.get("seed"), labels=kw.get("labels"))
 
 
 WORLDS: dict[str, Callable[..., Any]] = {

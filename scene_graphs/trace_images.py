@@ -24,7 +24,7 @@ def state_images(task: Task, parsed: ParsedPlan, report: PlanReport) -> list[byt
     """
     world = make_world(task)
     obs = world.reset(seed=0)
-    if obs.render is None:  # a world without pictures (the symbolic LoHoRavens tabletop)
+    if obs.render is None:  # a world without pictures (a plug-in may have none)
         return None
     images: list[bytes | None] = [obs.png() if world.true_state() == task.init else None]
     by_index = {s.index: s for s in report.steps}

@@ -24,12 +24,41 @@ from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
 
 
+LITERAL_LIMIT = 240  # characters of a failing formula a message shows
+
+
+def brief_formula(text: str, limit: int = LITERAL_LIMIT) -> str:
+    """A failing formula short enough to read: a grounded quantifier (BabyAI's ``exists`` over cells and
+    directions becomes an ``or`` of thousands of ``and`` s, half a million characters) shows its first
+    alternative and how many there are.
+
+    >>> brief_formula("(or (and (p a) (q a)) (and (p b) (q b)))", limit=20)
+    '(or (and (p a) (q a)) ...) [2 alternatives, 40 characters]'
+    """
+    if len(text) <= limit:
+        return text
+    head, _, body = text.partition(" ")
+    parts, depth, start = [], 0, 0
+    for i, ch in enumerate(body):
+        if ch == "(":
+            depth, start = depth + 1, i if depth == 0 else start
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                parts.append(body[start:i + 1])
+    first = parts[0] if parts else body[:limit]
+    if len(first) > limit:
+        first = first[:limit] + "..."
+    return f"{head} {first} ...) [{len(parts):,} alternatives, {len(text):,} characters]"
+
+
 def describe_unmet(u: Unmet) -> str:
-    """``(clear b) is false`` / ``(on a b) is true`` / ``(or ...) is false``, with bindings."""
+    """``(clear b) is false`` / ``(on a b) is true`` / ``(or ...) is false``, with bindings; a formula of
+    thousands of alternatives is abbreviated (:func:`brief_formula`)."""
     if u.atom is not None:
         text = f"{u.atom} is {'false' if u.positive else 'true'}"
     else:
-        text = f"{u.literal} is false"
+        text = f"{brief_formula(u.literal)} is false"
     if u.detail:
         text += f": {u.detail}"
     if u.bindings:

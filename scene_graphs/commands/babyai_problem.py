@@ -8,7 +8,6 @@ world (``scene_graphs/babyai.py``) rebuilds the level from the problem's name.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from toolkit import cli_args
 
@@ -25,11 +24,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from scene_graphs.babyai_problem import problem_text
 
-    text = problem_text(args.level, args.seed)
-    if args.out:
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.out).write_text(text, encoding="utf-8")
-        print(f"wrote {args.out}")
-    else:
-        print(text, end="")
+    from scene_graphs.commands.output import write_or_print
+
+    write_or_print(problem_text(args.level, args.seed), args.out)
     return 0

@@ -1,11 +1,15 @@
-"""``pgt lohoravens-par FAMILY``: offline Planner-Actor-Reporter episodes with LoHoRavens' metrics.
+"""``pgt lohoravens-par FAMILY``: Planner-Actor-Reporter episodes with LoHoRavens' metrics.
 
-A seeded noisy oracle planner (``--wrong``: a wrong target, ``--skip``: an
-unusable reply), the tabletop world as actor (``--action-failure``: a
-pick-and-place that moves nothing), an oracle or noisy reporter
-(``--accuracy``), seeds 0..N-1 of the family. One JSON line per episode, then
-the mean reward and success rate with standard errors, as LoHoRavens' evaluation
-reports ``mean_reward`` (``cliport/eval_llm_vlm.py``) and ``done()``.
+The planner: a seeded noisy oracle (``--wrong``: a wrong target, ``--skip``: an
+unusable reply) for offline studies, or ``--planner llm``: a chat model behind an
+OpenAI-compatible endpoint (``--model``, ``--base-url``, ``OPENAI_API_KEY``) given
+LoHoRavens' own prompt (:mod:`toolkit.agents.par_prompts`; ``--feedback``). The
+tabletop world is the actor (``--action-failure``: a pick-and-place that moves
+nothing). The reporter: the oracle, a noisy one (``--accuracy``), or ``--reporter
+vlm``: a VLM asked about the rendered tabletop image. Seeds 0..N-1 of the family.
+One JSON line per episode, then the mean reward and success rate with standard
+errors, as LoHoRavens' evaluation reports ``mean_reward``
+(``cliport/eval_llm_vlm.py``) and ``done()``.
 """
 
 from __future__ import annotations
@@ -34,17 +38,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--skip", type=_probability, default=0.0, help="chance the planner's reply is unusable")
     p.add_argument("--action-failure", type=_probability, default=0.0, help="chance a pick-and-place moves nothing")
     p.add_argument("--accuracy", type=_probability, help="a noisy reporter with this accuracy (default: oracle)")
+    p.add_argument("--planner", choices=("noisy-oracle", "llm"), default="noisy-oracle",
+                   help="the seeded noisy oracle (default) or a chat model through the endpoint")
+    p.add_argument("--reporter", choices=("oracle", "noisy", "vlm"),
+                   help="oracle (default), noisy (with --accuracy) or a VLM over the rendered image")
+    p.add_argument("--feedback", choices=("official", "delivered"), default="official",
+                   help="official: the LLM planner sees the reporter's words only as eval_llm_vlm.py passes them "
+                        "(not at all after the start); delivered: pgt passes them under the prompt's keys")
+    p.add_argument("--model", help="the chat model (default: PGT_VLM_MODEL / OPENAI_MODEL)")
+    p.add_argument("--base-url", help="the OpenAI-compatible endpoint (default: OPENAI_BASE_URL)")
     p.add_argument("--json", action="store_true", help="also print the summary as a last JSON line")
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from grounders.calibration import ErrorModel
-    from grounders.noisy import NoisyOracle
-    from grounders.oracle import Oracle
     from scene_graphs import make_world
     from scene_graphs.lohoravens import problem_text
-    from toolkit.agents.par import NoisyOraclePlanner, run_par
+    from toolkit.agents.par import run_par
     from toolkit.domains import shipped_domain
     from toolkit.scoring.metrics import mean_stderr
     from toolkit.task import load_task
@@ -56,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
             path.write_text(problem_text(args.family, seed), encoding="utf-8")
             world = make_world(load_task(shipped_domain("lohoravens"), path), failure_prob=args.action_failure,
                                seed=seed)
-            reporter = Oracle() if args.accuracy is None else NoisyOracle(ErrorModel.uniform(args.accuracy), seed=seed)
-            ep = run_par(world, NoisyOraclePlanner(world, args.wrong, args.skip, seed), reporter).to_json()
+            ep = run_par(world, _planner(args, world, seed), _reporter(args, world.task, seed)).to_json()
             episodes.append(ep)
             print(json.dumps(ep), flush=True)
     reward, reward_se, n = mean_stderr(e["total_reward"] for e in episodes)
@@ -68,3 +77,34 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps({"summary": True, "episodes": n, "mean_reward": reward, "mean_reward_stderr": reward_se,
                           "success": success, "success_stderr": success_se}))
     return 0
+
+
+def _planner(args: argparse.Namespace, world: object, seed: int) -> object:
+    from toolkit.agents.par import LLMStepPlanner, NoisyOraclePlanner
+
+    if args.planner == "noisy-oracle":
+        return NoisyOraclePlanner(world, args.wrong, args.skip, seed)
+    from grounders.vlm import VLMConfig
+
+    client = VLMConfig.from_env(model=args.model, base_url=args.base_url).client()
+    # cliport/llm.py get_next_step_gpt_planner_config: temperature 0, max_tokens 256
+    return LLMStepPlanner(lambda messages: client.complete(messages, temperature=0.0, max_tokens=256).text,
+                          feedback=args.feedback)
+
+
+def _reporter(args: argparse.Namespace, task: object, seed: int) -> object:
+    from grounders.calibration import ErrorModel
+    from grounders.noisy import NoisyOracle
+    from grounders.oracle import Oracle
+
+    reporter = args.reporter or ("oracle" if args.accuracy is None else "noisy")
+    if reporter == "vlm":
+        from types import SimpleNamespace
+
+        from grounders.factory import build_grounder
+
+        config = SimpleNamespace(grounder="vlm", model=args.model, base_url=args.base_url, cot=False)
+        return build_grounder(config, task, "test", seed)
+    if reporter == "noisy":
+        return NoisyOracle(ErrorModel.uniform(0.9 if args.accuracy is None else args.accuracy), seed=seed)
+    return Oracle()

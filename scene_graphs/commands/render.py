@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     obs = world.reset(seed=args.seed)
-    if obs.render is None:  # a symbolic world (LoHoRavens' tabletop) has no view to draw
+    if obs.render is None:  # a world without a view (a plug-in may have none)
         raise PgtError(f"the {task.domain.name} world draws no images; pgt render needs a world with a view")
     status = 0
     with open(out / "states.jsonl", "w") as log:

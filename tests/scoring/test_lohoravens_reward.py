@@ -16,6 +16,7 @@ from toolkit.domains import shipped_domain
 from toolkit.errors import PgtError
 from toolkit.scoring.lohoravens import GoalStep, Placement, RewardTrace, box_points, step_reward, trace
 from toolkit.scoring.lohoravens_families import FAMILIES, make_instance
+from toolkit.scoring.lohoravens_instance import TRAIN_COLORS
 from toolkit.task import load_task
 
 EYE2 = ((True, False), (False, True))
@@ -96,9 +97,99 @@ def test_unknown_family_is_one_line():
         make_instance("put-block-into-matching-bowls", 0)
 
 
-def test_render_of_the_symbolic_tabletop_is_one_line(tmp_path, capsys):
+def test_the_tabletop_picture_hides_what_is_under_a_block(tmp_path):
+    from io import BytesIO
+
+    from PIL import Image
+
+    from scene_graphs.render_tabletop import render_tabletop
     from toolkit.cli import main
 
-    problem = shipped_domain("lohoravens").parent / "problems" / "put-block-into-matching-bowl_1.pddl"
-    assert main(["render", "lohoravens", str(problem), "--out", str(tmp_path)]) == 2
-    assert "the lohoravens world draws no images" in capsys.readouterr().err
+    problem = shipped_domain("lohoravens").parent / "problems" / \
+        "put-hidden-blocks-in-two-layer-towers-into-matching-bowls_1.pddl"
+    assert main(["render", "lohoravens", str(problem), "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "step_000.png").read_bytes().startswith(b"\x89PNG")
+    places, hidden, top = ("table",), "red-block", "big-blue-block"
+
+    def red_pixels(on: dict[str, str]) -> int:
+        img = Image.open(BytesIO(render_tabletop(places, on))).convert("RGB")
+        return sum(1 for x in range(img.width) for y in range(img.height) if img.getpixel((x, y)) == (220, 40, 40))
+
+    stacked, apart = {hidden: "table", top: hidden}, {hidden: "table", top: "table"}
+    assert red_pixels(stacked) == 0 < red_pixels(apart)  # the red block shows only once uncovered
+    assert render_tabletop(places, stacked) == render_tabletop(places, dict(stacked))  # a function of the state
+
+
+def test_studies_on_the_tabletop_resume_and_record_the_official_reward(tmp_path):
+    import json
+
+    from toolkit.cli import main
+
+    for family in ("put-even-blocks-in-same-color-zone", "put-hidden-blocks-in-two-layer-towers-into-matching-bowls"):
+        assert main(["lohoravens-problem", family, "--seed", "2", "--out", str(tmp_path / "p" / f"{family}.pddl")]) == 0
+    argv = ["run", "--suite", str(tmp_path / "p"), "--domain", "lohoravens", "--grounder", "oracle",
+            "--out", str(tmp_path / "run"), "--seeds", "1"]
+    assert main(argv) == 0
+    first = (tmp_path / "run" / "episodes.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in first]
+    assert len(records) == 2 and all(r["success"] for r in records)
+    for r in records:
+        inst = make_instance(r["problem"], 2)
+        assert r["world_metrics"]["total_reward"] == pytest.approx(1.0) and r["world_metrics"]["success"]
+        assert len(r["world_metrics"]["reward_trace"]) == r["actions"] >= len(inst.oracle())
+    assert main(argv) == 0  # resumes: nothing left to run, nothing written twice
+    assert (tmp_path / "run" / "episodes.jsonl").read_text().splitlines() == first
+    assert main(["report", str(tmp_path / "run"), "--out", str(tmp_path / "report")]) == 0
+
+
+def test_mismatching_bowls_allow_every_other_bowl_of_the_first_n():
+    inst = make_instance("put-block-into-mismatching-bowl", 2)  # 1 - np.eye(n_blocks) over the first n_blocks bowls
+    step = inst.steps[0]
+    n = len(step.objects)
+    assert len(step.targets) == n and all(step.matches[i][j] == (i != j) for i in range(n) for j in range(n))
+    own = [(b, f"bowl-{b.removesuffix('-block')}") for b in step.objects]
+    assert trace(list(inst.steps), inst.start(), own)[-1] == 0.0  # the matching bowl is the one bowl not allowed
+    assert trace(list(inst.steps), inst.start(), inst.oracle())[-1] == pytest.approx(1.0)
+
+
+def test_move_blocks_weigh_big_blocks_by_their_points_and_use_the_train_colours():
+    inst = make_instance("move-blocks-between-absolute-positions-by-size", 0)  # the bigger blocks, 4 of them
+    assert inst.steps[0].points == (27, 27, 27, 27) and inst.max_steps == 4 + 7
+    assert all(b.removeprefix("big-").removesuffix("-block") in TRAIN_COLORS for b in inst.blocks)
+    assert inst.instruction == "Move all the bigger blocks on the top right area to the bottom right area."
+    assert trace(list(inst.steps), inst.start(), inst.oracle()) == pytest.approx([0.25, 0.5, 0.75, 1.0])
+
+
+def test_even_blocks_keep_the_official_zone_slip():
+    # 3 colours, 8 blocks: only the last colour occurs an even number of times (2); its step's reward reads
+    # zone 0 (params) while its target, where the oracle puts the blocks, is the last zone (targs)
+    inst = make_instance("put-even-blocks-in-same-color-zone", 25)
+    (step,) = inst.steps
+    assert len(inst.blocks) == 8 and step.objects == inst.blocks[2::3] and step.targets == ("zone-green",)
+    assert all(place != "zone-green" for _, place in inst.oracle())
+    assert trace(list(inst.steps), inst.start(), inst.oracle()) == [0.0, 0.0]
+    assert trace(list(inst.steps), inst.start(), [(b, "zone-green") for b in step.objects]) == [0.5, 1.0]
+
+
+def test_stacking_on_a_zone_scores_its_z_matched_share_as_the_zone_share():
+    inst = make_instance("stack-all-blocks-on-a-zone", 1)  # 3 blocks, the green zone
+    (step,) = inst.steps
+    assert step.metric == "zone_with_z_match" and inst.max_steps == 3 + 2
+    assert inst.instruction == "Stack all the blocks on the green zone."
+    assert trace(list(inst.steps), inst.start(), inst.oracle()) == pytest.approx([1 / 3, 2 / 3, 1.0])
+    with pytest.raises(PgtError, match="metric must be one of pose, zone, zone_with_z_match"):
+        GoalStep(("a",), ((True,),), ("z",), "area", 1.0)
+
+
+def test_step_by_step_variants_keep_the_official_instructions():
+    detailed = make_instance("put-blocks-into-matching-bowls-with-details", 3)
+    (step,) = detailed.steps  # the matching-bowl step: np.eye, weight 1
+    assert step.max_reward == 1.0 and all(step.matches[i][j] == (i == j) for i in range(len(step.objects))
+                                          for j in range(len(step.targets)))
+    bowls = [p.removeprefix("bowl-") for p in detailed.places if p.startswith("bowl-")]
+    assert detailed.instruction.startswith("The goal is that Put the blocks in the bowls with matching colors. ")
+    assert detailed.instruction.count("Pick up the") == len(bowls)  # one per bowl, blocks or not
+    # the zone variant's details go to lang_goals[1]: the planner is told lang_goals[0], the plain goal
+    stacked = make_instance("stack-all-blocks-on-a-zone-with-details", 1)
+    zone = stacked.steps[0].targets[0].removeprefix("zone-")
+    assert stacked.instruction == f"Stack all the blocks on the {zone} zone."

@@ -106,3 +106,13 @@ def test_cli_writes_a_problem_and_studies_resume(tmp_path, capsys):
     assert len(first) == 1 and json.loads(first[0])["success"]
     assert main(argv) == 0  # resumes: nothing left to run, nothing written twice
     assert (tmp_path / "run" / "episodes.jsonl").read_text().splitlines() == first
+
+
+def test_the_goal_gap_of_a_grounded_exists_is_short(tmp_path, capsys):
+    # the go-to goal grounds to an (or ...) of 5184 (and ...) s, 476,932 characters: the message shows the first
+    plan = tmp_path / "plan.txt"
+    plan.write_text("(left)\n")  # wrong arity: the report adds the goal gap at that point
+    problem = shipped_domain("babyai").parent / "problems" / "gotoobj_1.pddl"
+    assert main(["validate", "babyai", str(problem), str(plan)]) == 1
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("[5,184 alternatives, 476,932 characters]") and len(out) < 2000

@@ -25,22 +25,33 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Callable, Protocol
 
 from toolkit.model import Atom
 from toolkit.protocols import Grounder, Verdict
 
-_STEP = re.compile(r"pick up the (?P<pick>.+?) and place it (?:on|in|into|at) the (?P<place>.+?)\s*\.?\s*$", re.I)
+_STEP = re.compile(r"pick up (?:the|a|an) (?P<pick>.+?) and place it (?:on|in|into|at) (?:the |a |an )?(?P<place>.+?)"
+                   r"\s*\.?\s*$", re.I)
 
 
 def display(name: str) -> str:
-    """How a step instruction names an object: ``big-red-block`` → 'red block', ``bowl-red`` → 'red bowl'.
+    """How a step instruction names an object: ``big-red-block`` → 'red block', ``bowl-red`` → 'red bowl'; a
+    numbered name takes an ordinal in front, since the official reply parser (``parse_gpt_output``) deletes
+    every "<digits>." and so would eat a number that ends a sentence.
 
-    >>> display("big-red-block"), display("bowl-red"), display("target-2")
-    ('red block', 'red bowl', 'target 2')
+    >>> display("big-red-block"), display("bowl-red"), display("target-2"), display("green-block-1")
+    ('red block', 'red bowl', '2nd target', '1st green block')
+    >>> display("zone-green"), display("top-left-area-zone")
+    ('green zone', 'top left area zone')
     """
-    if name.startswith("bowl-"):
-        return f"{name[5:]} bowl"
+    for kind in ("bowl", "zone"):
+        if name.startswith(f"{kind}-"):
+            return f"{name[len(kind) + 1:]} {kind}"
+    base, _, number = name.removeprefix("big-").rpartition("-")
+    if number.isdigit() and base:
+        n = int(number)
+        suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+        return f"{n}{suffix} {base.replace('-', ' ')}"
     return name.removeprefix("big-").replace("-", " ")
 
 
@@ -83,6 +94,31 @@ class NoisyOraclePlanner:
         if self._rng.random() < self.wrong:
             place = self._rng.choice([p for p in inst.places if p != place])
         return instruction(block, place)
+
+
+@dataclass
+class LLMStepPlanner:
+    """The official LLM planner (``cliport/llm.py``) over any chat endpoint: ``complete`` sends the messages
+    and returns the reply's text (the CLI wires it to :class:`grounders.client.ChatClient`). ``feedback``:
+    'official' or 'delivered' (:mod:`toolkit.agents.par_prompts`)."""
+
+    complete: Callable[[list[dict[str, Any]]], str]
+    feedback: str = "official"
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    replies: list[str] = field(default_factory=list)
+
+    def next_step(self, goal: str, feedback: dict[str, str], history: list[str]) -> str:
+        from toolkit.agents.par_prompts import first_messages, next_message, parse_reply
+
+        if not history:
+            self.messages = first_messages(goal, feedback.get("observation_state"))
+        else:
+            self.messages.append(next_message(goal, feedback, self.feedback))
+        reply = self.complete(list(self.messages))
+        self.replies.append(reply)
+        plan = parse_reply(reply)
+        self.messages.append({"role": "system", "content": plan})  # update_message_history_with_next_plan
+        return plan
 
 
 @dataclass(frozen=True)
@@ -146,7 +182,7 @@ def run_par(world: Any, planner: StepPlanner, reporter: Grounder, goal: str = ""
     history: list[str] = []
     unreadable = 0
     while not world.done() and world.step < inst.max_steps:
-        text = planner.next_step(goal or inst.family, feedback, history)
+        text = planner.next_step(goal or inst.instruction or inst.family, feedback, history)
         history.append(text)
         if not _act(world, text):
             unreadable += 1

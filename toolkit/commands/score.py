@@ -190,7 +190,9 @@ def run_plan(args: argparse.Namespace) -> int:
     print(("SUCCESS: " if score.valid else "FAILURE: ") + score.message)
     print(f"partial credit: {score.goal_met}/{score.goal_total} goal conjuncts = {score.partial_credit:.3f}")
     if score.goal_unmet:
-        print(f"  unmet: {' '.join(score.goal_unmet)}")
+        from toolkit.verify import brief_formula
+
+        print(f"  unmet: {' '.join(brief_formula(u) for u in score.goal_unmet)}")
     if score.valid and score.optimal is not None:
         o = score.optimal
         if score.plan_cost is None:

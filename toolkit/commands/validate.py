@@ -16,7 +16,7 @@ from toolkit.errors import PgtError
 from toolkit.task import Task, load_domain_cached
 from toolkit import loader
 from toolkit.plan_steps import ActionTextParser
-from toolkit.verify import PlanReport, check_plan, describe_unmet
+from toolkit.verify import PlanReport, brief_formula, check_plan, describe_unmet
 from toolkit import cli_args, textfile
 
 
@@ -100,7 +100,7 @@ def human(report: PlanReport) -> str:
         lines.append(f"note: {note}")
     if not report.valid and report.goal_unmet and report.reason and report.steps and report.reason.value != "goal_unmet":
         lines.append(f"goal gap at that point: {len(report.goal_unmet)} of {report.goal_size} goal condition(s) unmet: "
-                     + ", ".join(report.goal_unmet))
+                     + ", ".join(brief_formula(u) for u in report.goal_unmet))
     return "\n".join(lines)
 
 

@@ -15,6 +15,11 @@ Why not "the share of goal conjuncts": LoHoRavens' code (Shengqiang-Zhang/LoHo-R
   ``max_reward``, **one step per call** (the next step is first scored at the
   next call, i.e. after the next action).
 * ``done()`` is "no step left, or the score is at least 0.98".
+* ``zone_with_z_match`` steps (the stacking-on-a-zone family) are ``zone`` steps that first drop every object
+  whose height matches none of its allowed targets' (``is_z_match``, 1.5 cm) from both counts. On a symbolic
+  tabletop every block rests at a whole stack level, and the targets are the levels 0..n-1 of an n-block
+  stack, so every block matches and the metric is the ``zone`` metric (the official division by zero, when
+  no block matches, cannot happen here).
 
 pgt reproduces this on a symbolic state: each object's place (a target name,
 ``table``, or a zone with the number of its points inside). The per-family
@@ -32,6 +37,7 @@ from toolkit.errors import PgtError
 
 DONE_THRESHOLD = 0.98  # cliport/tasks/task.py, Task.done
 STEP_TOLERANCE = 0.001  # cliport/tasks/task.py, Task.reward: np.abs(max_reward - step_reward) < 0.001
+METRICS = ("pose", "zone", "zone_with_z_match")  # Task.reward's metrics
 GRID = 0.02  # cliport/tasks/task.py, Task.get_box_object_points: np.arange(-d / 2, d / 2, 0.02) per axis
 
 
@@ -53,13 +59,13 @@ class GoalStep:
     objects: tuple[str, ...]
     matches: tuple[tuple[bool, ...], ...]  # matches[i][j]: object i may sit on target j
     targets: tuple[str, ...]  # target names (a pose slot, a bowl) or zone names for 'zone'
-    metric: str  # 'pose' | 'zone'
+    metric: str  # 'pose' | 'zone' | 'zone_with_z_match'
     max_reward: float
     points: tuple[int, ...] = ()  # 'zone': points per object (box_points of its size)
 
     def __post_init__(self) -> None:
-        if self.metric not in ("pose", "zone"):
-            raise PgtError(f"goal step metric must be 'pose' or 'zone', got {self.metric!r}")
+        if self.metric not in METRICS:
+            raise PgtError(f"goal step metric must be one of {', '.join(METRICS)}, got {self.metric!r}")
         if len(self.matches) != len(self.objects) or any(len(r) != len(self.targets) for r in self.matches):
             raise PgtError("goal step matches must have one row per object and one column per target")
 

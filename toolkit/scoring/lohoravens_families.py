@@ -1,67 +1,22 @@
-"""LoHoRavens task families as symbolic instances: objects, start, goal steps (order, weights, matches).
+"""LoHoRavens task families of the official registry as seeded symbolic instances (the bowl, tower and pyramid
+families; the zone families are in :mod:`toolkit.scoring.lohoravens_zones`).
 
 Each builder reads one ``reset()`` of the official task registry
-(Shengqiang-Zhang/LoHo-Ravens ``cliport/tasks/__init__.py`` ``names``) and keeps
-what the reward depends on: which objects each goal step lists, the
-``matches`` matrix, the target each may take, the metric and ``max_reward``.
-Geometry becomes names: a bowl is ``bowl-<colour>``, a random target pose is
-``target-<k>``, a zone is ``zone``; blocks are ``<colour>-block`` (``big-`` for
-the 6 cm ones). Counts are drawn in the official ranges from pgt's own seeded
-RNG; colours from the official ``TRAIN_COLORS`` / ``EVAL_COLORS``
-(``cliport/utils/utils.py``). Distractor blocks, which no goal step lists and
-so never change a reward, are left out.
-
-The oracle's order (``Task.oracle``): the hidden-block tasks set
-``input_manipulate_order`` (objects in the step's order); the others pick the
-object farthest from its target first, which has no symbolic counterpart:
-here they also go in the step's order.
+(Shengqiang-Zhang/LoHo-Ravens ``cliport/tasks/__init__.py`` ``names``); see
+:mod:`toolkit.scoring.lohoravens_instance` for what an instance keeps.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 from typing import Callable
 
 from toolkit.errors import PgtError, closest
-from toolkit.scoring.lohoravens import GoalStep, Placement, box_points
-
-TRAIN_COLORS = ("blue", "red", "green", "yellow", "brown", "gray", "cyan")
-EVAL_COLORS = ("blue", "red", "green", "orange", "purple", "pink", "white")
-SMALL, BIG = (0.04, 0.04, 0.04), (0.06, 0.06, 0.06)  # PutBlockIntoBowl.smaller/bigger_block_size
-
-
-@dataclass(frozen=True)
-class Instance:
-    family: str
-    seed: int
-    blocks: tuple[str, ...]
-    places: tuple[str, ...]  # bowls, target slots, zones and 'table'
-    on: tuple[tuple[str, str], ...]  # (block, what it rests on: a place or a block), at the start
-    steps: tuple[GoalStep, ...]
-    max_steps: int = 20  # the task's max_steps: the Planner-Actor-Reporter loop's budget (Task.__init__: 20)
-
-    def start(self) -> Placement:
-        """The start as the reward sees it: a block in a tower is on the table spot of its tower."""
-        return Placement({b: s for b, s in self.on if s in self.places})
-
-    def oracle(self) -> list[tuple[str, str]]:
-        """The oracle's pick-and-place sequence: each step's objects, in order, to their first allowed target."""
-        moves = []
-        for step in self.steps:
-            for i, obj in enumerate(step.objects):
-                j = next(j for j, ok in enumerate(step.matches[i]) if ok)
-                moves.append((obj, step.targets[j]))
-        return moves
-
-
-def _eye(n: int) -> tuple[tuple[bool, ...], ...]:
-    return tuple(tuple(i == j for j in range(n)) for i in range(n))
-
-
-def _colors(rng: random.Random, mode: str, n: int) -> list[str]:
-    return rng.sample(TRAIN_COLORS if mode == "train" else EVAL_COLORS, n)
-
+from toolkit.scoring.lohoravens import GoalStep, box_points
+from toolkit.scoring.lohoravens_instance import SMALL, Instance
+from toolkit.scoring.lohoravens_instance import colors as _colors
+from toolkit.scoring.lohoravens_instance import eye as _eye
+from toolkit.scoring.lohoravens_zones import ZONE_FAMILIES
 
 def matching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
     """put-block-into-matching-bowl (put_block_in_bowl.py, PutBlockInMatchingBowl.reset): 5-7 bowls,
@@ -73,7 +28,37 @@ def matching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
     step = GoalStep(tuple(blocks), tuple(tuple(i == j for j in range(n_bowls)) for i in range(n_blocks)),
                     tuple(bowls), "pose", 1.0)
     return Instance("put-block-into-matching-bowl", seed, tuple(blocks), (*bowls, "table"),
-                    tuple((b, "table") for b in blocks), (step,), n_blocks + 2)  # "Only one mistake allowed."
+                    tuple((b, "table") for b in blocks), (step,), n_blocks + 2,  # "Only one mistake allowed."
+                    instruction="put the blocks in the bowls with matching colors.")
+
+
+def matching_bowl_with_details(rng: random.Random, mode: str, seed: int) -> Instance:
+    """put-blocks-into-matching-bowls-with-details (PutBlockIntoMatchingBowlWithDetails.reset): the matching-bowl
+    task with ``input_manipulate_order`` and step-by-step instructions in its language goal, one per *bowl*
+    colour, so where there are fewer blocks than bowls it also names blocks that are not there (kept)."""
+    inst = matching_bowl(rng, mode, seed)
+    colours = [b.removeprefix("bowl-") for b in inst.places if b.startswith("bowl-")]
+    steps = " ".join(f"Pick up the {c} block and place it on the {c} bowl." for c in colours)
+    text = ("The goal is that Put the blocks in the bowls with matching colors. "
+            f"The step-by-step instructions are: {steps}")
+    return Instance("put-blocks-into-matching-bowls-with-details", seed, inst.blocks, inst.places, inst.on,
+                    inst.steps, inst.max_steps, instruction=text)
+
+
+def mismatching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
+    """put-block-into-mismatching-bowl (PutBlockInMismatchingBowl.reset): 5-7 bowls, 5..n_bowls blocks coloured
+    as the first bowls; one pose step, weight 1, ``1 - np.eye``: block i may go to any bowl but bowl i (two
+    blocks in one bowl both count). The matrix is n_blocks square while there are n_bowls bowls: the bowls past
+    the n-th block's colour are allowed to no block."""
+    n_bowls = rng.randint(5, 7)
+    n_blocks = rng.randint(5, n_bowls)
+    colors = _colors(rng, mode, n_bowls)
+    blocks, bowls = [f"{c}-block" for c in colors[:n_blocks]], [f"bowl-{c}" for c in colors]
+    step = GoalStep(tuple(blocks), tuple(tuple(i != j for j in range(n_blocks)) for i in range(n_blocks)),
+                    tuple(bowls[:n_blocks]), "pose", 1.0)
+    return Instance("put-block-into-mismatching-bowl", seed, tuple(blocks), (*bowls, "table"),
+                    tuple((b, "table") for b in blocks), (step,), n_blocks + 2,
+                    instruction="put the blocks in the bowls with mismatched colors.")
 
 
 def _towers(rng: random.Random, mode: str, seed: int, family: str, layers: int, n_blocks: int,
@@ -93,7 +78,12 @@ def _towers(rng: random.Random, mode: str, seed: int, family: str, layers: int, 
                       "pose", weights[1])
     # max_steps = len(selected_blocks) + 2 in each of these reset()s
     budget = (2 if only_first else n_blocks) + 2
-    return Instance(family, seed, tuple(blocks), (*bowls, *targets, "table"), tuple(on), (first, second), budget)
+    layers_word = {2: "two-layer", 3: "three-layer"}[layers]
+    text = (f"put the {colors[0]} block under the {colors[1]} block into the bowl with matching color."
+            if only_first else
+            f"put all the hidden blocks in the {layers_word} stacked towers into the bowls with matching colors.")
+    return Instance(family, seed, tuple(blocks), (*bowls, *targets, "table"), tuple(on), (first, second), budget,
+                    instruction=text)
 
 
 def hidden_block(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -102,7 +92,8 @@ def hidden_block(rng: random.Random, mode: str, seed: int) -> Instance:
     n = rng.randint(4, 7)
     inst = _towers(rng, mode, seed, "put-hidden-block-into-matching-bowl", 2, n, (0.001, 0.999), False, True)
     on = tuple((b, "table") if i > 1 else pair for i, (pair, b) in enumerate(zip(inst.on, inst.blocks)))
-    return Instance(inst.family, seed, inst.blocks, inst.places, on, inst.steps, inst.max_steps)
+    return Instance(inst.family, seed, inst.blocks, inst.places, on, inst.steps, inst.max_steps,
+                    instruction=inst.instruction)
 
 
 def two_layer(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -132,7 +123,7 @@ def pyramid(rng: random.Random, mode: str, seed: int) -> Instance:
              GoalStep(blocks[3:5], ones(2), slots[3:5], "pose", 1 / 3),
              GoalStep(blocks[5:], ones(1), slots[5:], "pose", 1 / 6))
     return Instance("stack-block-pyramid", seed, blocks, (*slots, "table"), tuple((b, "table") for b in blocks), steps,
-                    12)
+                    12, instruction="make the bottom row with the green, blue and purple blocks")
 
 
 def corner(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -143,7 +134,7 @@ def corner(rng: random.Random, mode: str, seed: int) -> Instance:
     step = GoalStep(blocks, tuple((True,) for _ in blocks), ("zone",), "zone", 1.0,
                     tuple(box_points(SMALL) for _ in blocks))
     return Instance("put-all-block-on-corner", seed, blocks, ("zone", "table"), tuple((b, "table") for b in blocks),
-                    (step,), len(blocks) + 1)
+                    (step,), len(blocks) + 1, instruction="put all the blocks on the zone")
 
 
 FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
@@ -153,6 +144,9 @@ FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
     "put-hidden-blocks-in-three-layer-towers-into-matching-bowls": three_layer,
     "stack-block-pyramid": pyramid,
     "put-all-block-on-corner": corner,
+    "put-block-into-mismatching-bowl": mismatching_bowl,
+    "put-blocks-into-matching-bowls-with-details": matching_bowl_with_details,
+    **ZONE_FAMILIES,
 }
 
 

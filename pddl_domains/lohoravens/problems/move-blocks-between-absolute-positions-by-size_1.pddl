@@ -1,0 +1,5 @@
+; LoHoRavens move-blocks-between-absolute-positions-by-size, seed 1 (written by pgt; goal steps and weights in the world)
+(define (problem lohoravens-move-blocks-between-absolute-positions-by-size-seed-1) (:domain lohoravens)
+  (:objects blue-block brown-block red-block - block top-right-area bottom-right-area-zone table - place)
+  (:init (clear blue-block) (clear brown-block) (clear red-block) (on blue-block top-right-area) (on brown-block top-right-area) (on red-block top-right-area))
+  (:goal (and (on blue-block bottom-right-area-zone) (on brown-block bottom-right-area-zone) (on red-block bottom-right-area-zone))))

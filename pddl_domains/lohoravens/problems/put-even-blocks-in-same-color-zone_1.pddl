@@ -1,0 +1,5 @@
+; LoHoRavens put-even-blocks-in-same-color-zone, seed 1 (written by pgt; goal steps and weights in the world)
+(define (problem lohoravens-put-even-blocks-in-same-color-zone-seed-1) (:domain lohoravens)
+  (:objects green-block-1 white-block-1 green-block-2 - block zone-green zone-white table - place)
+  (:init (clear green-block-1) (clear green-block-2) (clear white-block-1) (on green-block-1 table) (on green-block-2 table) (on white-block-1 table))
+  (:goal (and (on green-block-1 zone-green) (on green-block-2 zone-green))))

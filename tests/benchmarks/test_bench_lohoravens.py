@@ -1,0 +1,58 @@
+"""The LoHoRavens benchmark's pgt side, on a record the official runner wrote (no pybullet needed).
+
+The record: put-hidden-blocks-in-two-layer-towers-into-matching-bowls, seed 10001, test
+mode, a reordering of the oracle's moves replayed through the official ``env.step``
+(``python -m benchmarks.bench_lohoravens_official``); its goal steps, moves and the
+official cumulative ``Task._rewards`` / ``done()`` after each step are copied as written.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from benchmarks.bench_lohoravens_official import compare, pgt_trace
+
+EYE = [[True, False], [False, True]]
+RECORD = {
+    "family": "put-hidden-blocks-in-two-layer-towers-into-matching-bowls", "seed": 10001, "order": "reordered-1",
+    "steps": [{"objects": ["o11", "o13"], "metric": "pose", "max_reward": 0.02, "matches": EYE, "targets": ["t1", "t2"]},
+              {"objects": ["o10", "o12"], "metric": "pose", "max_reward": 0.98, "matches": EYE, "targets": ["t3", "t4"]}],
+    "start": {"o10": "table", "o11": "table", "o12": "table", "o13": "table"}, "start_points": [],
+    "moves": [["o13", "t2"], ["o11", "t1"], ["o10", "t3"], ["o12", "t4"]],
+    "official": [0.01, 0.02, 0.51, 1.0], "done": [False, False, False, True],
+}
+
+
+def test_pgt_scores_the_official_record_step_by_step():
+    (row,) = compare([RECORD])
+    assert row["equal"] == row["steps"] == 4 and row["first_diff"] is None and row["structure"]
+    assert pgt_trace(RECORD) == ([0.01, 0.02, 0.51, 1.0], [False, False, False, True])
+
+
+def test_a_difference_is_found_where_it_is():
+    other = copy.deepcopy(RECORD)
+    other["official"][2] = 0.5  # as if the hidden block had slipped off its bowl
+    (row,) = compare([other])
+    assert row["equal"] == 3 and row["first_diff"] == 2
+
+
+def test_partial_start_points_count_in_a_zone():
+    rec = {"family": "x", "seed": 0, "order": "oracle", "start": {"a": "table", "b": "table"},
+           "start_points": [["b", "zone1", 4]], "moves": [["a", "zone1"]],
+           "steps": [{"objects": ["a", "b"], "metric": "zone", "max_reward": 1.0, "matches": [[True], [True]],
+                      "targets": ["zone1"], "points": [8, 8]}], "official": [0.75], "done": [False]}
+    assert compare([rec])[0]["equal"] == 1  # (8 + 4) / 16
+
+
+def test_a_physics_difference_is_told_from_a_rules_difference():
+    # a 6 cm block lands with 3 of its 27 points outside the zone: pgt's symbolic world says 1.0, the official
+    # scene 51/54; on the scene's own counts pgt's rules give the official number
+    rec = {"family": "x", "seed": 0, "order": "oracle", "start": {"a": "table", "b": "table"}, "start_points": [],
+           "moves": [["a", "zone1"], ["b", "zone1"]],
+           "steps": [{"objects": ["a", "b"], "metric": "zone", "max_reward": 1.0, "matches": [[True, False],
+                                                                                             [False, True]],
+                      "targets": ["zone1"], "points": [27, 27]}],
+           "official": [0.5, 51 / 54], "done": [False, False],
+           "partial_points": [[["a", "zone1", 27], ["b", "zone1", 0]], [["a", "zone1", 27], ["b", "zone1", 24]]]}
+    (row,) = compare([rec])
+    assert row["equal"] == 1 and row["first_diff"] == 1 and row["rules_equal"] is True
