@@ -356,7 +356,8 @@ def make_planner(name: str):
     from toolkit.planners import DEFAULT_PLANNER, AStarPlanner, get_planner
 
     planner = get_planner(DEFAULT_PLANNER if name == "default" else name)
-    for search in (planner, getattr(planner, "own", None)):  # astar/bfs, or auto's own search
+    primary = getattr(planner, "primary", planner)  # auto-sat: auto, then fd-lama on its timeout
+    for search in (planner, primary, getattr(primary, "own", None)):  # astar/bfs, or auto's own search
         if isinstance(search, AStarPlanner):
             search.cpu_time = True
     return planner

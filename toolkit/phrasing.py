@@ -141,7 +141,48 @@ def name_question(words: str, args: list[str]) -> str:
     return as_question(f'Does "{words}" hold for {listed}')
 
 
-def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str] | None = None) -> tuple[str, str, str]:
+_AN_EXCEPTIONS = ("uni", "use", "usu", "one", "once", "eu")  # vowel letters that sound like "you"/"won"
+_AN_SILENT_H = ("hour", "honest", "honor", "honour", "heir")
+
+
+def with_article(noun: str) -> str:
+    """``noun`` after "a" or "an" by its first sound, as far as spelling tells it.
+
+    >>> with_article("airplane"), with_article("truck"), with_article("unit"), with_article("hour glass")
+    ('an airplane', 'a truck', 'a unit', 'an hour glass')
+    """
+    low = noun.lower()
+    vowel = low[:1] in "aeiou" and not low.startswith(_AN_EXCEPTIONS)
+    return f"{'an' if vowel or low.startswith(_AN_SILENT_H) else 'a'} {noun}"
+
+
+def _takes_no_article(word: str) -> bool:
+    """True for a kind word that reads without "a": adjectives (``locatable``, ``painted``) and plurals (``chips``)."""
+    adjective = word.endswith(("able", "ible", "ed", "ing"))
+    plural = word.endswith("s") and not word.endswith(("ss", "us", "is", "ys"))
+    return adjective or plural
+
+
+def _unary_phrasings(words: str, arg: str, bare: str, noun: bool) -> tuple[str, str] | None:
+    """(question, statement) for a one-argument predicate whose words alone would not read, else None.
+
+    A noun (a type predicate of an untyped domain, or a predicate named like a type)
+    says what the object is: "Is apn1 an airplane?", with the bare name, since "the
+    airplane apn1" would name the kind twice. Words that end in a preposition and
+    name no subject (``(at ?x)``) cannot be turned into English without knowing who
+    is at ``?x``, so they are asked neutrally and literally: 'Does "at" hold for p1?'.
+    """
+    head = words.split()
+    if noun:
+        kind = words if _takes_no_article(head[-1]) else with_article(words)
+        return f"Is {bare} {kind}", f"{bare} is {kind}"
+    if head and head[-1] in _PREPOSITIONS and len(head) == 1:
+        return f'Does "{words}" hold for {arg}', f'"{words}" holds for {arg}'
+    return None
+
+
+def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str] | None = None,
+                   noun: bool = False) -> tuple[str, str, str]:
     """Three questions from the predicate's words, the objects (with their type) and their type words.
 
     Words that repeat an argument's type are dropped (``item-at`` of an item: "at";
@@ -155,14 +196,30 @@ def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str
     'Is it true that the car c0 is at the location l1?'
     >>> name_phrasings("has fuel", ["the plane p1"], ["plane"])[0]
     'Does the plane p1 have fuel?'
+
+    ``noun`` marks a predicate that says what its one argument is (a type predicate
+    of an untyped domain): it is asked with an article and the bare name.
+
+    >>> name_phrasings("airplane", ["the airplane apn1"], ["airplane"], ["apn1"], noun=True)[0]
+    'Is apn1 an airplane?'
+    >>> name_phrasings("at", ["p1"], ["object"], ["p1"])[0]
+    'Does "at" hold for p1?'
     """
     if words.startswith(("is ", "are ")):  # is_red -> "Is block a red?"
         words = words.split(" ", 1)[1]
+    if len(args) == 1:
+        unary = _unary_phrasings(words, args[0], (bare or args)[0], noun)
+        if unary is not None:
+            main, statement = unary
+            return (as_question(main), as_question(f"Is it true that {statement}"),
+                    as_question(f"Looking at the picture, would you say that {statement}"))
     head = words.split()
     if args and kinds[0] and len(head) > 1 and " ".join(head[:len(kinds[0].split())]) == kinds[0]:
         head = head[len(kinds[0].split()):]  # item-at ?i - item: "at"
     if len(args) == 2 and kinds[1] and len(head) > 1 and head[-1] == kinds[1].split()[-1]:
         head = head[:-1]  # in-column ?c - column: "in"
+    if len(args) == 1 and kinds[0] and len(head) > 1 and head[-1] in kinds[0].split():
+        head = head[:-1]  # available-color ?c - color: "Is the color black available?"
     words = " ".join(head)
     if len(args) == 2 and bare and head and head[-1] not in _PREPOSITIONS and head[0] not in ("has", "have"):
         args = [args[0], bare[1]]

@@ -63,6 +63,7 @@ class QuestionBook:
         self._by_question: dict[str, Atom] | None = None
         self._all_asked = False
         self._language: ActionLanguage | None = None
+        self._kind_predicates: frozenset[str] | None = None
 
     # ------------------------------------------------------------ objects
 
@@ -188,7 +189,20 @@ class QuestionBook:
         words = ph.split_words(pred.name)
         args = [self._typed(a, "the ") for a in atom.args]
         kinds = [self.kind(a) for a in atom.args]
-        return ph.name_phrasings(words, args, kinds, shown)
+        return ph.name_phrasings(words, args, kinds, shown, noun=self._is_kind_predicate(pred.name))
+
+    def _is_kind_predicate(self, predicate: str) -> bool:
+        """True for a one-argument predicate that names a kind of thing: an untyped domain's type
+        predicate (``airplane``), or a predicate named like one of the domain's types."""
+        if self._kind_predicates is None:
+            from toolkit.known_facts import type_predicates
+
+            domain = self.task.domain
+            type_words = {ph.split_words(t) for t in domain.types} - {"object"}
+            self._kind_predicates = frozenset(
+                p.name for p in domain.predicates.values()
+                if len(p.params) == 1 and (p.name in type_predicates(domain) or ph.split_words(p.name) in type_words))
+        return predicate in self._kind_predicates
 
     def atom_for_question(self, text: str) -> Atom | None:
         """The atom whose question is ``text`` (quotes, case and spacing ignored), if any."""

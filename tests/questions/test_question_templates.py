@@ -203,3 +203,84 @@ def test_a_question_file_is_parsed_once_per_version_and_domain(tmp_path: Path) -
     os.utime(path, ns=(later, later))  # an edit with a new mtime
     edited = cached_question_spec(path, domain)
     assert edited is not first and edited.questions["clear"] != first.questions["clear"]
+
+
+IPC = Path("/work/shared/ipc-sample")
+_PREPOSITIONS = {"at", "in", "on", "near", "inside", "under", "above", "below", "beside", "by", "of", "to", "for", "from", "with"}
+_FUNCTION_WORDS = {"is", "it", "true", "that", "the", "a", "an", "looking", "at", "picture", "would", "you", "say", "does", "hold", "for"}
+
+
+def _domains_to_phrase() -> list[tuple[str, Path, Path]]:
+    """Every shipped domain and every IPC domain of the local sample, each with its first problem."""
+    out = [(d, shipped_domain(d), sorted((domain_dir(d) / "problems").glob("*.pddl"))[0]) for d in list_domains()]
+    for folder in sorted(IPC.iterdir()) if IPC.is_dir() else []:
+        domains = sorted(folder.glob("*domain*.pddl"))
+        problems = sorted(p for p in folder.glob("*.pddl") if "domain" not in p.name)
+        if domains and problems:
+            out.append((folder.name, domains[0], problems[0]))
+    return out
+
+
+def _one_atom_per_predicate(task) -> list[Atom]:
+    """An atom of each predicate over objects of the right types (arguments varied where it can)."""
+    atoms = []
+    for pred in task.domain.predicates.values():
+        args = []
+        for _, types in pred.params:
+            objs = sorted(o for o, t in task.objects.items() if set(types) & set(task.domain.ancestors(t)))
+            if not objs:
+                break
+            args.append(objs[len(args) % len(objs)])
+        if len(args) == len(pred.params):
+            atoms.append(Atom(pred.name, tuple(args)))
+    return atoms
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+@pytest.mark.parametrize("name,domain,problem", _domains_to_phrase(), ids=lambda v: v if isinstance(v, str) else "")
+def test_fallback_questions_name_no_kind_twice_and_end_in_no_bare_preposition(name: str, domain: Path, problem: Path) -> None:
+    """Every predicate's fallback wordings, shipped and IPC: a one-argument question never repeats a
+    word ("Is the airplane apn1 airplane?") and no question ends in a preposition ("Is p1 at?")."""
+    task = load_task(domain, problem)
+    book = QuestionBook(task)
+    for atom in _one_atom_per_predicate(task):
+        for text in book.fallback_phrasings(atom):
+            assert _words(text)[-1] not in _PREPOSITIONS, (name, atom, text)
+            if len(atom.args) == 1:
+                names = set(_words(atom.args[0])) | set(_words(book.display_name(atom.args[0])))
+                content = [w for w in _words(text) if w not in _FUNCTION_WORDS and w not in names]
+                assert len(content) == len(set(content)), (name, atom, text)
+
+
+def test_one_argument_fallbacks_read_as_english(tmp_path: Path) -> None:
+    """Type predicates say what the object is, with a/an; a lone preposition is asked literally;
+    adjectives and plurals take no article."""
+    (tmp_path / "tsp.pddl").write_text(
+        "(define (domain tsp) (:predicates (at ?x) (visited ?x) (connected ?x ?y))"
+        " (:action move :parameters (?x ?y) :precondition (and (at ?x) (connected ?x ?y))"
+        " :effect (and (at ?y) (visited ?y) (not (at ?x)))))")
+    (tmp_path / "tsp-p.pddl").write_text("(define (problem p) (:domain tsp) (:objects p1 p2)"
+                                         " (:init (at p1) (connected p1 p2)) (:goal (visited p2)))")
+    tsp = QuestionBook(load_task(tmp_path / "tsp.pddl", tmp_path / "tsp-p.pddl"))
+    assert tsp.phrasings(Atom("at", ("p1",))) == (
+        'Does "at" hold for p1?', 'Is it true that "at" holds for p1?',
+        'Looking at the picture, would you say that "at" holds for p1?')
+    assert tsp.question(Atom("visited", ("p2",))) == "Is p2 visited?"
+    (tmp_path / "lg.pddl").write_text(
+        "(define (domain lg) (:predicates (airplane ?x) (truck ?x) (chips ?x) (locatable ?x) (at ?x ?y))"
+        " (:action fly :parameters (?a ?x ?y) :precondition (and (airplane ?a) (at ?a ?x))"
+        " :effect (and (at ?a ?y) (not (at ?a ?x)))))")
+    (tmp_path / "lg-p.pddl").write_text("(define (problem p) (:domain lg) (:objects apn1 t1 c1 x1 l1)"
+                                        " (:init (airplane apn1) (truck t1) (chips c1) (locatable x1) (at apn1 l1))"
+                                        " (:goal (at apn1 l1)))")
+    lg = QuestionBook(load_task(tmp_path / "lg.pddl", tmp_path / "lg-p.pddl"))
+    assert lg.phrasings(Atom("airplane", ("apn1",))) == (
+        "Is apn1 an airplane?", "Is it true that apn1 is an airplane?",
+        "Looking at the picture, would you say that apn1 is an airplane?")
+    assert lg.question(Atom("truck", ("apn1",))) == "Is apn1 a truck?"
+    assert lg.question(Atom("chips", ("c1",))) == "Is c1 chips?"
+    assert lg.question(Atom("locatable", ("x1",))) == "Is x1 locatable?"
+    assert lg.question(Atom("at", ("apn1", "l1"))) == "Is the airplane apn1 at l1?"

@@ -135,3 +135,36 @@ def test_an_action_that_did_nothing_reopens_its_disjunctive_precondition():
     required = {str(a) for a, _ in required_literals(action)}
     assert required == {"(reachable cup_1)"}  # the one literal it needs whatever else holds
     assert any(a.predicate == "open" for a in disjunctive_atoms(action))
+
+
+class _OptimalTimesOut:
+    """An optimal planner that never finishes in time (Fast Downward's A* on a childsnack task)."""
+
+    name, optimal, unknown_as = "slow-opt", True, False
+
+    def solve(self, task, *, init=None, goal=None, timeout=60.0):
+        from toolkit.planners import PlanResult, PlanStatus
+
+        return PlanResult(PlanStatus.TIMEOUT, (), timeout, self.name, f"no plan within {timeout:g}s")
+
+
+def test_auto_sat_lets_pgt_grounder_act_when_optimal_search_runs_out_of_time():
+    """With an optimal planner only, the agent stops with no plan; with the fallback it reaches the goal,
+    and each plan note names the planner that made it (the plan is not proven optimal)."""
+    from toolkit.planners import AutoPlanner, get_planner
+    from toolkit.planners.fallback import FallbackPlanner
+    from toolkit.planners.search import AStarPlanner
+
+    task = bw("simple", 1)
+    stuck = run_belief_agent(SymbolicEnvironment(task), Oracle(), _OptimalTimesOut(), BeliefAgentConfig(max_steps=20))
+    assert not stuck.success and stuck.stop_reason == "no_plan:timeout"
+    fallback = FallbackPlanner(_OptimalTimesOut(), AStarPlanner())
+    result = run_belief_agent(SymbolicEnvironment(task), Oracle(), fallback, BeliefAgentConfig(max_steps=20))
+    assert result.success
+    plans = [e for e in result.ledger.events if e.get("phase") == "plan" and "plan" in e]
+    assert plans and all(e["planner"] == "slow-opt, fallback astar" for e in plans)
+    # the registry's auto-sat is auto then fd-lama, and a study counts auto's A* in CPU seconds as for auto
+    made = get_planner("auto-sat")
+    assert isinstance(made, FallbackPlanner) and isinstance(made.primary, AutoPlanner)
+    assert made.secondary.name == "fd-lama" and not made.optimal
+    assert make_planner("auto-sat").primary.own.cpu_time

@@ -48,6 +48,7 @@ from toolkit.invariants import Group, groups, invariants_of
 from toolkit.known_facts import NO_KNOWN_FACTS, KnownFacts, known_facts
 from toolkit.model import Atom
 from toolkit.planners.base import Planner
+from toolkit.planners.fallback import FallbackPlanner
 from toolkit.protocols import Environment, Grounder, Observation
 from toolkit.questions import QuestionBook
 from toolkit.semantics import holds
@@ -455,7 +456,9 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
             break
         plan = list(result.plan)
         plan_lengths.append(len(plan))
-        ledger.note("plan", ep.step, plan=[str(a) for a in plan])
+        # a fallback planner's plan says which planner made it ("auto>fd-opt, fallback fd-lama"): not proven optimal
+        made_by = {"planner": result.planner} if isinstance(planner, FallbackPlanner) else {}
+        ledger.note("plan", ep.step, plan=[str(a) for a in plan], **made_by)
         for i, action in enumerate(plan):
             if ep.step >= config.max_steps:
                 break

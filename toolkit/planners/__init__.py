@@ -35,6 +35,7 @@ PLANNERS: dict[str, Callable[..., Planner]] = {
     "fd-lama": lambda **kw: FastDownwardPlanner("fd-lama", None, optimal=False, **kw),
     "up-oneshot": lambda **kw: _up_oneshot(**kw),
     "enhsp": lambda **kw: _enhsp(**kw),  # numeric fluents: ENHSP (the `numeric` extra), imported when chosen
+    "auto-sat": lambda **kw: _auto_sat(**kw),  # auto, then fd-lama when the optimal search runs out of time
 }
 DEFAULT_PLANNER = "auto"
 
@@ -44,6 +45,18 @@ def _up_oneshot(**kw) -> Planner:
     from toolkit.planners.up_oneshot import UpOneshotPlanner
 
     return UpOneshotPlanner(**kw)
+
+
+def _auto_sat(**kw) -> Planner:
+    """``auto`` with 3/4 of the time, then lama-first on its timeout (:class:`~toolkit.planners.fallback.FallbackPlanner`).
+
+    For agents that need a plan more than a shortest one (``pgt run --protocol pgt-grounder
+    --planner auto-sat`` on IPC tasks whose ~30-step plans optimal search cannot finish in
+    time, e.g. childsnack). Not the default: see docs/planning.md.
+    """
+    from toolkit.planners.fallback import FallbackPlanner
+
+    return FallbackPlanner(AutoPlanner(**kw), PLANNERS["fd-lama"](**kw))
 
 
 def _enhsp(**kw) -> Planner:
