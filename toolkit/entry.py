@@ -40,3 +40,7 @@ def main() -> int:
         print("pgt: interrupted", file=sys.stderr)
         return 130
     return run()
+
+
+if __name__ == "__main__":  # python -m toolkit.entry, the same as the pgt script
+    sys.exit(main())
