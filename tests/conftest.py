@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import sys
+import tempfile
 
 import pytest
+
+# Tests never read or fill the user's store of unified-planning answers (toolkit/planners/plan_store.py):
+# one store per test session, shared by its xdist workers' subprocesses through the environment.
+os.environ.setdefault("PGT_UP_PLAN_STORE", os.path.join(tempfile.mkdtemp(prefix="pgt-test-plans-"), "plans.sqlite"))
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,7 +1,7 @@
 """Every ``pgt`` command in a code block of README.md and docs/*.md runs as written.
 
 Each fenced block is one case: its ``pgt`` lines run in order (a later line may read
-what an earlier one wrote) in a temporary copy of the repository, in-process through
+what an earlier one wrote; a block that reads what an earlier block wrote joins it) in a temporary copy of the repository, in-process through
 :func:`toolkit.cli.main`, with the shell's part done here: ``cd DIR &&``, globs,
 ``# comments``, ``$`` prompts and ``.venv/bin/pgt``. ``/tmp/X`` outputs go to the
 test's own folder. A command passes when it exits 0 or 1 (1 is the documented
@@ -95,10 +95,35 @@ def _commands(doc: Path) -> Iterator[list[Command]]:
             yield found
 
 
+def _chained(blocks: list[list[Command]]) -> list[list[Command]]:
+    """A doc's blocks, where a block that reads a folder an earlier block wrote (``--out runs/X``) joins it.
+
+    Test workers each have their own repository copy, so a later block (``pgt report runs/X``)
+    run on another worker would not find what the earlier one wrote: chained, they run in order.
+    """
+    chains: list[list[Command]] = []
+    writer: dict[str, int] = {}  # an --out path -> the chain that writes it
+    for block in blocks:
+        reads = {writer[a] for c in block for i, a in enumerate(c.argv)
+                 if a in writer and c.argv[i - 1] != "--out"}  # writing the same folder again is no read
+        if reads:
+            into = min(reads)
+            for other in sorted(reads - {into}, reverse=True):  # one block reading two chains joins them
+                chains[into] += chains[other]
+                chains[other] = []
+                writer.update({k: into for k, v in writer.items() if v == other})
+            chains[into] += block
+        else:
+            into = len(chains)
+            chains.append(list(block))
+        writer.update({c.argv[i + 1]: into for c in block for i, a in enumerate(c.argv[:-1]) if a == "--out"})
+    return [sorted(chain, key=lambda c: c.line) for chain in chains if chain]
+
+
 def _blocks() -> list[pytest.param]:
     params = []
     for doc in DOCS:
-        for block in _commands(doc):
+        for block in _chained(list(_commands(doc))):
             label = f"{block[0].doc}:{block[0].line}"
             study = any(c.argv and c.argv[0] in QUICK for c in block)
             params.append(pytest.param(block, False, id=label))

@@ -16,6 +16,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from benchmarks.runner import RunConfig, episode_specs, run_study
 from benchmarks.store import collect, read_records, repair
 
@@ -23,6 +25,12 @@ ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--suite", "viplan-bw/medium", "--accuracy", "0.9", "--problems", "4", "--seeds", "2", "--workers", "2",
         "--quiet"]
 CONFIG = RunConfig(suite="viplan-bw/medium", grounder="noisy", accuracy=0.9, problems=4, seeds=2)
+
+
+@pytest.fixture(autouse=True)
+def _plan_every_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No stored plans: the reference run would fill the store and the killed runs then end before any kill."""
+    monkeypatch.setenv("PGT_UP_PLAN_STORE", "off")
 
 
 def _start(out: Path, *extra: str, command: str = "run") -> subprocess.Popen:
