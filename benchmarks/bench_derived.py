@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from benchmarks.val_peer import val_binary, val_check
+from benchmarks.walks import mutants, random_walk as walk
 
 DOMAINS = ("psr-middle", "psr-large", "philosophers", "optical-telegraphs")
 # VAL's refusals of the files themselves (no verdict on any plan): counted apart, never as agreement.
@@ -58,27 +59,8 @@ def problem_files(root: Path, domain: str, count: int, into: Path) -> list[tuple
     return out
 
 
-def walk(task, rng: random.Random, length: int) -> list:
-    state, plan = task.init, []
-    for _ in range(length):
-        options = task.applicable_actions(state)
-        if not options:
-            break
-        plan.append(rng.choice(options))
-        state = plan[-1].apply(state)
-    return plan
 
 
-def mutants(plan: list, rng: random.Random) -> list[list]:
-    """The plan, two neighbouring steps swapped, one step dropped, the last step repeated, the plan cut short."""
-    out = [plan]
-    if len(plan) >= 2:
-        i = rng.randrange(len(plan) - 1)
-        out.append(plan[:i] + [plan[i + 1], plan[i]] + plan[i + 2:])
-        out.append(plan[:i] + plan[i + 1:])
-        out.append(plan + plan[-1:])
-        out.append(plan[: rng.randrange(1, len(plan))])
-    return out
 
 
 @dataclass

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from benchmarks.bench_core import our_stepping, timed, up_stepping
 from benchmarks.heldout import load_text
+from benchmarks.walks import random_walk
 
 
 def up_refuses(sim, up_plan: list) -> int | None:
@@ -40,14 +41,7 @@ TARGET = 100.0
 
 
 def walk(task, steps: int, seed: int) -> list:
-    rng, state, plan = random.Random(seed), task.init, []
-    for _ in range(steps):
-        options = task.applicable_actions(state)
-        if not options:
-            break
-        plan.append(rng.choice(options))
-        state = plan[-1].apply(state)
-    return plan
+    return random_walk(task, random.Random(seed), steps)
 
 
 def delta_stepping(plan: list, init) -> None:

@@ -30,6 +30,7 @@ import types
 from pathlib import Path
 from typing import Callable
 
+from benchmarks.walks import random_walk as walk
 from toolkit.domains import DOMAINS_ROOT
 from toolkit.plans import parse_plan
 from toolkit.questions import QuestionBook
@@ -46,16 +47,6 @@ def tasks() -> list[Task]:
             for prob in sorted((dom.parent / "problems").glob("*.pddl"))]
 
 
-def walk(task: Task, rng: random.Random, length: int) -> list[GroundAction]:
-    state, out = task.init, []
-    for _ in range(length):
-        options = task.applicable_actions(state)
-        if not options:
-            break
-        act = rng.choice(options)
-        out.append(act)
-        state = act.apply(state)
-    return out
 
 
 def _call(a: GroundAction) -> str:

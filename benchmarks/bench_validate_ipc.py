@@ -33,6 +33,7 @@ from pathlib import Path
 from benchmarks.bench_startup import child_env, pgt_command
 from benchmarks.heldout import DOWNWARD_BENCHMARKS, load_text, mirror_pair, with_goal
 from benchmarks.val_peer import val_binary
+from benchmarks.walks import random_walk
 from toolkit.plans import format_plan
 from toolkit.known_facts import changed_predicates as fluent_predicates
 from toolkit.task import load_task
@@ -47,13 +48,8 @@ PROBLEMS = (("logistics98/domain.pddl", "logistics98/prob01.pddl"),
 
 
 def walk(task, steps: int, seed: int) -> list:
-    rng, state, plan = random.Random(seed), task.init, []
-    for _ in range(steps):
-        acts = task.applicable_actions(state)
-        if not acts:
-            break
-        plan.append(rng.choice(acts))
-        state = plan[-1].apply(state)
+    rng = random.Random(seed)
+    plan = random_walk(task, rng, steps)
     if seed % 3 == 2 and len(plan) > 2:
         at = rng.randrange(len(plan) - 1)
         plan[at], plan[at + 1] = plan[at + 1], plan[at]

@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from benchmarks.walks import random_walk  # noqa: F401 - the tests' walks are the benchmarks'
 from toolkit import model as m
 from toolkit.domains import DOMAINS_ROOT
 from toolkit.model import Atom
@@ -52,17 +53,6 @@ def with_goal(task: Task, goal: m.Condition) -> Task:
 # ------------------------------------------------------------ plans
 
 
-def random_walk(task: Task, rng: random.Random, length: int) -> list[GroundAction]:
-    """A walk of up to ``length`` applicable actions from the initial state (stops at dead ends)."""
-    state, plan = task.init, []
-    for _ in range(length):
-        options = task.applicable_actions(state)
-        if not options:
-            break
-        act = rng.choice(options)
-        plan.append(act)
-        state = act.apply(state)
-    return plan
 
 
 def final_state(task: Task, plan: list[GroundAction]) -> frozenset[Atom]:

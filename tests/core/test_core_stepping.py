@@ -12,6 +12,7 @@ import random
 
 import pytest
 
+from benchmarks.walks import random_walk
 from toolkit import plain_problem, plans
 from toolkit import stepping
 from toolkit.domains import shipped_domain, shipped_problem
@@ -27,14 +28,7 @@ def task():
 
 
 def walk(task, steps: int, seed: int) -> list:
-    rng, state, plan = random.Random(seed), task.init, []
-    for _ in range(steps):
-        acts = task.applicable_actions(state)
-        if not acts:
-            break
-        plan.append(rng.choice(acts))
-        state = plan[-1].apply(state)
-    return plan
+    return random_walk(task, random.Random(seed), steps)
 
 
 @pytest.mark.parametrize("seed", range(6))
