@@ -30,9 +30,10 @@ def _probability(text: str) -> float:
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
-    p = subparsers.add_parser("lohoravens-par", help="offline LoHoRavens Planner-Actor-Reporter episodes, "
-                              "scored with LoHoRavens' reward and success", description=__doc__.splitlines()[0])
-    p.add_argument("family", help="a task family (pgt lohoravens-problem lists them on a wrong name)")
+    p = subparsers.add_parser("lohoravens-par", help="LoHoRavens Planner-Actor-Reporter episodes (a noisy oracle "
+                              "or an LLM plans), scored with LoHoRavens' reward and success",
+                              description=__doc__.splitlines()[0].replace("``", ""))
+    p.add_argument("family", help="a task family (a wrong name lists them)")
     p.add_argument("--seeds", type=int, default=10, help="episodes: instances 0..N-1 (default 10)")
     p.add_argument("--wrong", type=_probability, default=0.0, help="chance the planner names a wrong target")
     p.add_argument("--skip", type=_probability, default=0.0, help="chance the planner's reply is unusable")

@@ -154,5 +154,6 @@ def make_instance(family: str, seed: int, mode: str = "test") -> Instance:
     """A seeded instance of ``family`` (``mode`` 'train' draws TRAIN_COLORS, else EVAL_COLORS)."""
     if family not in FAMILIES:
         hint = closest(family, FAMILIES)
-        raise PgtError(f"unknown LoHoRavens task family '{family}'" + (f"; did you mean {hint[0]}?" if hint else ""))
+        raise PgtError(f"unknown LoHoRavens task family '{family}'" + (
+            f"; did you mean {hint[0]}?" if hint else f"; the families: {', '.join(sorted(FAMILIES))}"))
     return FAMILIES[family](random.Random(f"{family}/{seed}/{mode}"), mode, seed)
