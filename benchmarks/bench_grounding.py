@@ -70,7 +70,7 @@ def _rss_mb() -> float:
 
 
 def measure_pgt(domain: str, problem: str) -> dict:
-    from benchmarks.grounding_diff import effect_predicates
+    from toolkit.known_facts import changed_predicates
     from toolkit.task import load_task
 
     base = _rss_mb()
@@ -79,7 +79,7 @@ def measure_pgt(domain: str, problem: str) -> dict:
     t1 = time.perf_counter()
     g = task.grounding()
     t2 = time.perf_counter()
-    fluent = {p for s in task.domain.actions.values() for p in effect_predicates(s.effect)}
+    fluent = set(changed_predicates(task.domain))
     atoms = sum(1 for a in g.atoms if a.predicate in fluent)
     return {"actions": len(g.actions), "atoms": atoms, "seconds": t2 - t0, "ground_seconds": t2 - t1,
             "mb": _rss_mb() - base}

@@ -210,26 +210,14 @@ def counts(diffs: Iterable[Difference]) -> dict[str, int]:
 # ------------------------------------------------------------------ the two sides
 
 
-def effect_predicates(eff) -> set[str]:
-    """The predicates an effect (of an action schema) can change: the fluent predicates of a domain."""
-    from toolkit import model as m
-
-    if isinstance(eff, (m.AddEffect, m.DelEffect)):
-        return {eff.atom.predicate}
-    if isinstance(eff, m.AndEffect):
-        return set().union(*(effect_predicates(p) for p in eff.parts)) if eff.parts else set()
-    if isinstance(eff, (m.ForallEffect, m.WhenEffect)):
-        return effect_predicates(eff.body)
-    return set()
-
-
 def pgt_side(domain: str, problem: str) -> Side:
     """pgt's relaxed-reachable grounding (:meth:`toolkit.task.Task.grounding`) as a :class:`Side`."""
+    from toolkit.known_facts import changed_predicates
     from toolkit.task import load_task
 
     task = load_task(domain, problem)
     g = task.grounding()
-    fluent = {p for s in task.domain.actions.values() for p in effect_predicates(s.effect)}
+    fluent = set(changed_predicates(task.domain))
     reached = g.atoms
     actions: dict[str, list[Op]] = {}
     for a in g.actions:

@@ -38,20 +38,7 @@ from toolkit.task import Task
 
 def changed_predicates(domain: m.Domain) -> frozenset[str]:
     """Predicates that some action schema adds or deletes (conditional and quantified effects included)."""
-    out: set[str] = set()
-    for schema in domain.actions.values():
-        _effect_predicates(schema.effect, out)
-    return frozenset(out)
-
-
-def _effect_predicates(effect: m.Effect, out: set[str]) -> None:
-    if isinstance(effect, (m.AddEffect, m.DelEffect)):
-        out.add(effect.atom.predicate)
-    elif isinstance(effect, m.AndEffect):
-        for part in effect.parts:
-            _effect_predicates(part, out)
-    elif isinstance(effect, (m.ForallEffect, m.WhenEffect)):
-        _effect_predicates(effect.body, out)
+    return frozenset().union(*(m.effect_predicates(schema.effect) for schema in domain.actions.values()))
 
 
 def static_predicates(domain: m.Domain) -> tuple[str, ...]:

@@ -315,6 +315,17 @@ class PredicateDef:
         return len(self.params)
 
 
+def effect_predicates(effect: Effect) -> set[str]:
+    """The predicates an effect adds or deletes, conditional and quantified parts included."""
+    if isinstance(effect, (AddEffect, DelEffect)):
+        return {effect.atom.predicate}
+    if isinstance(effect, AndEffect):
+        return set().union(*map(effect_predicates, effect.parts))
+    if isinstance(effect, (ForallEffect, WhenEffect)):
+        return effect_predicates(effect.body)
+    return set()
+
+
 @dataclass(frozen=True, slots=True)
 class ActionSchema:
     """A lifted action: typed parameters, a precondition and an effect."""

@@ -64,24 +64,12 @@ def read_derived(pdom, conv: Converter, code: str) -> tuple[m.DerivedRule, ...]:
     return tuple(rules)
 
 
-def _effect_preds(eff: m.Effect, out: set[str]) -> None:
-    if isinstance(eff, (m.AddEffect, m.DelEffect)):
-        out.add(eff.atom.predicate)
-    elif isinstance(eff, m.AndEffect):
-        for p in eff.parts:
-            _effect_preds(p, out)
-    elif isinstance(eff, (m.ForallEffect, m.WhenEffect)):
-        _effect_preds(eff.body, out)
-
-
 def check_derived(rules: tuple[m.DerivedRule, ...], actions: dict[str, m.ActionSchema], path: str,
                   text: str, code: str) -> None:
     """Refuse an action that changes a derived predicate and a cycle through negation, located."""
     derived = {r.predicate for r in rules}
     for action in actions.values():
-        changed: set[str] = set()
-        _effect_preds(action.effect, changed)
-        for pred in sorted(changed & derived):
+        for pred in sorted(m.effect_predicates(action.effect) & derived):
             mt = re.search(r"\(\s*:action\s+" + re.escape(action.name) + r"(?![\w-])", code, re.I)
             line, col = line_col(text, mt.start()) if mt else (None, None)
             raise DerivedRuleError(path, line, col, f"action '{action.name}' changes the derived predicate '{pred}' "
