@@ -20,6 +20,7 @@ import time
 from typing import Callable
 
 import pytest
+from openai_server import within
 
 from grounders.client import ChatClient, RetryPolicy
 from toolkit.errors import EndpointError, MalformedReplyError
@@ -102,29 +103,11 @@ def no_proxies(monkeypatch):
     return monkeypatch
 
 
-def _within(seconds: float, call):
-    """``call()``'s result or exception, failing the test if it has not returned after ``seconds``."""
-    box: dict = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    start = time.monotonic()
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s"
-    return box, time.monotonic() - start
-
-
 def test_headers_trickled_one_byte_at_a_time_are_cut_off_at_the_deadline(no_proxies) -> None:
     server = RawServer(_trickled_headers)
     try:
         client = ChatClient("fake-vlm", server.url + "/v1", "sk-x", RetryPolicy(timeout=1.0, max_retries=0))
-        box, took = _within(8.0, lambda: client.complete(MESSAGES))
+        box, took = within(8.0, lambda: client.complete(MESSAGES))
         assert isinstance(box.get("error"), EndpointError) and "timed out after 1 s" in str(box["error"]), box
         assert took < 2.5
     finally:
@@ -138,7 +121,7 @@ def test_a_proxy_from_the_environment_is_used(no_proxies, variable: str) -> None
         no_proxies.setenv(variable, proxy.url)
         # the endpoint itself does not exist: only a request sent through the proxy is answered
         client = ChatClient("fake-vlm", "http://endpoint.invalid:9/v1", "sk-x", RetryPolicy(timeout=5.0, max_retries=0))
-        box, _ = _within(10.0, lambda: client.complete(MESSAGES))
+        box, _ = within(10.0, lambda: client.complete(MESSAGES))
         assert box.get("value") is not None and box["value"].text == "Yes", box
         assert proxy.seen == ["POST http://endpoint.invalid:9/v1/chat/completions HTTP/1.1"]
     finally:
@@ -151,7 +134,7 @@ def test_no_proxy_sends_a_host_direct(no_proxies) -> None:
         no_proxies.setenv("HTTP_PROXY", proxy.url)
         no_proxies.setenv("NO_PROXY", "127.0.0.1")
         client = ChatClient("fake-vlm", endpoint.url + "/v1", "sk-x", RetryPolicy(timeout=5.0, max_retries=0))
-        box, _ = _within(10.0, lambda: client.complete(MESSAGES))
+        box, _ = within(10.0, lambda: client.complete(MESSAGES))
         assert box.get("value") is not None, box
         assert (proxy.seen, len(endpoint.seen)) == ([], 1)
     finally:
@@ -164,7 +147,7 @@ def test_a_proxy_that_trickles_its_headers_is_cut_off_at_the_deadline(no_proxies
     try:
         no_proxies.setenv("HTTP_PROXY", proxy.url)
         client = ChatClient("fake-vlm", "http://endpoint.invalid:9/v1", "sk-x", RetryPolicy(timeout=1.0, max_retries=0))
-        box, took = _within(8.0, lambda: client.complete(MESSAGES))
+        box, took = within(8.0, lambda: client.complete(MESSAGES))
         assert isinstance(box.get("error"), EndpointError) and "timed out after 1 s" in str(box["error"]), box
         assert took < 2.5 and proxy.seen
     finally:
@@ -177,7 +160,7 @@ def test_a_proxy_reply_over_the_size_cap_is_refused(no_proxies) -> None:
         no_proxies.setenv("HTTP_PROXY", proxy.url)
         client = ChatClient("fake-vlm", "http://endpoint.invalid:9/v1", "sk-x",
                             RetryPolicy(timeout=5.0, max_retries=0, max_reply_bytes=65536))
-        box, _ = _within(10.0, lambda: client.complete(MESSAGES))
+        box, _ = within(10.0, lambda: client.complete(MESSAGES))
         assert isinstance(box.get("error"), MalformedReplyError) and "size cap of 65,536 bytes" in str(box["error"]), box
         assert proxy.seen
     finally:

@@ -9,11 +9,9 @@ deadline, so a regression fails the test instead of hanging the suite.
 from __future__ import annotations
 
 import random
-import threading
-import time
 
 import pytest
-from openai_server import Reply, endless, oversized, rate_limited, start_fake_openai, trickle
+from openai_server import Reply, endless, oversized, rate_limited, start_fake_openai, trickle, within
 
 from grounders.client import ChatClient, RetryPolicy
 from grounders.limits import RETRY_AFTER_MAX, EndpointLimiter
@@ -29,28 +27,10 @@ def server():
     fake.stop()
 
 
-def _within(seconds: float, call):
-    """``call()``'s result or exception, failing the test if it has not returned after ``seconds``."""
-    box: dict = {}
-
-    def run() -> None:
-        try:
-            box["value"] = call()
-        except BaseException as exc:  # noqa: BLE001 - handed to the test
-            box["error"] = exc
-
-    thread = threading.Thread(target=run, daemon=True)
-    start = time.monotonic()
-    thread.start()
-    thread.join(seconds)
-    assert not thread.is_alive(), f"still running after {seconds} s"
-    return box, time.monotonic() - start
-
-
 def test_a_trickling_body_is_cut_off_at_the_whole_request_deadline(server) -> None:
     server.script.append(trickle(0.05))  # ~300 bytes at 20 per second: 15 s, every read well inside the timeout
     client = ChatClient("fake-vlm", server.base_url, "sk-x", RetryPolicy(timeout=1.0, max_retries=0))
-    box, took = _within(6.0, lambda: client.complete(MESSAGES))
+    box, took = within(6.0, lambda: client.complete(MESSAGES))
     assert isinstance(box.get("error"), EndpointError) and "timed out after 1 s" in str(box["error"])
     assert took < 2.5
 
@@ -91,7 +71,7 @@ def test_an_endless_body_stops_at_the_size_cap(server) -> None:
     server.script.append(endless())
     client = ChatClient("fake-vlm", server.base_url, "sk-x", RetryPolicy(timeout=20.0, max_retries=0,
                                                                           max_reply_bytes=1 << 20))
-    box, took = _within(10.0, lambda: client.complete(MESSAGES))
+    box, took = within(10.0, lambda: client.complete(MESSAGES))
     assert isinstance(box.get("error"), MalformedReplyError), box
 
 

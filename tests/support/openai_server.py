@@ -101,6 +101,24 @@ ENDLESS_CHUNKS = 1024  # 64 MiB: "endless" for any sane reply cap
 Responder = Callable[[dict[str, Any]], "Reply | str"]
 
 
+def within(seconds: float, call):
+    """``call()``'s result or exception, failing the test if it has not returned after ``seconds``."""
+    box: dict = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the test
+            box["error"] = exc
+
+    thread = threading.Thread(target=run, daemon=True)
+    start = time.monotonic()
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still running after {seconds} s"
+    return box, time.monotonic() - start
+
+
 def question_of(request: dict[str, Any]) -> str:
     """The question text (after ``Question:``) of a chat-completions request body."""
     for message in reversed(request.get("messages", [])):
