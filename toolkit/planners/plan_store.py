@@ -30,12 +30,6 @@ DEFAULT_MAX_ENTRIES = 200_000
 """About 60 MB at the ~300 bytes a ViPlan plan takes; a full ``pgt compare`` grid needs a few thousand."""
 
 
-def user_cache_dir() -> str:
-    """``$PGT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pgt``, else ``~/.cache/pgt`` (as the grammar cache)."""
-    return os.environ.get("PGT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pgt")
-
-
 def content_key(parts: Iterable[bytes | str]) -> str:
     """A digest of ``parts`` in order; each is length-prefixed, so no two sequences collide by concatenation."""
     digest = hashlib.blake2b(digest_size=20)

@@ -46,7 +46,8 @@ from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.planners.base import (GoalArg, InitArg, PlanResult, PlanStatus, derived_refusal, goal_condition, recheck,
                                    start_state)
-from toolkit.planners.plan_store import PlanStore, content_key, user_cache_dir
+from toolkit.cache_dir import user_cache_dir
+from toolkit.planners.plan_store import PlanStore, content_key
 from toolkit.task import Task
 
 STORE_ENV = "PGT_UP_PLAN_STORE"

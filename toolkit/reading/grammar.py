@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 
+from toolkit.cache_dir import user_cache_dir
 from toolkit.reading.names import widened_grammar
 
 if TYPE_CHECKING:
@@ -37,13 +38,11 @@ def _grammar_text() -> str:
 def _lark_cache_file(start: str) -> str | bool:
     """Where Lark keeps the built parser between processes, or False (no cache).
 
-    A per-user folder: ``$PGT_CACHE_DIR``, else ``$XDG_CACHE_HOME/pgt``, else
-    ``~/.cache/pgt``. Lark checks the grammar's and imported files' hashes before
-    using the file and rebuilds (silently) when it is stale, corrupt or
+    The per-user folder (:func:`toolkit.cache_dir.user_cache_dir`). Lark checks the
+    grammar's and imported files' hashes before using the file and rebuilds (silently) when it is stale, corrupt or
     unwritable; the name carries Lark's and Python's versions, as its pickles do.
     """
-    root = os.environ.get("PGT_CACHE_DIR") or os.path.join(
-        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "pgt")
+    root = user_cache_dir()
     try:
         os.makedirs(root, exist_ok=True)
     except OSError:
