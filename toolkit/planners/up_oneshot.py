@@ -9,7 +9,12 @@ temporary working folder. With the pinned dependencies UP picks ``fast-downward`
 first (its preference list), i.e. lama-first on UP's own PDDL. Plans depend on
 ties FD breaks by the order of objects and actions, so the problem is read from
 the same files, never re-printed by pgt: that is what makes the first plans
-ViPlan's (``--planner fd-lama`` on pgt's canonical PDDL differs in ties).
+ViPlan's (``--planner fd-lama`` on pgt's canonical PDDL differs in ties). The call
+itself lives in :mod:`toolkit.planners.up_oneshot_call`, which imports only UP, so
+that it can also run in another environment: ViPlan's released runs were planned
+by ``up-fast-downward`` 0.5.0 (Fast Downward 24.06), whose ties differ from the
+pinned 1.0's on 4 of ViPlan's 65 Blocksworld problems, and ``PGT_UP_ONESHOT_PYTHON``
+names an interpreter with those engines (each call is then one subprocess there).
 
 Statuses as ViPlan reads them: ``SOLVED_SATISFICING`` is a plan; any other
 status is "No plan found" (unsolvable); an exception is a planner crash.
@@ -27,7 +32,7 @@ SQLite file shared by a study's workers and by later studies
 ``PGT_UP_PLAN_STORE`` names another file, or ``off``). A hit is answered before
 UP is imported or the files parsed, and its plan is mapped and re-checked as a
 fresh one is, so a hit and a fresh call return the same plan
-(``tests/planning/test_up_oneshot_store.py``; speed and hit rate:
+(``tests/planners/test_up_oneshot_store.py``; speed and hit rate:
 ``benchmarks/bench_up_oneshot.py``).
 """
 
@@ -35,8 +40,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import json
 import os
-import tempfile
+import subprocess
 import time
 from collections import Counter, OrderedDict
 from pathlib import Path
@@ -47,22 +53,15 @@ from toolkit.model import Atom
 from toolkit.planners.base import (GoalArg, InitArg, PlanResult, PlanStatus, derived_refusal, goal_condition, recheck,
                                    start_state)
 from toolkit.cache_dir import user_cache_dir
+from toolkit.planners import up_oneshot_call as call
 from toolkit.planners.plan_store import PlanStore, content_key
 from toolkit.task import Task
 
 STORE_ENV = "PGT_UP_PLAN_STORE"
+PYTHON_ENV = "PGT_UP_ONESHOT_PYTHON"  # an interpreter whose environment holds the engines to plan with
 STORE_FORMAT = "up-oneshot answers v1"  # bump when what a stored answer means changes
 # UP's statuses that a rerun on the same bytes gives again; a timeout, memory-out or internal error is not stored
 _STORED = {"SOLVED_SATISFICING", "UNSOLVABLE_PROVEN", "UNSOLVABLE_INCOMPLETELY"}
-
-
-@functools.lru_cache(maxsize=32)
-def _read(domain_path: str, problem_path: str) -> Any:
-    from unified_planning.io import PDDLReader
-    from unified_planning.shortcuts import get_environment
-
-    get_environment().credits_stream = None  # ViPlan: "Disable planner printouts"
-    return PDDLReader().parse_problem(domain_path, problem_path)
 
 
 def _key(name: str, args: list[str]) -> tuple[str, tuple[str, ...]]:
@@ -80,17 +79,24 @@ def default_store() -> PlanStore | None:
         raise PgtError(f"{exc} (set {STORE_ENV} to another file, or to off for no store)") from None
 
 
-@functools.lru_cache(maxsize=1)
-def _engine_versions() -> str:
-    """Versions of unified-planning and every installed ``up-*`` engine: what picks the engine and runs it."""
-    from importlib import metadata
+@functools.lru_cache(maxsize=8)
+def _engine_versions(python: str | None = None) -> str:
+    """The engine versions of this interpreter (``None``) or of ``python``'s environment: part of every store key."""
+    if python is None:
+        return call.engine_versions()
+    tail = "not an interpreter"
+    try:
+        done = subprocess.run([python, call.__file__, "--versions"], capture_output=True, text=True, timeout=120)
+        tail = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        return str(json.loads(done.stdout)["versions"])
+    except (OSError, subprocess.SubprocessError, ValueError, KeyError, TypeError):
+        raise PgtError(f"{PYTHON_ENV}={python}: cannot run unified-planning there ({tail}); it needs e.g. "
+                       f"`pip install unified-planning==1.2.0 up-fast-downward==0.5.0`") from None
 
-    found = set()
-    for dist in metadata.distributions():
-        name = (dist.metadata.get("Name") or "").lower().replace("_", "-")
-        if name == "unified-planning" or name.startswith("up-"):
-            found.add(f"{name}=={dist.version}")
-    return " ".join(sorted(found))
+
+def default_python() -> str | None:
+    """The interpreter ``$PGT_UP_ONESHOT_PYTHON`` names, or ``None``: plan in this one."""
+    return os.environ.get(PYTHON_ENV, "").strip() or None
 
 
 @functools.lru_cache(maxsize=64)
@@ -110,8 +116,12 @@ class UpOneshotPlanner:
     name = "up-oneshot"
 
     def __init__(self, unknown_as: bool = False, memo_size: int = 4096,
-                 store: PlanStore | str | Path | None = "default") -> None:
+                 store: PlanStore | str | Path | None = "default", python: str | None = "default") -> None:
         self.unknown_as = unknown_as
+        # ViPlan's engines in another environment (toolkit/planners/up_oneshot_call.py says why), else this one's;
+        # asked for its versions now, so a wrong interpreter is one clear error before any episode runs
+        self.python = default_python() if python == "default" else python
+        self.engines = _engine_versions(self.python)
         if store == "default":
             store = default_store()
         self.store = PlanStore(store) if isinstance(store, (str, Path)) else store
@@ -153,7 +163,7 @@ class UpOneshotPlanner:
         """The digest of what the planner reads: both files' bytes, the believed atoms, the engine versions."""
         self._check_files(task)
         believed = sorted(" ".join((name, *args)) for name, args in (_key(a.predicate, list(a.args)) for a in state))
-        return content_key((STORE_FORMAT, _engine_versions(), _content(task.domain.path),
+        return content_key((STORE_FORMAT, self.engines, _content(task.domain.path),
                             _content(task.problem.path), "\n".join(believed)))
 
     def _stored(self, task: Task, state: frozenset[Atom], goal_cond: Any, t0: float) -> PlanResult | None:
@@ -179,17 +189,34 @@ class UpOneshotPlanner:
 
     def _solve(self, task: Task, state: frozenset[Atom], goal_cond: Any, t0: float) -> PlanResult:
         try:
-            problem = self._problem_for(task, state)
-            result = self._oneshot(problem)
+            self._check_files(task)
+            believed = {_key(a.predicate, list(a.args)) for a in state}
+            if self.python is None:
+                answer = call.answer(self._oneshot(self._problem_for(task, state)))
+            else:
+                answer = self._elsewhere(task, believed)
         except Exception as exc:  # noqa: BLE001 - ViPlan: "Planner crashed with error" -> no plan, episode ends
             return PlanResult(PlanStatus.CRASHED, (), time.perf_counter() - t0, self.name,
                               message=f"{type(exc).__name__}: {exc}"[:500])
-        status = result.status.name
-        steps = [] if result.plan is None else [[a.action.name, [str(p) for p in a.actual_parameters]]
-                                                for a in result.plan.actions]
+        status, steps = str(answer["status"]), list(answer["plan"])
         if self.store is not None and status in _STORED:
             self.store.put(self.store_key(task, state), {"status": status, "plan": steps})
         return self._result(task, state, goal_cond, status, steps, t0)
+
+    def _elsewhere(self, task: Task, believed: set[tuple[str, tuple[str, ...]]]) -> dict[str, Any]:
+        """The same call run by ``self.python`` (up_oneshot_call.py's request/answer on stdin/stdout)."""
+        request = {"domain": os.path.abspath(task.domain.path), "problem": os.path.abspath(task.problem.path),
+                   "believed": sorted([name, list(args)] for name, args in believed)}
+        done = subprocess.run([str(self.python), call.__file__], input=json.dumps(request), capture_output=True,
+                              text=True, timeout=600)
+        try:
+            answer = json.loads(done.stdout.strip().splitlines()[-1])
+        except (IndexError, ValueError):
+            tail = (done.stderr.strip().splitlines() or ["no answer"])[-1]
+            raise RuntimeError(f"{PYTHON_ENV}={self.python}: {tail}") from None
+        if "error" in answer:
+            raise RuntimeError(answer["error"])
+        return answer
 
     @staticmethod
     def _check_files(task: Task) -> None:
@@ -198,33 +225,8 @@ class UpOneshotPlanner:
 
     def _problem_for(self, task: Task, state: frozenset[Atom]) -> Any:
         self._check_files(task)
-        from unified_planning.shortcuts import get_environment
-
-        original = _read(os.path.abspath(task.domain.path), os.path.abspath(task.problem.path))
-        # ViPlan deep-copies, which under UP 1.3 yields expressions UP calls "not well-formed" unless the
-        # original was planned once first (main's `_ = get_plan(problem)`: "For some reason we need to plan
-        # with the problem before updating it or it breaks ???"); clone() is UP's own copy, same problem.
-        problem = original.clone()
-        believed = {_key(a.predicate, list(a.args)) for a in state}
-        manager = get_environment().expression_manager
-        copies = {str(f): f for f in problem.initial_values}  # ViPlan's get_new_problem_fluent, by printed form
-        for fluent, value in original.initial_values.items():  # ViPlan's update_problem
-            wanted = _key(fluent.fluent().name, [str(x) for x in fluent.args]) in believed
-            if value.is_bool_constant() and value.is_true() != wanted:
-                problem.set_initial_value(copies[str(fluent)], manager.TRUE() if wanted else manager.FALSE())
-        return problem
+        return call.problem_for(task.domain.path, task.problem.path, {_key(a.predicate, list(a.args)) for a in state})
 
     @staticmethod
     def _oneshot(problem: Any) -> Any:
-        from unified_planning.shortcuts import OneshotPlanner
-
-        with OneshotPlanner(problem_kind=problem.kind) as planner:
-            # ViPlan solves in a temporary folder ("to avoid temporary file conflicts ... in job arrays")
-            with tempfile.TemporaryDirectory(prefix="pgt-up-") as folder:
-                old = os.getcwd()
-                try:
-                    os.chdir(folder)
-                    return planner.solve(problem)
-                finally:
-                    os.chdir(old)
-
+        return call.oneshot(problem)
