@@ -18,14 +18,28 @@ Every replay meets ViPlan's environment as the log recorded it
 (:class:`toolkit.replayed_world.ReplayedWorld`): which actions ran, iGibson's
 true values, and the failures of the runs with ``fail_probability`` 0.1
 (``final_fail01_no_cot``), so those runs count toward the targets like the rest.
-UP's plans are kept in a SQLite file (``--plan-cache``) keyed by the files' bytes
-and the belief, so a rerun costs little.
+UP's plans are kept in up-oneshot's shared answer store (``--plan-cache`` names
+another file), keyed by the files' bytes, the belief and the engine versions, so a
+rerun plans nothing twice. ``--up-python`` plans in another interpreter
+(``PGT_UP_ONESHOT_PYTHON``): ViPlan's runs were planned by ``up-fast-downward``
+0.5.0, whose ties differ from the pinned 1.0's (toolkit/planners/up_oneshot_call.py).
+
+With ``--out DIR`` the measurement accumulates: each finished group (domain x
+protocol x CoT x failures x model) is kept as ``DIR/rows/NAME.json`` with the
+engine versions it was measured with, and a rerun with the same ``DIR`` and
+engines reuses it; ``--budget-minutes`` stops starting new groups after that long.
+So the whole release (hours on two cores) can be measured over several sessions;
+the totals always cover every kept group, and say how many of the selected
+groups are still unmeasured.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import json
 import os
+import shutil
 import re
 import subprocess
 import sys
@@ -46,61 +60,6 @@ from benchmarks.viplan_import import ImportedRun, import_results  # noqa: E402
 from benchmarks.viplan_logs import find_logs, read_log  # noqa: E402
 
 TARGETS = {"outcome": 0.99, "questions": 0.95, "steps": 0.99}
-CACHED_PLANNER = "up-oneshot+files-cache"  # the name this benchmark registers its disk-cached planner under
-
-
-class FileKeyedPlanCache:
-    """ViPlan's planner (``up-oneshot``) with its results kept on disk, keyed by the files' bytes and the belief.
-
-    The whole benchmark plans the same beliefs again and again (every household
-    model starts from the same true states; a rerun repeats every call). UP's
-    Fast Downward breaks ties by the order of objects in the files, so the key is
-    the domain and problem files' bytes (not pgt's model of them) plus the
-    believed state; each hit is re-checked against the task as
-    :class:`toolkit.planners.cache.CachedPlanner` does.
-    """
-
-    def __init__(self, path: Path) -> None:
-        from toolkit.planners import get_planner
-        from toolkit.planners.cache import PlanCache
-
-        self.inner = get_planner("up-oneshot")
-        self.cache = PlanCache(path=path)
-        self.name = self.inner.name
-        self.optimal = False
-        self._files: dict[tuple[str, str], bytes] = {}
-
-    def solve(self, task, *, init=None, goal=None, timeout: float = 60.0):
-        import hashlib
-
-        from toolkit.planners.base import goal_condition, start_state
-        from toolkit.planners.cache import CachedPlanner
-
-        t0 = time.perf_counter()
-        state = start_state(task, init, False)
-        files = (task.domain.path, task.problem.path)
-        if files not in self._files:
-            self._files[files] = hashlib.blake2b(Path(files[0]).read_bytes() + b"\0" + Path(files[1]).read_bytes(),
-                                                 digest_size=16).digest()
-        key = hashlib.blake2b(self._files[files] + " ".join(sorted(map(str, state))).encode(),
-                              digest_size=16).hexdigest()
-        hit = self.cache.get(key)
-        if hit is not None:
-            result = CachedPlanner._from_entry(task, state, goal_condition(task, goal), hit, t0)
-            if result is not None:
-                return result
-        result = self.inner.solve(task, init=state, goal=goal, timeout=timeout)
-        self.cache.put(key, result)
-        return result
-
-
-def register_cached_planner(path: Path) -> None:
-    """Make ``--planner up-oneshot+files-cache`` the disk-cached ``up-oneshot`` (this process and its forks)."""
-    from toolkit.planners import PLANNERS
-
-    PLANNERS[CACHED_PLANNER] = lambda unknown_as=False: FileKeyedPlanCache(path)
-
-
 def checkout(path: str) -> Path:
     """A folder with ViPlan's ``data/planning`` and ``results/final``: the checkout, or the bare snapshot extracted."""
     root = Path(path)
@@ -124,6 +83,22 @@ class Row:
     crashes: int = 0
     seconds: float = 0.0
     disagreements: list[str] = field(default_factory=list)
+    engines: str = ""  # the planner's engine versions the row was measured with
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(dataclasses.asdict(self)))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: Path, engines: str) -> Row | None:
+        """The kept row, if there is one measured with these engines."""
+        try:
+            row = cls(**json.loads(path.read_text()))
+        except (OSError, ValueError, TypeError):
+            return None
+        return row if row.engines == engines else None
 
 
 def _norm_action(text: str) -> str:
@@ -215,46 +190,85 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--protocol", choices=("viplan-grounder", "viplan-planner"))
     ap.add_argument("--runs", help="comma-separated ViPlan run folders (final_cot, final_no_cot, final_fail01_no_cot)")
     ap.add_argument("--models", help="comma-separated model names (default: all)")
-    ap.add_argument("--planner", help="the replay's planner (pgt run --planner; default: up-oneshot, as ViPlan, "
-                    "with its plans kept in --plan-cache)")
-    ap.add_argument("--plan-cache", help="the SQLite file of up-oneshot's plans (default: OUT/plans.sqlite); "
-                    "share it between runs to plan each belief once")
+    ap.add_argument("--planner", default="up-oneshot", help="the replay's planner (pgt run --planner; default: "
+                    "up-oneshot, as ViPlan)")
+    ap.add_argument("--plan-cache", help="up-oneshot's answer store file (default: the shared one, "
+                    "$PGT_UP_PLAN_STORE or the user cache's)")
+    ap.add_argument("--up-python", help="plan in this interpreter (PGT_UP_ONESHOT_PYTHON), e.g. one with "
+                    "unified-planning 1.2.0 and up-fast-downward 0.5.0 as ViPlan's runs had")
     ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--budget-minutes", type=float, help="start no new group after this many minutes")
     ap.add_argument("--list", type=int, default=20, help="disagreements listed per row (0: none, -1: all)")
-    ap.add_argument("--out", help="keep the imported and replayed runs here (default: a temporary folder)")
+    ap.add_argument("--out", help="keep the runs and each finished group's row here, and reuse them on a rerun "
+                    "(default: a temporary folder)")
     args = ap.parse_args(argv)
     if not args.viplan:
         ap.error("give --viplan PATH or set PGT_VIPLAN")
+    if args.plan_cache:
+        os.environ["PGT_UP_PLAN_STORE"] = args.plan_cache
+    if args.up_python:
+        os.environ["PGT_UP_ONESHOT_PYTHON"] = args.up_python
+    engines = _engines(args.planner)
     root = checkout(args.viplan)
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="viplan-replay-"))
-    if args.planner is None:
-        register_cached_planner(Path(args.plan_cache) if args.plan_cache else work / "plans.sqlite")
-        args.planner = CACHED_PLANNER
     files = [f for f in find_logs(root / "results" / "final") if _wanted(f, args)]
     groups: dict[tuple, list[Path]] = defaultdict(list)
     for f in files:
         groups[read_log(f).group].append(f)
     rows: dict[tuple, Row] = {}
+    began, skipped = time.perf_counter(), 0
+    print(f"planner {args.planner}: {engines}", flush=True)
     for group, members in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
-        domain, protocol, cot, fail, model = group
-        name = f"{domain}-{protocol}-{'cot' if cot else 'nocot'}{'-fail' if fail else ''}-{model}"
-        row = rows.setdefault(group, Row())
-        start = time.perf_counter()
-        staging = work / "logs" / name
-        staging.mkdir(parents=True, exist_ok=True)
-        for f in members:
-            link = staging / f"results_{f.parent.parent.name}_{f.name.removeprefix('results_')}"
-            if not link.exists():
-                link.symlink_to(f)
-        [run] = import_results(staging, work / "imported" / name, viplan=str(root))
-        for index, log in enumerate(run.logs):
-            replayed = replay(run, index, work / "replayed" / name / log.split, args.workers, args.planner)
-            compare(run, log.split, replayed, row)
-        row.seconds = time.perf_counter() - start
-        print(_line(group, row), flush=True)
+        name = _name(group)
+        kept = Row.load(work / "rows" / f"{name}.json", engines)
+        if kept is not None:
+            rows[group] = kept
+            print(_line(group, kept) + "  [kept]", flush=True)
+            continue
+        if args.budget_minutes is not None and time.perf_counter() - began > 60 * args.budget_minutes:
+            skipped += 1
+            continue
+        rows[group] = measure(group, members, root, work, args)
+        rows[group].engines = engines
+        rows[group].save(work / "rows" / f"{name}.json")
+        print(_line(group, rows[group]), flush=True)
     _summary(rows, args.list)
+    if skipped:
+        print(f"\n{skipped} of {len(groups)} selected groups not measured yet (--budget-minutes); rerun with "
+              f"--out {work} to go on")
     print(f"\n(runs kept in {work})" if args.out else "")
     return 0
+
+
+def _name(group: tuple) -> str:
+    domain, protocol, cot, fail, model = group
+    return f"{domain}-{protocol}-{'cot' if cot else 'nocot'}{'-fail' if fail else ''}-{model}"
+
+
+def _engines(planner: str) -> str:
+    """What the replay plans with: the planner's name, and for up-oneshot its engine versions."""
+    if planner != "up-oneshot":
+        return planner
+    from toolkit.planners.up_oneshot import UpOneshotPlanner
+
+    return f"{planner} {UpOneshotPlanner(store=None).engines}"
+
+
+def measure(group: tuple, members: list[Path], root: Path, work: Path, args: argparse.Namespace) -> Row:
+    """Import one group's released files and replay every split (afresh: a half-done group is redone)."""
+    name, row, start = _name(group), Row(), time.perf_counter()
+    staging = work / "logs" / name
+    for folder in (staging, work / "imported" / name, work / "replayed" / name):
+        shutil.rmtree(folder, ignore_errors=True)
+    staging.mkdir(parents=True)
+    for f in members:
+        (staging / f"results_{f.parent.parent.name}_{f.name.removeprefix('results_')}").symlink_to(f)
+    [run] = import_results(staging, work / "imported" / name, viplan=str(root))
+    for index, log in enumerate(run.logs):
+        replayed = replay(run, index, work / "replayed" / name / log.split, args.workers, args.planner)
+        compare(run, log.split, replayed, row)
+    row.seconds = time.perf_counter() - start
+    return row
 
 
 def _wanted(path: Path, args: argparse.Namespace) -> bool:
@@ -277,14 +291,20 @@ def _line(group: tuple, row: Row) -> str:
     kind = "questions" if protocol == "viplan-grounder" else "steps"
     return (f"{domain:11} {protocol:15} {'cot' if cot else 'nocot':5} {'fail' if fail else '':4} {model:36} "
             f"{row.episodes:5} outcome {_pct(row.outcome, row.episodes)} {kind} {_pct(row.counts, row.episodes)} "
-            f"gaps {row.gaps:4} crashes {row.crashes:3} ({row.seconds:.0f} s)")
+            f"gaps {row.gaps:4} crashes {row.crashes:3} ({row.seconds:.0f} s) {'met' if _met(protocol, row) else 'NOT met'}")
+
+
+def _met(protocol: str, row: Row) -> bool:
+    """The issue's targets on a row: outcomes >= 99%, counts >= 95% (grounder) / 99% (planner), no crash."""
+    target = TARGETS["questions" if protocol == "viplan-grounder" else "steps"]
+    n = row.episodes
+    return bool(n) and row.outcome / n >= TARGETS["outcome"] and row.counts / n >= target and row.crashes == 0
 
 
 def _summary(rows: dict[tuple, Row], listed: int) -> None:
     print("\nTotals (targets: outcome >= 99%, question counts >= 95% (grounder), step counts >= 99% (planner), "
           "0 crashes):")
-    for protocol, kind, target in (("viplan-grounder", "questions", TARGETS["questions"]),
-                                   ("viplan-planner", "steps", TARGETS["steps"])):
+    for protocol, kind in (("viplan-grounder", "questions"), ("viplan-planner", "steps")):
         for domain in ("blocksworld", "igibson", None):
             sel = [r for g, r in rows.items() if g[1] == protocol and domain in (None, g[0])]
             n = sum(r.episodes for r in sel)
@@ -292,10 +312,15 @@ def _summary(rows: dict[tuple, Row], listed: int) -> None:
                 continue
             out, cnt = sum(r.outcome for r in sel), sum(r.counts for r in sel)
             gaps, crashes = sum(r.gaps for r in sel), sum(r.crashes for r in sel)
-            met = out / n >= TARGETS["outcome"] and cnt / n >= target and crashes == 0
+            met = _met(protocol, Row(n, out, cnt, gaps, crashes))
             print(f"  {protocol:15} {domain or 'all':11} {n:6} episodes: outcome {_pct(out, n)}, {kind} "
                   f"{_pct(cnt, n)}, replay gaps {gaps}, crashes {crashes}  "
                   f"[{'targets met' if met else 'targets NOT met'}]")
+    n = sum(r.episodes for r in rows.values())
+    if n:
+        out, crashes = sum(r.outcome for r in rows.values()), sum(r.crashes for r in rows.values())
+        print(f"  {'every protocol':15} {'all':11} {n:6} episodes: outcome {_pct(out, n)}, crashes {crashes}, "
+              f"groups meeting their targets {sum(_met(g[1], r) for g, r in rows.items())} of {len(rows)}")
     if listed:
         print("\nDisagreements (first diverging event):")
         for group, row in rows.items():
