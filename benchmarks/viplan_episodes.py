@@ -410,6 +410,10 @@ def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]
         # ViPlan's world where PDDL's effects predict it true; the world script records it so
         atom, value = unlogged[0]
         walk.script.observe(atom, not value, False)
+        # ViPlan's planner did not see that value (a replan here would not have planned this action):
+        # iGibson's state held no key for the atom, so update_problem kept the file's value, and reading
+        # it raised a KeyError in check_preconditions, which ended the episode (check_plan's except: break)
+        walk.script.unreport(atom)
         walk.state = walk.state - {atom} if value else walk.state | {atom}
         return "hidden_precondition"
     return "bad_answer"

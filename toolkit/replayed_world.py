@@ -22,6 +22,13 @@ replay takes the environment's side from the log, in this one place:
   about at that position (ViPlan asks exactly ``env.visible_predicates``), including
   atoms over scene objects the problem file does not declare; on a fully
   observable one, everything.
+- **what the environment did not report**: atoms iGibson's state held no key for at
+  a position, so that ViPlan's ``update_problem`` kept the problem file's value for
+  them when it replanned there (``benchmark_igibson_plan.py``, update_problem's
+  "Quickfix / failsafe": ``if args_str not in state[name]: continue``), and reading
+  them as a hidden precondition raised (check_preconditions' ``env.state[predicate][args]``),
+  which ended the episode. :meth:`ReplayedWorld.unreported` gives them to the
+  protocol, which plans with the file's value for them.
 
 The script is plain JSON (:meth:`WorldScript.to_json`), stored in each imported
 episode record under ``world``; :func:`benchmarks.runner.make_environment` uses it
@@ -75,6 +82,7 @@ class WorldScript:
     # the run asked its environment whether the goal held after every action and went on while it did not
     # (ViPlan's planning_loop: ``while not env.goal_reached``), so it did not hold before the last position
     goal_checked: bool = False
+    unreported: list[tuple[int, str]] = field(default_factory=list)  # (position, atom text) the state lacked
 
     @property
     def position(self) -> int:
@@ -87,6 +95,11 @@ class WorldScript:
         if visible and self.partial and str(atom) not in self.visible[-1]:
             self.visible[-1].append(str(atom))
 
+    def unreport(self, atom: Atom) -> None:
+        """The environment's state held no value for ``atom`` at the current position."""
+        if (self.position, str(atom)) not in self.unreported:
+            self.unreported.append((self.position, str(atom)))
+
     def move(self, action: str, executed: bool, ran: str | None = "") -> None:
         self.moves.append(Move(self.position, action, executed, ran))
         if executed:
@@ -98,6 +111,8 @@ class WorldScript:
                                "goal_reached": self.goal_reached}
         if self.goal_checked:
             out["goal_checked"] = True
+        if self.unreported:
+            out["unreported"] = [[at, text] for at, text in self.unreported]
         if self.partial:
             out["visible"] = self.visible
         return out
@@ -110,9 +125,11 @@ class WorldScript:
                      for mv in data["moves"]]
             partial = bool(data.get("partial"))
             visible = [list(map(str, v)) for v in data["visible"]] if partial else [[] for _ in truth]
+            unreported = [(int(at), str(text)) for at, text in data.get("unreported", ())]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise PgtError(f"a recorded world script that does not read: {type(exc).__name__}: {exc}") from None
-        return cls(partial, truth, visible, moves, data.get("goal_reached"), bool(data.get("goal_checked")))
+        return cls(partial, truth, visible, moves, data.get("goal_reached"), bool(data.get("goal_checked")),
+                   unreported)
 
 
 def action_text(name: str, args: tuple[str, ...] | list[str]) -> str:
@@ -151,6 +168,10 @@ class ReplayedWorld:
 
     def true_state(self) -> frozenset[Atom]:
         return self._state
+
+    def unreported(self) -> frozenset[Atom]:
+        """Atoms the recorded environment's state held no value for here (see the module docstring)."""
+        return frozenset(Atom.parse(text) for at, text in self.script.unreported if at == self.position)
 
     def execute(self, action: GroundAction) -> StepOutcome:
         key = (self.position, action_text(action.name, action.args))

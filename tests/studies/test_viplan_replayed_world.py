@@ -102,6 +102,65 @@ def test_household_replay_meets_igibsons_refusal_and_scene_objects(tmp_path):
     assert "(ontop book_2 table_1)" in asked  # ViPlan asks env.visible_predicates, scene objects included
 
 
+DOORS_KEY = "data/planning/igibson/simple/locking_every_door_simple.pddl_Pomaria_0_int_0"
+DOORS_PROBLEM = """(define (problem locking_every_door_0)
+    (:domain igibson)
+    (:objects door_1 door_2 - container)
+    (:init (open door_1) (open door_2))
+    (:goal (and (not (open door_1)) (not (open door_2))))
+)
+"""
+
+
+def _unreported_reachability() -> dict:
+    """InternVL3-8B's released locking_every_door_simple (Pomaria_0_int_0), as logged.
+
+    After navigate-to(door_1), a "no" on (open door_1) makes ViPlan replan: the plan navigates to
+    door_2, so its planner believed door_2 unreachable, and the check of navigate-to(door_2) then
+    ended the episode unlogged (iGibson's state held no reachable key for door_2).
+    """
+    def check(answer: str, truth: bool, want: bool) -> list:
+        return [answer, 0.9, 0.1, None, (answer == "yes") == want, answer.capitalize(), (answer == "yes") == truth]
+
+    navigate = {"action": "navigate-to(door_1)", "action_correct": True, "action_state_correct": True,
+                "preconditions_results": {},
+                "non_visible_precond_results": {"reachable door_1": [True, False, False], "all_correct": True},
+                "effects_results": {"reachable door_1": check("yes", True, True), "all_correct": True,
+                                    "all_state_correct": True,
+                                    "updated_non_visible_preds": {"reachable door_2": {"before": False,
+                                                                                       "after": False}}},
+                "action_info": "success"}
+    close = {"action": "close-container(door_1)", "action_correct": False, "action_state_correct": False,
+             "preconditions_results": {"reachable door_1": check("yes", True, True),
+                                       "open door_1": check("no", True, True),
+                                       "all_correct": False, "all_state_correct": False},
+             "non_visible_precond_results": {"all_correct": True}, "effects_results": None, "action_info": None}
+    replan = {"enum_results": {"reachable door_1": ["yes", "yes"], "open door_1": ["no", "yes"]},
+              "enum_metrics": {}, "step": 2, "actions": ["navigate-to(door_2)", "close-container(door_2)"]}
+    return {"all_correct": False, "goal_reached": False, "action_results": [navigate, close], "replans": [replan],
+            "remaining_actions": ["close-container(door_2)"]}
+
+
+def test_household_replan_keeps_the_file_value_of_what_igibson_did_not_report(tmp_path):
+    clone = _household_clone(tmp_path)
+    (clone / "data/planning/igibson/simple/locking_every_door_simple.pddl").write_text(DOORS_PROBLEM)
+    results = next((clone / "results").rglob("results_1_0.json"))
+    released = json.loads(results.read_text())
+    results.write_text(json.dumps({**{k: v for k, v in released.items() if k != HH_KEY}, DOORS_KEY: _unreported_reachability()}))
+    [run] = import_results(clone / "results", tmp_path / "run")
+    [logged] = [json.loads(line) for line in (run.folder / "episodes.jsonl").read_text().splitlines()]
+    assert logged["stop_reason"] == "hidden_precondition"
+    assert logged["world"]["unreported"] == [[1, "(reachable door_2)"]]
+    got = _replay(run, tmp_path)[logged["id"]]
+    # with iGibson's (reachable door_2) in the replan's belief, pgt planned close-container(door_2)
+    # at once and the replay met an action the log never tried
+    assert got["outcome"] == logged["outcome"] and got["stop_reason"] == "hidden_precondition", got.get("error")
+    assert got["questions"] == logged["questions"]
+    plans = [e["plan"] for e in got["events"] if e.get("phase") == "plan"]
+    assert plans[-1] == ["(navigate-to door_2)", "(close-container door_2)"] or \
+        [p.replace(" ", "") for p in plans[-1]] == ["navigate-to(door_2)", "close-container(door_2)"], plans
+
+
 def _fail_noop_run(tmp_path: Path) -> Path:
     """A Blocksworld run with fail_probability 0.1: the first move is a no-op, ViPlan replans, the second lands."""
     from toolkit.agents.viplan_atoms import effect_expectations, precondition_expectations

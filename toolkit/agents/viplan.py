@@ -173,6 +173,19 @@ class _Episode:
         self.ledger.note("plan", self.attempts, plan=[str(a) for a in result.plan])
         return deque(result.plan)
 
+    def reported_state(self) -> frozenset[Atom]:
+        """``env.state`` as ViPlan's ``update_problem`` reads it: an atom the environment reports no value for
+        keeps the problem file's value ("Quickfix / failsafe" in ``benchmark_igibson_plan.py``'s update_problem).
+
+        Only a replayed iGibson run has such atoms (:meth:`toolkit.replayed_world.ReplayedWorld.unreported`).
+        """
+        truth = self.env.true_state()
+        unreported = getattr(self.env, "unreported", None)
+        missing = unreported() if unreported is not None else frozenset()
+        if not missing:
+            return truth
+        return frozenset(a for a in truth if a not in missing) | (missing & self.task.init)
+
     def play(self, seed: int | None) -> str:
         env, task, config = self.env, self.task, self.config
         obs = env.reset(seed)
@@ -202,7 +215,8 @@ class _Episode:
                 self.replans += 1
                 self.ledger.note("replan", self.attempts, reason=outcome)
                 if config.enumerate_replan:
-                    belief = enumerate_state(task, self.ledger, obs, env.true_state(), self.attempts, config.known)
+                    belief = enumerate_state(task, self.ledger, obs, self.reported_state(), self.attempts,
+                                             config.known)
                     self.enumerations += 1
                 queue = self.plan(belief)
                 if isinstance(queue, str):
