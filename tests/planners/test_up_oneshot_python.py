@@ -57,8 +57,19 @@ def test_the_call_runs_in_the_named_interpreter_and_gives_the_same_plans(task, t
         statuses.add(got.status)
     assert statuses == {PlanStatus.SOLVED, PlanStatus.UNSOLVABLE}
     calls = log.read_text().splitlines()
-    assert len(calls) == 3 and calls[0].endswith("--versions")  # the versions, then one call per belief
-    assert all(c.endswith("up_oneshot_call.py") for c in calls[1:])
+    # the versions, then one process that answers every call (UP imported there once)
+    assert len(calls) == 2 and calls[0].endswith("--versions") and calls[1].endswith("up_oneshot_call.py")
+
+
+def test_a_planner_process_that_died_is_started_again(task, tmp_path):
+    python, log = _wrapper(tmp_path)
+    planner = UpOneshotPlanner(store=None, python=str(python))
+    want = planner.solve(task)
+    planner._child.kill()
+    planner._child.wait()
+    planner._memo.clear()  # the same belief again, planned afresh
+    assert planner.solve(task).plan == want.plan
+    assert len(log.read_text().splitlines()) == 3  # versions, the first process, its replacement
 
 
 def test_the_store_keys_on_the_other_environments_engines(task, tmp_path, monkeypatch):

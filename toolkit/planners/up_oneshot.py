@@ -122,6 +122,8 @@ class UpOneshotPlanner:
         # asked for its versions now, so a wrong interpreter is one clear error before any episode runs
         self.python = default_python() if python == "default" else python
         self.engines = _engine_versions(self.python)
+        self._child: subprocess.Popen[str] | None = None  # the process planning in self.python, started on demand
+        self._child_pid = os.getpid()  # the process that started it
         if store == "default":
             store = default_store()
         self.store = PlanStore(store) if isinstance(store, (str, Path)) else store
@@ -204,19 +206,52 @@ class UpOneshotPlanner:
         return self._result(task, state, goal_cond, status, steps, t0)
 
     def _elsewhere(self, task: Task, believed: set[tuple[str, tuple[str, ...]]]) -> dict[str, Any]:
-        """The same call run by ``self.python`` (up_oneshot_call.py's request/answer on stdin/stdout)."""
+        """The same call run by ``self.python``: one request line to its process, one answer line back.
+
+        The process lives as long as this planner (a worker's), so UP is imported there once; one that
+        died (or was never started) is started again for the call.
+        """
         request = {"domain": os.path.abspath(task.domain.path), "problem": os.path.abspath(task.problem.path),
                    "believed": sorted([name, list(args)] for name, args in believed)}
-        done = subprocess.run([str(self.python), call.__file__], input=json.dumps(request), capture_output=True,
-                              text=True, timeout=600)
-        try:
-            answer = json.loads(done.stdout.strip().splitlines()[-1])
-        except (IndexError, ValueError):
-            tail = (done.stderr.strip().splitlines() or ["no answer"])[-1]
-            raise RuntimeError(f"{PYTHON_ENV}={self.python}: {tail}") from None
+        for attempt in (1, 2):
+            if self._child_pid != os.getpid():  # a forked worker: the parent's process is not this one's to use
+                self._child, self._child_pid = None, os.getpid()
+            if self._child is None or self._child.poll() is not None:
+                # stderr unread: UP's warnings there could fill a pipe; a failure comes back as an answer
+                self._child = subprocess.Popen([str(self.python), call.__file__], stdin=subprocess.PIPE,
+                                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            try:
+                assert self._child.stdin is not None and self._child.stdout is not None
+                self._child.stdin.write(json.dumps(request) + "\n")
+                self._child.stdin.flush()
+                line = self._child.stdout.readline()
+            except (BrokenPipeError, OSError):
+                line = ""
+            if line.strip():
+                break
+            self._stop_child()
+            if attempt == 2:
+                raise RuntimeError(f"{PYTHON_ENV}={self.python}: the planner process ended without an answer")
+        answer = json.loads(line)
         if "error" in answer:
             raise RuntimeError(answer["error"])
         return answer
+
+    def _stop_child(self) -> None:
+        child, self._child = self._child, None
+        if child is not None and self._child_pid == os.getpid():
+            for stream in (child.stdin, child.stdout):
+                if stream is not None:
+                    stream.close()
+            if child.poll() is None:
+                child.kill()
+            child.wait()
+
+    def __del__(self) -> None:
+        try:
+            self._stop_child()
+        except Exception:  # noqa: BLE001 - interpreter shutdown: nothing left to tell
+            pass
 
     @staticmethod
     def _check_files(task: Task) -> None:

@@ -10,8 +10,8 @@ differs, and ViPlan's exact call path (below) on 0.5.0 gives the logged action o
 needs 1.0's ``fast_downward.translate``, so both cannot live in one environment:
 ``PGT_UP_ONESHOT_PYTHON`` names an interpreter whose environment holds the engines to
 plan with, and :mod:`toolkit.planners.up_oneshot` runs this file there
-(``python up_oneshot_call.py`` reads one JSON request on stdin, writes the answer on
-stdout; ``--versions`` prints the engine versions the answer store keys on). Only
+(``python up_oneshot_call.py`` answers each JSON request line on stdin with one
+line on stdout; ``--versions`` prints the engine versions the answer store keys on). Only
 the standard library and ``unified_planning`` are imported, so that environment
 needs nothing of pgt.
 
@@ -105,22 +105,31 @@ def solve(domain_path: str, problem_path: str, believed: Believed) -> dict[str, 
     return answer(oneshot(problem_for(domain_path, problem_path, believed)))
 
 
-def main(argv: list[str]) -> int:
-    """``--versions``: print :func:`engine_versions`; else answer one request (JSON on stdin) on stdout.
+def respond(line: str) -> str:
+    """One request line (``{"domain", "problem", "believed": [[predicate, [args]], ...]}``) to its answer line:
+    :func:`answer`'s dictionary, or ``{"error": "Type: message"}`` where UP raised."""
+    try:
+        request = json.loads(line)
+        believed = {_key(name, list(args)) for name, args in request["believed"]}
+        out = solve(request["domain"], request["problem"], believed)
+    except Exception as exc:  # noqa: BLE001 - ViPlan: "Planner crashed with error" -> the caller's crash status
+        out = {"error": f"{type(exc).__name__}: {exc}"[:500]}
+    return json.dumps(out)
 
-    A request is ``{"domain": path, "problem": path, "believed": [[predicate, [args]], ...]}``;
-    the answer is :func:`answer`'s dictionary, or ``{"error": "Type: message"}`` where UP raised.
+
+def main(argv: list[str]) -> int:
+    """``--versions``: print :func:`engine_versions`; else answer each request line on stdin with one line.
+
+    The caller keeps one such process per planner and sends it every call, so UP is imported and
+    each problem file parsed once per process, not once per call.
     """
     if argv[1:] == ["--versions"]:
         print(json.dumps({"versions": engine_versions()}))
         return 0
-    request = json.load(sys.stdin)
-    believed = {_key(name, list(args)) for name, args in request["believed"]}
-    try:
-        out = solve(request["domain"], request["problem"], believed)
-    except Exception as exc:  # noqa: BLE001 - ViPlan: "Planner crashed with error" -> the caller's crash status
-        out = {"error": f"{type(exc).__name__}: {exc}"[:500]}
-    print(json.dumps(out))
+    for line in sys.stdin:
+        if line.strip():
+            sys.stdout.write(respond(line) + "\n")
+            sys.stdout.flush()
     return 0
 
 
