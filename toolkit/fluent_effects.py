@@ -8,7 +8,7 @@ The value side (states with fluent values, expressions, VAL's number rules) is
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from toolkit.records import record
 
 from toolkit import model as m
 from toolkit.fluents import FluentState, GExpr, Undefined, divide, evaluate, expr_text, ground_expr, values_of
@@ -17,7 +17,7 @@ from toolkit.model import Atom
 from toolkit.semantics import holds
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GroundUpdate:
     """One ground numeric effect; ``condition`` (a compiled condition) is None when unconditional."""
 

@@ -28,7 +28,7 @@ missed action).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from toolkit.records import record
 from types import MappingProxyType
 from typing import Callable, Mapping, Union
 
@@ -98,7 +98,7 @@ _NONE: Values = MappingProxyType({})
 # ------------------------------------------------------------ ground expressions
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GArith:
     op: str
     args: tuple[GExpr, ...]
@@ -165,7 +165,7 @@ _HOLDS: dict[str, Callable[[float], bool]] = {
 _FAILED_AS = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "=": "!="}  # what the values show when it fails
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GCompare:
     """A ground numeric condition (negated when ``positive`` is False), a node of a compiled condition."""
 

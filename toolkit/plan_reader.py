@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from toolkit.records import field, record
 
 from toolkit import jsontext
 
@@ -44,7 +44,7 @@ REFUSAL = re.compile(r"\b(?:no\s+(?:valid\s+|possible\s+|feasible\s+)?(?:plan|so
                      r"no\s+way\s+to)\b", re.I)
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """A piece of text that may be one plan step."""
 
@@ -57,7 +57,7 @@ class Candidate:
     indent: int = 0  # leading spaces of the source line (a tab counts 4): notes nest under their step
 
 
-@dataclass(frozen=True)
+@record
 class Skipped:
     line: int
     text: str
@@ -67,7 +67,7 @@ class Skipped:
         return {"line": self.line, "text": self.text, "why": self.why}
 
 
-@dataclass(frozen=True)
+@record
 class Extract:
     candidates: tuple[Candidate, ...]
     skipped: tuple[Skipped, ...] = field(default=())

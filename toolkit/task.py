@@ -13,10 +13,9 @@ few set operations.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
-from dataclasses import dataclass, field
+from toolkit.records import field, record, replace
 from pathlib import Path
 from typing import Iterator
 
@@ -34,7 +33,7 @@ from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class GroundAction:
     """A compiled ground action, e.g. ``(moveBlock a c1)``."""
 
@@ -329,7 +328,7 @@ def explain_derived(derived: DerivedRules | None, unmet: list[Unmet], state: fro
     out = []
     for u in unmet:
         if u.atom is not None and u.positive and u.atom.predicate in derived.predicates and not u.detail:
-            u = dataclasses.replace(u, detail=derived.why_not(u.atom, state))
+            u = replace(u, detail=derived.why_not(u.atom, state))
         out.append(u)
     return out
 

@@ -13,7 +13,7 @@ plan's author expected), and unreadable steps are skipped.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field, replace
+from toolkit.records import field, record, replace
 from typing import Any, Sequence
 
 from toolkit.fluents import metric_value
@@ -66,7 +66,7 @@ def describe_unmet(u: Unmet) -> str:
     return text
 
 
-@dataclass(frozen=True)
+@record
 class StepReport:
     index: int
     text: str
@@ -102,7 +102,7 @@ class StepReport:
         return out
 
 
-@dataclass(frozen=True)
+@record
 class PlanReport:
     """The outcome of checking a plan; ``str(report)`` is its message."""
 

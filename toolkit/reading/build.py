@@ -7,7 +7,6 @@ assembles into a :class:`~toolkit.model.Domain` or :class:`~toolkit.model.Proble
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
 from pddl.action import Action as _PAction
@@ -15,6 +14,7 @@ from pddl.logic import base as pb
 from pddl.logic import functions as pf
 
 from toolkit import model as m
+from toolkit.records import replace
 from toolkit.errors import PddlSyntaxError, TypeMismatchError
 from toolkit.reading.convert import Scope, type_tuple
 from toolkit.reading.text import ROOT, blank_comments, locate, written_var
@@ -118,7 +118,7 @@ def fold_costs(action: m.ActionSchema) -> m.ActionSchema:
     if not action.cost:
         return action
     folded = tuple(m.NumericEffect("increase", m.FTerm(m.TOTAL_COST), term) for term in action.cost)
-    return dataclasses.replace(action, cost=(), numeric=(*folded, *action.numeric))
+    return replace(action, cost=(), numeric=(*folded, *action.numeric))
 
 
 def ground_preds(c: m.Condition):
