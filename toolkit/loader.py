@@ -6,7 +6,8 @@ The public entry points of reading PDDL; the work is done in :mod:`toolkit.readi
   ``pddl`` package parses (keyword case, requirements, ``object`` as a type) and
   refuses unsupported features, located;
 - the two readers: :mod:`toolkit.plain_domain` and :mod:`toolkit.plain_problem` read
-  plain files (nearly all published ones) into the ``pddl`` package's objects
+  plain files (nearly all published ones) into forms shaped like the ``pddl`` package's objects
+  (:mod:`~toolkit.reading.forms`, without importing the package)
   without Lark; everything else, malformed input included, goes to
   :mod:`~toolkit.reading.full_parser`, which owns the syntax error messages
   (:mod:`~toolkit.reading.syntax_errors`) and parses past what it can repair
@@ -27,10 +28,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pddl.logic import base as pb
-from pddl.logic import functions as pf
-from pddl.logic.predicates import Predicate as _PPredicate
-
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.plain_domain import read_plain_domain
@@ -40,6 +37,7 @@ from toolkit.reading.build import (action_starts, check_types, fold_costs, funct
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard, record_duplicates
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.derived_rules import check_derived, read_derived
+from toolkit.reading.forms import kind
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section, written_var)
@@ -200,11 +198,12 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
     else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
-        elements = [lit for lit in pprob.besides_atoms() if isinstance(lit, pf.EqualTo)]
+        elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
     for lit in elements:
-        if isinstance(lit, pb.Not):
+        shape = kind(lit)
+        if shape == "Not":
             continue  # closed world: negative initial literals are redundant
-        if isinstance(lit, pf.EqualTo) and isinstance(lit.operands[0], pf.NumericFunction):
+        if shape == "FunctionEqualTo" and kind(lit.operands[0]) == "NumericFunction":
             def checked_term(lit=lit) -> m.FTerm:
                 ft = conv.fterm(lit.operands[0], {}, r"\(\s*=\s*")
                 check_types(domain, every, m.Pred(ft.function, ft.terms), path, text, lenient, conv.start, untyped,
@@ -220,7 +219,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
                                       f"the initial (total-cost) must be 0, not {m.format_number(value)}")
             values[m.Atom(ft.function, ft.terms)] = value
             continue
-        if not isinstance(lit, _PPredicate):
+        if shape != "Predicate":
             raise UnsupportedFeatureError(path, f"initial element {lit}")
 
         def checked(lit=lit) -> m.Atom:
