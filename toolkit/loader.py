@@ -230,7 +230,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         atom = conv._recover(checked, None)
         if atom is not None:
             init.add(atom)
-    derived = {a for a in init if a.predicate in domain.derived_predicates}
+    derived_preds = domain.derived_predicates  # a property that builds a set: once, not once per atom
+    derived = {a for a in init if a.predicate in derived_preds} if derived_preds else set()
     if derived:  # PDDL 2.2 leaves them out of :init; VAL ignores them (its rules decide), and so do we
         init -= derived
         warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
@@ -262,34 +263,36 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
     predicate with its arity and declared objects of fitting types (a problem that loads at all);
     None at the first fault, so that the caller's checked path reports every fault where it is.
 
-    Linear in the file: one dictionary lookup per name, one subtype test per (object, parameter types).
+    Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
     """
     by_lower = {p.lower(): d for p, d in domain.predicates.items()}
     objs = {o.lower(): o for o in objects}
-    preds: dict[str, m.PredicateDef | None] = {}  # each distinct word is resolved once
-    resolved: dict[str, str | None] = {}
-    fits: dict[tuple[str, tuple[str, ...]], bool] = {}
+    # Each distinct predicate word resolved once, to its name and, per parameter, the memo of the
+    # words already checked against that parameter's types (word -> object, or None: no fit).
+    preds: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
+    by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
     out: set[m.Atom] = set()
+    add, make = out.add, m.Atom
     for name, args in atoms:
         decl = preds.get(name, _UNSEEN)
         if decl is _UNSEEN:
-            decl = preds[name] = by_lower.get(name.lower())
-        if decl is None or len(args) != decl.arity:
+            d = by_lower.get(name.lower())
+            decl = preds[name] = None if d is None else (
+                d.name, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
+        if decl is None or len(args) != len(decl[1]):
             return None
         terms = []
-        for arg, (_, types) in zip(args, decl.params):
-            obj = resolved.get(arg, _UNSEEN)
+        for arg, (types, memo) in zip(args, decl[1]):
+            obj = memo.get(arg, _UNSEEN)
             if obj is _UNSEEN:
-                obj = resolved[arg] = objs.get(arg.lower())
+                obj = objs.get(arg.lower())
+                if obj is not None and not (obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)):
+                    obj = None
+                memo[arg] = obj
             if obj is None:
                 return None
-            ok = fits.get((obj, types))
-            if ok is None:
-                ok = fits[(obj, types)] = obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)
-            if not ok:
-                return None
             terms.append(obj)
-        out.add(m.Atom(decl.name, tuple(terms)))
+        add(make(decl[0], tuple(terms)))
     return out
 
 

@@ -21,6 +21,9 @@ TypeName = str
 Param = tuple[str, tuple[TypeName, ...]]
 
 
+_set = object.__setattr__
+
+
 @record(slots=True)
 class Atom:
     """A ground atom such as ``(on a b)``; hashable, printable, parseable.
@@ -35,10 +38,17 @@ class Atom:
     args: tuple[str, ...] = ()
     _hash: int = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.args, tuple):
-            object.__setattr__(self, "args", tuple(self.args))
-        object.__setattr__(self, "_hash", hash((self.predicate, self.args)))
+    def __init__(self, predicate: str, args: tuple[str, ...] = ()) -> None:
+        # Written out (the record's own would call a __post_init__): atoms are made by the ten thousand.
+        if not isinstance(args, tuple):
+            args = tuple(args)
+        _set(self, "predicate", predicate)
+        _set(self, "args", args)
+        _set(self, "_hash", hash((predicate, args)))
+
+    def __reduce__(self):
+        # Rebuilt through __init__ on unpickling: the cached hash of strings differs between processes.
+        return Atom, (self.predicate, self.args)
 
     def __hash__(self) -> int:
         return self._hash
