@@ -173,6 +173,11 @@ def _atom_words(el: SExpr, by_name: dict[str, Constant], names: set[str]) -> tup
     ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
+    try:
+        if names.issuperset(el):  # every word seen before (never "=" nor "not"): one C call per atom
+            return el[0], tuple(el[1:])
+    except TypeError:  # a nested list: a value or a negation, read below
+        pass
     if el[0] == "=" or el[0] == "not":
         return None
     for tok in el:
