@@ -37,7 +37,7 @@ def test_one_run_prints_the_three_protocols_per_domain_and_keeps_the_episodes(mi
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith("| towers |"))
     cells = [c.strip() for c in row.strip("|").split("|")]
-    assert cells[1] == "1" and cells[2] == "1.00" and cells[9] == "0"  # one episode, oracle succeeds, no static q
+    assert cells[1] == "p02" and cells[2] == "1" and cells[3] == "1.00" and cells[10] == "0"  # one episode, oracle succeeds, no static q
     for protocol in ("oracle", "pgt", "viplan"):
         assert (keep / "towers" / "runs" / protocol / "episodes.jsonl").is_file()
     # a folder that already holds runs is refused (resuming would mix two runs' episodes)
