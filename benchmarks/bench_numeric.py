@@ -62,14 +62,16 @@ def walk(task, steps: int, seed: int) -> list:
 
 
 def delta_stepping(plan: list, init) -> None:
-    """Validation's stepping (:class:`toolkit.stepping.Stepper`): one mutable state, each step's delta applied."""
+    """Validation's stepping (:class:`toolkit.stepping.Stepper`): one mutable state, each applicable
+    step's delta applied in place (``Stepper.advance``, as ``check_plan`` does)."""
     from toolkit.stepping import Stepper
 
     stepper = Stepper(init)
     for act in plan:
         if not act.is_applicable(stepper.state):
             raise AssertionError(f"{act} not applicable")
-        stepper.apply(stepper.effect(act))
+        if stepper.advance(act)[1]:
+            raise AssertionError(f"{act} reads a fluent without a value")
 
 
 def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, float] | None:

@@ -140,8 +140,34 @@ class Stepper:
 
     def apply(self, eff: Effect) -> None:
         """Apply an effect computed by :meth:`effect` in the current state: deletes, then adds, then values."""
+        self._commit(eff[0], eff[1], eff[3], eff[5])
+
+    def advance(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
+        """:meth:`effect` and :meth:`apply` in one call, for a step whose precondition holds: returns the
+        conditional effects that fired and the numeric effects that read a fluent without a value; where
+        there are any (VAL refuses the step there) nothing is applied.
+
+        The validator's path for an applicable step: no :class:`Effect` is built, and the old values
+        the action's compiled code read go straight into the record.
+        """
         state = self.state
-        adds, dels, _, new, _, old = eff
+        ground = act.ground_effect
+        if ground.plain:
+            adds, dels, fired = ground.adds, ground.dels, _NOTHING
+        else:
+            adds, dels, fired = ground.delta(state)
+        if act.updates is None:
+            self._commit(adds, dels, None, None)
+            return fired, _NOTHING
+        new, undefined, old = act.value_changes(state)
+        if undefined:
+            return fired, undefined
+        self._commit(adds, dels, new, old)
+        return fired, _NOTHING
+
+    def _commit(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom],
+                new: dict[Atom, Number] | None, old: Sequence[tuple[Atom, object]] | None) -> None:
+        state = self.state
         # With frozensets from the ground effect (no conditional effect fired) the results are frozensets
         # already, and frozenset() of one is the object itself: no copy on the common path.
         removed = (dels & state) - adds if dels else _EMPTY
