@@ -86,6 +86,12 @@ def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, flo
     dom = loader.load_domain(domain)
     task = Task(dom, loader.load_problem(problem, dom))
     plan = walk(task, steps, seed)
+    state = task.init
+    for k, act in enumerate(plan):  # validation stops where an effect reads a fluent without a value
+        state, _, undefined = act.apply_checked(state)
+        if undefined:
+            plan = plan[:k]
+            break
     if len(plan) < 2:
         return None
     text = "".join(f"{a}\n" for a in plan)

@@ -41,11 +41,11 @@ Changes = Callable[[frozenset[Atom]], "tuple[dict[Atom, Number], Sequence[str], 
 
 _BIG = float(2 ** 53)  # update_values stores an integral float below 2**53 as an int
 # toolkit.fluents._HOLDS, on d = lhs - rhs (VAL's Comparison::evaluateAtPointError).
-_COMPARE = {">": "{d} > -_TOL", ">=": "{d} >= -_TOL", "<": "{d} < _TOL", "<=": "{d} <= _TOL",
-            "=": "-_TOL < {d} < _TOL"}
+_COMPARE = {op: test.replace("_TOL", repr(TOLERANCE)) for op, test in {
+    ">": "{d} > -_TOL", ">=": "{d} >= -_TOL", "<": "{d} < _TOL", "<=": "{d} <= _TOL", "=": "-_TOL < {d} < _TOL"}.items()}
 _OPS = {"+": "+", "-": "-", "*": "*"}
-_GLOBALS = {"_TOL": TOLERANCE, "_BIG": _BIG, "_M": MISSING, "_div": divide, "_holds": holds, "_up": update_values,
-            "float": float, "isinstance": isinstance}
+_GLOBALS = {"_BIG": _BIG, "_M": MISSING, "_div": divide, "_holds": holds, "_up": update_values,
+            "isinstance": isinstance}
 _FACTORIES: dict[str, Callable[..., Callable]] = {}  # source text -> factory: one exec per shape
 
 
@@ -81,7 +81,10 @@ class _Source:
             args = [self.expr(a) for a in e.args]
             if e.op == "-" and len(args) == 1:
                 return f"(-{args[0]})"
-            out = f"float({args[0]})"
+            # evaluate's float(first argument), as a multiplication: exactly float()'s value (an int
+            # rounded as float() rounds it, -0.0 kept, too large an int an OverflowError as there)
+            # without a builtin call
+            out = f"({args[0]} * 1.0)"
             for a in args[1:]:
                 if e.op == "/":
                     out = f"_div({out}, {a})"
