@@ -117,3 +117,72 @@ def test_ctrl_c_under_load_stops_within_two_seconds(case: str, tmp_path: Path, b
     assert lines[-1] in said and "Traceback" not in err, err
     assert len(lines) == (2 if argv[0] == "compare" else 1), err  # compare first says what it will run
     assert took < STOP_S, f"{case}: exit {took:.2f} s after SIGINT"
+
+
+
+RAY_STUDY = ["run", "--suite", "viplan-bw/simple", "--accuracy", "0.9", "--workers", "2", "--executor", "ray",
+             "--quiet"]
+
+
+def _alive_in_session(session: int) -> list[int]:
+    """PIDs of the live processes (zombies are not) of ``session``: ``pgt`` and the Ray cluster it started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if (entry.name.isdigit() and os.getsid(int(entry.name)) == session
+                    and (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0] not in (b"Z", b"X")):
+                found.append(int(entry.name))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="finds the cluster's processes in /proc")
+@pytest.mark.parametrize("resume", ["local", pytest.param("ray", marks=pytest.mark.slow)])
+def test_ctrl_c_of_a_ray_study_under_load_exits_at_once_stops_the_cluster_and_resumes(resume: str, tmp_path: Path,
+                                                                                      busy) -> None:
+    # Ray's own exit hook stopped the local cluster one process at a time: exit 2.3-4.8 s after SIGINT.
+    # The cluster now goes to a reaper (benchmarks/ray_exit.py) and pgt exits at once.
+    pytest.importorskip("ray")
+    out = tmp_path / "out"
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"}
+    proc = subprocess.Popen([*PGT, *RAY_STUDY, "--problems", "4", "--seeds", "100", "--out", str(out)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    episodes = out / "episodes.jsonl"
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and proc.poll() is None and not (
+                episodes.exists() and episodes.stat().st_size):
+            time.sleep(0.05)
+        assert proc.poll() is None, f"finished before it could be interrupted: {proc.stderr.read()}"
+        cluster = _alive_in_session(proc.pid)  # pgt, the raylet, GCS, Ray's agents and workers
+        assert len(cluster) > 3, cluster
+        start = time.monotonic()
+        os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C: the cluster's processes, in pgt's group, get it too
+        _, err = proc.communicate(timeout=60)
+        took = time.monotonic() - start
+        while (left := [pid for pid in _alive_in_session(proc.pid) if pid in cluster]) and \
+                time.monotonic() - start < 10:
+            time.sleep(0.1)
+    finally:
+        for pid in _alive_in_session(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        proc.wait()
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert proc.returncode == 130 and lines == ["pgt run: interrupted"], err
+    assert took < STOP_S, f"exit {took:.2f} s after SIGINT"
+    assert not left, f"Ray processes still running 10 s after SIGINT: {left}"
+    kept = episodes.read_bytes()
+    assert kept.endswith(b"\n") and all(json.loads(line)["id"] for line in kept.splitlines())
+    # the next run resumes the folder: the finished records stay as they were, the rest of its scope runs
+    # (a narrower scope than the interrupted run's, to be quick)
+    again = [*RAY_STUDY, "--problems", "1", "--seeds", "12", "--out", str(out)]
+    if resume == "local":
+        again[again.index("ray")] = "local"
+    resumed = subprocess.run([*PGT, *again], capture_output=True, text=True, cwd=ROOT, env=env, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    after = episodes.read_bytes()
+    assert after.startswith(kept)
+    ids = [json.loads(line)["id"] for line in after.splitlines()]
+    assert len(ids) == len(set(ids)) and len(ids) >= 12
