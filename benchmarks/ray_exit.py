@@ -12,17 +12,22 @@ own ``write``), and a resume starts a cluster of its own.
 
 So once a SIGINT came, the exit hook registered here (it runs before Ray's)
 takes a list of the cluster's processes: those the node started (raylet, GCS,
-monitor, log monitor, dashboard) and all their descendants (Ray's agents and
-workers), each with its start time so that a recycled PID is never touched. It
-sends each a SIGTERM, hands the list to a reaper (this file run as a script, in
-a session of its own, standard library only, so it starts in milliseconds) and
-ends the process with exit code 130 without the interpreter's teardown. The
-kernel kills the node's own processes with the driver (Ray starts them with
-``PR_SET_PDEATHSIG``, ``ray/_private/services.py`` ``start_ray_process``), but
-not the raylet's agents, which outlived it by minutes when tried; the reaper
-gives every process on the list :data:`GRACE_S` to go, then SIGKILLs what is left.
-Ray keeps a session's folder under its temp dir after ``ray.shutdown`` too (its
-logs), so the reaper leaves it.
+monitor, log monitor, dashboard; or as many as ``ray.init`` started when the
+SIGINT cut it short) and all their descendants (Ray's agents and workers), each
+with its start time so that a recycled PID is never touched. It hands the list
+to a reaper (this file run as a script, in a session of its own, standard
+library only, so it starts in milliseconds) and ends the process with exit code
+130, skipping the interpreter's teardown. The kernel kills the node's own
+processes with the driver (Ray starts them with ``PR_SET_PDEATHSIG``,
+``ray/_private/services.py`` ``start_ray_process``), but not the raylet's
+agents, which outlived it by minutes when tried. The reaper sends every process
+on the list a SIGTERM, gives it :data:`GRACE_S` to go, then SIGKILLs what is
+left. Ray keeps a session's folder under its temp dir after ``ray.shutdown``
+too (its logs), so the reaper leaves it.
+
+Measured on 2 loaded cores (a spinning process beside ``pgt run --executor ray``,
+SIGINT once records are being written): exit 4.5 s after SIGINT before, 0.4-0.6 s
+after, every process of the cluster gone 1.6-1.9 s after SIGINT.
 """
 
 from __future__ import annotations
@@ -83,9 +88,7 @@ def _leave() -> None:
     try:
         import ray
 
-        node = ray._private.worker._global_node
-        if node is None:  # never connected (interrupted in ray.init before the node existed): Ray's way
-            return
+        node = ray._private.worker._global_node  # None when the SIGINT came while ray.init started the node
         if _state["local"]:
             hand_over(cluster_processes(node))
     except Exception:  # whatever went wrong, Ray's own shutdown is still there to stop the cluster
@@ -99,23 +102,23 @@ def _leave() -> None:
 
 
 def cluster_processes(node: Any) -> list[tuple[int, str | None]]:
-    """(PID, start token) of each process ``node`` started and of all their descendants (agents, workers)."""
+    """(PID, start token) of each process ``node`` started, of every process this one started (``ray.init``
+    may have been cut short before it had a node), and of all their descendants (agents, workers)."""
     import psutil  # Ray's own dependency (it ships a copy): always there where Ray is
 
+    roots = [os.getpid()]
+    if node is not None:
+        roots += [info.process.pid for infos in list(node.all_processes.values()) for info in infos]
     seen: dict[int, str | None] = {}
-    for infos in list(node.all_processes.values()):
-        for info in infos:
-            pid = info.process.pid
-            if info.process.poll() is not None:
-                continue
-            seen[pid] = start_token(pid)
-            try:
-                for child in psutil.Process(pid).children(recursive=True):
-                    seen[child.pid] = start_token(child.pid)
-            except psutil.Error:
-                continue
-    seen.pop(os.getpid(), None)
-    return list(seen.items())
+    for root in roots:
+        try:
+            found = psutil.Process(root).children(recursive=True)
+        except psutil.Error:
+            continue
+        if root != os.getpid():
+            seen[root] = start_token(root)
+        seen.update((child.pid, start_token(child.pid)) for child in found)
+    return [(pid, token) for pid, token in seen.items() if alive(pid, token)]
 
 
 def hand_over(procs: list[tuple[int, str | None]], grace: float = GRACE_S) -> subprocess.Popen | None:
