@@ -321,7 +321,7 @@ class RayExecutor:
                     unit = pending.pop(ref)
                     yield from map(Finished.of, _unit_records(ray, ref, unit))
         finally:
-            if not ray_exit.interrupted():  # after Ctrl-C the whole cluster goes (benchmarks/ray_exit.py)
+            if not ray_exit.dropping_cluster():  # after Ctrl-C a local cluster goes whole (benchmarks/ray_exit.py)
                 for ref in pending:
                     ray.cancel(ref, force=True)
 

@@ -76,9 +76,12 @@ def watch(local: bool) -> None:
     _state["watching"] = True
 
 
-def interrupted() -> bool:
-    """Whether a SIGINT came since :func:`watch`: the work is about to be dropped, the cluster with it."""
-    return bool(_state["interrupted"])
+def dropping_cluster() -> bool:
+    """Whether a SIGINT came since :func:`watch` and the cluster is this process's: the reaper ends its tasks.
+
+    (Tasks on a cluster that was joined are cancelled as after any early stop.)
+    """
+    return bool(_state["interrupted"] and _state["local"])
 
 
 def _leave() -> None:
