@@ -105,13 +105,19 @@ def record(cls=None, /, *, slots: bool = False, eq: bool = True):
 
 def _build(cls, slots: bool, eq: bool):
     body = cls.__dict__
-    fields: list[_Field] = []
+    by_name: dict[str, _Field] = {}  # a base record's fields first, as a dataclass subclass has them
+    for base in reversed(cls.__mro__[1:]):
+        for f in base.__dict__.get("__record_fields__", ()):
+            by_name[f.name] = f
+    own: list[str] = []
     for name in body.get("__annotations__", {}):
         value = body.get(name, _MISSING)
         f = value if isinstance(value, _Field) else _Field(default=value)
         f.name = name
-        fields.append(f)
-    names = tuple(f.name for f in fields)
+        by_name[name] = f
+        own.append(name)
+    fields = list(by_name.values())
+    names = tuple(own)  # the slots this class adds
     shown = tuple(f.name for f in fields if f.repr)
     compared = tuple(f.name for f in fields if f.compare)
     key = _key(compared)
@@ -158,7 +164,7 @@ def _build(cls, slots: bool, eq: bool):
         namespace.setdefault("__setstate__", _setstate)
     else:
         for f in fields:  # plain defaults stay class attributes (as in a dataclass); options objects go
-            if isinstance(body.get(f.name), _Field):
+            if f.name in own and isinstance(body.get(f.name), _Field):
                 if f.default is _MISSING:
                     namespace.pop(f.name)
                 else:

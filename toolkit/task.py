@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-from toolkit.records import field, record, replace
 from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
@@ -29,6 +28,7 @@ from toolkit.fluents import FluentState
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
+from toolkit.records import field, record, replace
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
@@ -105,7 +105,7 @@ class GroundAction:
         return (*update_values(self.updates or (), state), None)
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class NumericGroundAction(GroundAction):
     """A ground action of a numeric task: its precondition and numeric effects run as code compiled on
     first use (:mod:`toolkit.fluent_code`), with the same answers as the interpreter's.

@@ -110,3 +110,29 @@ def test_eq_false_keeps_identity() -> None:
 
     a, b = Ident(1), Ident(1)
     assert a != b and a == a and hash(a) == object.__hash__(a)
+
+
+def test_a_record_subclass_has_its_bases_fields_first() -> None:
+    @record(eq=False)
+    class Base:
+        a: int
+        b: int = 2
+
+    @record(eq=False)
+    class Child(Base):
+        c: list = field(default_factory=list)
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class DcBase:
+        a: int
+        b: int = 2
+
+    @dataclasses.dataclass(frozen=True, eq=False)
+    class DcChild(DcBase):
+        c: list = dataclasses.field(default_factory=list)
+
+    child = Child(1, 3, [4])
+    assert (child.a, child.b, child.c) == (1, 3, [4]) and Child(1).c == []
+    assert repr(child).split("Child", 1)[1] == repr(DcChild(1, 3, [4])).split("DcChild", 1)[1]
+    assert [f.name for f in dataclasses.fields(child)] == [f.name for f in dataclasses.fields(DcChild)]
+    assert Base(1).b == 2 and isinstance(child, Base)
