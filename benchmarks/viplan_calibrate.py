@@ -31,6 +31,10 @@ in two successive enumerations of different states with the same truth, with
 ``b`` the share wrong in the later one after a right answer in the earlier and
 ``r`` the share wrong in the later one overall, ``sticky = 1 - b / r`` (a fresh
 draw is wrong at ``(1 - sticky) r``, about).
+
+And how an episode's errors gather on one object, as the noise model's ``focus``
+(:mod:`benchmarks.viplan_focus`): the share of an episode's distinct wrong atoms
+that mention its most-wrong object, matched by the noisy grounder's focus object.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from benchmarks.store import collect, read_records
+from benchmarks.viplan_focus import EpisodeAtoms, episode_atoms, fit_focus
 from toolkit.errors import PgtError
 
 DOMAIN_TAG = {"blocksworld": "bw", "igibson": "hh"}
@@ -100,6 +105,8 @@ class Fit:
     carried_wrong: int = 0
     carried_after_right: int = 0  # ... of those answered right in the earlier one
     carried_after_right_wrong: int = 0
+    distinct: list[EpisodeAtoms] = field(default_factory=list)  # per episode: its distinct answered atoms
+    _focus: float | None = field(default=None, repr=False)  # fitted once (a Monte Carlo fit, not free)
 
     def error_rate(self) -> float:
         wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
@@ -137,15 +144,26 @@ class Fit:
         fresh = self.carried_after_right_wrong / self.carried_after_right
         return round(max(0.0, min(1.0, 1.0 - fresh / (self.carried_wrong / self.carried))), 3)
 
+    def focus(self) -> float:
+        """The share of the error rate on one object per episode (:mod:`benchmarks.viplan_focus`)."""
+        def rate(split: str, predicate: str, truth: bool) -> float:
+            tally = self.tallies.get(split, {}).get(predicate)
+            return 0.0 if tally is None else tally.fn() if truth else tally.fp()
+
+        if self._focus is None:
+            self._focus = fit_focus(self.distinct, rate)
+        return self._focus
+
     def noise(self) -> str:
-        """The noise model the repeats and the successive enumerations show (see the module docstring)."""
+        """The noise model the repeats, the successive enumerations and the wrong atoms' objects show
+        (see the module docstring)."""
         rw = self.repeat_wrong()
-        sticky = self.sticky()
+        extra = [f"{name}={value:g}" for name, value in (("sticky", self.sticky()), ("focus", self.focus())) if value]
         if rw is None or rw >= DETERMINISTIC_AT:
-            return "deterministic" + (f":sticky={sticky:g}" if sticky else "")
+            return "deterministic" + (":" + ",".join(extra) if extra else "")
         e = self.error_rate()
         persistence = max(0.0, min(1.0, (rw - e) / (1 - e))) if e < 1 else 1.0
-        return f"independent:persistence={round(persistence, 3):g}" + (f",sticky={sticky:g}" if sticky else "")
+        return ",".join([f"independent:persistence={round(persistence, 3):g}", *extra])
 
 
 def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
@@ -176,6 +194,7 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
         if first:
             fit.episodes.append((str(record["split"]), len(first), wrong_first))
         _carry(fit, record.get("events", ()))
+        fit.distinct.append(episode_atoms(str(record["split"]), record.get("events", ())))
     return fit
 
 

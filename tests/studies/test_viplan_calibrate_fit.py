@@ -71,3 +71,22 @@ def test_errors_that_carry_over_states_fit_a_sticky_share():
     for event in again["events"]:
         event["step"] = 0
     assert fit_records([again] * 5).sticky() == 0.0
+
+
+def _objects_episode(wrong: set[tuple[int, int]], states: int = 1) -> dict:
+    """One episode over 8 objects: every on(ai, aj) answered in each state, the given pairs wrongly yes."""
+    events = []
+    for step in range(states):
+        events += [{"phase": "enumerate", "step": step, "atom": f"(on a{i} a{j})", "truth": False,
+                    "answer": "yes" if (i, j) in wrong else "no"} for i in range(8) for j in range(8) if i != j]
+        events.append({"phase": "act", "step": step + 1, "action": "(move c d)"})
+    return {"split": "simple", "events": events}
+
+
+def test_errors_on_one_object_fit_a_focus_and_scattered_ones_none():
+    focused = fit_records([_objects_episode({(0, 1), (0, 2), (3, 0), (0, 4)})] * 10)  # every wrong atom names a0
+    scattered = fit_records([_objects_episode({(1, 2), (3, 4), (5, 6), (7, 0)})] * 10)  # no object twice
+    assert focused.focus() > 0.7 and f"focus={focused.focus():g}" in focused.noise()
+    assert scattered.focus() == 0.0 and "focus" not in scattered.noise()
+    # one atom wrong in several states is one misread atom: no evidence of where errors gather
+    assert fit_records([_objects_episode({(0, 1)}, states=4)] * 10).focus() == 0.0
