@@ -6,8 +6,9 @@ drawn atom by atom at per-predicate rates scatter over the scene instead. The
 statistic that tells them apart: in an episode with at least two distinct atoms
 answered wrong (an atom wrong in several states counts once, so errors that carry
 over states do not pass for focus), the share of those atoms that mention the
-episode's most-wrong object. In ViPlan's released Blocksworld runs it is 0.87 for
-GPT-4.1 with chain of thought, where its errors drawn at its own rates give 0.61.
+episode's most-wrong object. In ViPlan's released Blocksworld runs it is 0.82 for
+GPT-4.1 with chain of thought, where its errors drawn atom by atom at its own rates
+give 0.55.
 
 :func:`fit_focus` finds the ``focus`` f of :mod:`grounders.noise` (a share f of the
 rate on the atoms of one focus object per episode, ``1 - f + f n / k`` times the

@@ -50,8 +50,8 @@ the atoms that mention it: an atom naming k of the state's n objects is wrong at
 otherwise, which averages to ``rate`` over the focus draw. A real model that
 misreads one object (the yellow block's position) is wrong about every atom that
 mentions it, and right about the rest of the scene: in ViPlan's released
-Blocksworld runs 87% of an erring GPT-4.1 CoT episode's wrong answers mention one
-object (evenly drawn errors at its rates: 61%), and a belief wrong about one object
+Blocksworld runs 82% of an erring GPT-4.1 CoT episode's distinct wrong atoms mention
+one object (errors drawn atom by atom at its rates: 55%), and a belief wrong about one object
 leaves a plan the planner can still find and follow. :mod:`benchmarks.viplan_calibrate`
 fits f to the released episodes' share of wrong answers on their most-wrong object.
 """
