@@ -24,6 +24,14 @@ the split's rate. c is the share under which the expected number of error-free
 episodes, ``sum_e c + (1 - c) (1 - p / (1 - c))^n_e`` over the released episodes'
 first-answer counts ``n_e`` (a repeat in the same state left out), equals the
 released number; 0 when evenly spread errors already leave as many clean.
+The rates written for such a split are then the mean over episodes the noisy
+grounder needs, not the mean over answers: ``(1 - c)`` times the rates among the
+answers of the episodes that are not clean (every erring episode, and each
+error-free one weighted by its chance of being an unlucky non-clean one,
+``(1 - c)(1 - q)^n / (c + (1 - c)(1 - q)^n)`` with ``q = p / (1 - c)``). Erring
+episodes run longer (replans, re-enumerations) and hold most of the answers, so
+dividing the answer-mean rate by ``1 - c`` would make them about 1.4 times as wrong
+as the released ones (GPT-4.1 CoT medium: 3.3% against 2.3%).
 
 And how errors carry over states, as the noise model's ``sticky`` (the share of
 each rate drawn once per atom and truth rather than per state): over atoms asked
@@ -106,6 +114,8 @@ class Fit:
     carried_after_right: int = 0  # ... of those answered right in the earlier one
     carried_after_right_wrong: int = 0
     distinct: list[EpisodeAtoms] = field(default_factory=list)  # per episode: its distinct answered atoms
+    # episodes without a wrong answer: (split, first answers, per predicate (answers truth yes, truth no))
+    error_free: list[tuple[str, int, dict[str, tuple[int, int]]]] = field(default_factory=list)
     _focus: float | None = field(default=None, repr=False)  # fitted once (a Monte Carlo fit, not free)
 
     def error_rate(self) -> float:
@@ -136,6 +146,29 @@ class Fit:
             mid = (low + high) / 2
             low, high = (mid, high) if expected(mid) < observed else (low, mid)
         return round(low, 3)
+
+    def rates(self, split: str, predicate: str) -> tuple[float, float]:
+        """(fp, fn) of one predicate as the noisy grounder's mean over episodes (module docstring): the
+        released rates when no episode is clean, else (1 - c) times the rates among the answers of
+        the episodes that are not clean (an error-free episode counted as clean with its posterior)."""
+        tally = self.tallies[split][predicate]
+        c = self.clean(split)
+        if not c:
+            return tally.fp(), tally.fn()
+        mine = [(n, x) for s, n, x in self.episodes if s == split]
+        q = min(1.0, sum(x for _, x in mine) / sum(n for n, _ in mine) / (1.0 - c))
+        positives = tally.true_yes + tally.true_no
+        negatives = tally.false_yes + tally.false_no
+        for s, n, counts in self.error_free:
+            if s != split or predicate not in counts:
+                continue
+            lucky = (1.0 - c) * (1.0 - q) ** n
+            clean_share = c / (c + lucky)  # P(clean | no error in n answers)
+            positives -= clean_share * counts[predicate][0]
+            negatives -= clean_share * counts[predicate][1]
+        fp = (1.0 - c) * tally.false_yes / negatives if negatives > 0 else 0.0
+        fn = (1.0 - c) * tally.true_no / positives if positives > 0 else 0.0
+        return min(1.0, fp), min(1.0, fn)
 
     def sticky(self) -> float:
         """The share of the error rate tied to the atom across states (module docstring); 0 without evidence."""
@@ -193,9 +226,26 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
                 wrong_first += wrong
         if first:
             fit.episodes.append((str(record["split"]), len(first), wrong_first))
+            _error_free(fit, record)
         _carry(fit, record.get("events", ()))
         fit.distinct.append(episode_atoms(str(record["split"]), record.get("events", ())))
     return fit
+
+
+def _error_free(fit: Fit, record: dict[str, Any]) -> None:
+    """Note an episode none of whose yes/no answers is wrong: its first answers and per-predicate counts."""
+    counts: dict[str, list[int]] = {}
+    firsts: set[tuple[int, str]] = set()
+    for event in record.get("events", ()):
+        if "atom" not in event or "truth" not in event or event.get("answer") not in ("yes", "no"):
+            continue
+        truth = bool(event["truth"])
+        if (event["answer"] == "yes") != truth:
+            return
+        firsts.add((int(event.get("step", 0)), str(event["atom"])))
+        predicate = str(event["atom"]).strip("()").split(" ", 1)[0].lower()
+        counts.setdefault(predicate, [0, 0])[0 if truth else 1] += 1
+    fit.error_free.append((str(record["split"]), len(firsts), {p: (a, b) for p, (a, b) in counts.items()}))
 
 
 def _carry(fit: Fit, events: Iterable[dict[str, Any]]) -> None:
@@ -234,7 +284,9 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
         + (f", action failures {meta['fail']:g}" if meta["fail"] else "") + ".",
         "# Written by `pgt import viplan-calibration` (benchmarks/viplan_calibrate.py): fp = P(yes | logged truth no),",
         "# fn = P(no | logged truth yes) over every yes/no answer the run logged (enumerations, preconditions,",
-        "# effects); replies that were neither yes nor no are counted below, not turned into rates.",
+        "# effects); replies that were neither yes nor no are counted below, not turned into rates. Where a",
+        "# split has clean episodes, its rates are (1 - clean) x the rates among the answers of the other",
+        "# episodes, so the grounder's 1 / (1 - clean) gives those episodes' released rates back.",
         f"# Repeats (same atom, same state, same episode): {fit.repeats_all}, same answer {fit.repeats_same}; "
         f"after a wrong answer {fit.repeats}, wrong again {fit.repeats_wrong}"
         + (f" ({rw:.3f})" if rw is not None else "") + f"; error rate {fit.error_rate():.4f}.",
@@ -252,8 +304,9 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
         lines += [f"{p} = {t.accuracy():.4f}  # {t.answered} answers, {t.other} neither yes nor no"
                   for p, t in sorted(fit.tallies[split].items())]
     for split in splits:
-        for p, t in sorted(fit.tallies[split].items()):
-            lines += ["", f"[rates.{split}.{p}]", f"fp = {t.fp():.4f}", f"fn = {t.fn():.4f}"]
+        for p in sorted(fit.tallies[split]):
+            fp, fn = fit.rates(split, p)
+            lines += ["", f"[rates.{split}.{p}]", f"fp = {fp:.4f}", f"fn = {fn:.4f}"]
     lines += ["", "[clean]  # share of episodes without any error; the others are wrong at rates / (1 - clean)"]
     lines += [f"{split} = {fit.clean(split):g}" for split in splits]
     noise = fit.noise()
