@@ -177,8 +177,9 @@ def check_contradictions(args: argparse.Namespace) -> None:
 
 NOISE_HELP = ("noisy grounder: how errors are drawn: independent[:persistence=Q], deterministic (the same question "
               "about the same state gets the same answer; default with --calibration), scene[:hard=H,factor=F]; any "
-              "kind takes overconfidence=O, clean=C (a share C of episodes without errors) and sticky=K (a share K "
-              "of each rate kept per atom across states) (docs/grounders.md)")
+              "kind takes overconfidence=O, clean=C (a share C of episodes without errors), sticky=K (a share K "
+              "of each rate kept per atom across states) and focus=F (a share F of each episode's errors on one "
+              "object) (docs/grounders.md)")
 
 
 def noise_model(text: str) -> str:

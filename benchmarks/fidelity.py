@@ -227,7 +227,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--released", nargs="+", metavar="RUN",
                    help="imported ViPlan grounder runs (pgt import viplan-results): fit a calibration from each "
-                        "run's answers and compare with the released success on ViPlan's own problems instead")
+                        "run's answers and compare with the released success on ViPlan's own problems instead; "
+                        "the table keeps every run measured into the same --out before")
     p.set_defaults(func=fidelity_cmd)
 
 

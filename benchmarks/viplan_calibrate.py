@@ -24,6 +24,14 @@ the split's rate. c is the share under which the expected number of error-free
 episodes, ``sum_e c + (1 - c) (1 - p / (1 - c))^n_e`` over the released episodes'
 first-answer counts ``n_e`` (a repeat in the same state left out), equals the
 released number; 0 when evenly spread errors already leave as many clean.
+The rates written for such a split are then the mean over episodes the noisy
+grounder needs, not the mean over answers: ``(1 - c)`` times the rates among the
+answers of the episodes that are not clean (every erring episode, and each
+error-free one weighted by its chance of being an unlucky non-clean one,
+``(1 - c)(1 - q)^n / (c + (1 - c)(1 - q)^n)`` with ``q = p / (1 - c)``). Erring
+episodes run longer (replans, re-enumerations) and hold most of the answers, so
+dividing the answer-mean rate by ``1 - c`` would make them about 1.4 times as wrong
+as the released ones (GPT-4.1 CoT medium: 3.3% against 2.3%).
 
 And how errors carry over states, as the noise model's ``sticky`` (the share of
 each rate drawn once per atom and truth rather than per state): over atoms asked
@@ -31,6 +39,10 @@ in two successive enumerations of different states with the same truth, with
 ``b`` the share wrong in the later one after a right answer in the earlier and
 ``r`` the share wrong in the later one overall, ``sticky = 1 - b / r`` (a fresh
 draw is wrong at ``(1 - sticky) r``, about).
+
+And how an episode's errors gather on one object, as the noise model's ``focus``
+(:mod:`benchmarks.viplan_focus`): the share of an episode's distinct wrong atoms
+that mention its most-wrong object, matched by the noisy grounder's focus object.
 """
 
 from __future__ import annotations
@@ -43,6 +55,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from benchmarks.store import collect, read_records
+from benchmarks.viplan_focus import EpisodeAtoms, episode_atoms, fit_focus
 from toolkit.errors import PgtError
 
 DOMAIN_TAG = {"blocksworld": "bw", "igibson": "hh"}
@@ -100,6 +113,10 @@ class Fit:
     carried_wrong: int = 0
     carried_after_right: int = 0  # ... of those answered right in the earlier one
     carried_after_right_wrong: int = 0
+    distinct: list[EpisodeAtoms] = field(default_factory=list)  # per episode: its distinct answered atoms
+    # episodes without a wrong answer: (split, first answers, per predicate (answers truth yes, truth no))
+    error_free: list[tuple[str, int, dict[str, tuple[int, int]]]] = field(default_factory=list)
+    _focus: float | None = field(default=None, repr=False)  # fitted once (a Monte Carlo fit, not free)
 
     def error_rate(self) -> float:
         wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
@@ -130,6 +147,29 @@ class Fit:
             low, high = (mid, high) if expected(mid) < observed else (low, mid)
         return round(low, 3)
 
+    def rates(self, split: str, predicate: str) -> tuple[float, float]:
+        """(fp, fn) of one predicate as the noisy grounder's mean over episodes (module docstring): the
+        released rates when no episode is clean, else (1 - c) times the rates among the answers of
+        the episodes that are not clean (an error-free episode counted as clean with its posterior)."""
+        tally = self.tallies[split][predicate]
+        c = self.clean(split)
+        if not c:
+            return tally.fp(), tally.fn()
+        mine = [(n, x) for s, n, x in self.episodes if s == split]
+        q = min(1.0, sum(x for _, x in mine) / sum(n for n, _ in mine) / (1.0 - c))
+        positives = tally.true_yes + tally.true_no
+        negatives = tally.false_yes + tally.false_no
+        for s, n, counts in self.error_free:
+            if s != split or predicate not in counts:
+                continue
+            lucky = (1.0 - c) * (1.0 - q) ** n
+            clean_share = c / (c + lucky)  # P(clean | no error in n answers)
+            positives -= clean_share * counts[predicate][0]
+            negatives -= clean_share * counts[predicate][1]
+        fp = (1.0 - c) * tally.false_yes / negatives if negatives > 0 else 0.0
+        fn = (1.0 - c) * tally.true_no / positives if positives > 0 else 0.0
+        return min(1.0, fp), min(1.0, fn)
+
     def sticky(self) -> float:
         """The share of the error rate tied to the atom across states (module docstring); 0 without evidence."""
         if not self.carried_wrong or not self.carried_after_right:
@@ -137,15 +177,26 @@ class Fit:
         fresh = self.carried_after_right_wrong / self.carried_after_right
         return round(max(0.0, min(1.0, 1.0 - fresh / (self.carried_wrong / self.carried))), 3)
 
+    def focus(self) -> float:
+        """The share of the error rate on one object per episode (:mod:`benchmarks.viplan_focus`)."""
+        def rate(split: str, predicate: str, truth: bool) -> float:
+            tally = self.tallies.get(split, {}).get(predicate)
+            return 0.0 if tally is None else tally.fn() if truth else tally.fp()
+
+        if self._focus is None:
+            self._focus = fit_focus(self.distinct, rate)
+        return self._focus
+
     def noise(self) -> str:
-        """The noise model the repeats and the successive enumerations show (see the module docstring)."""
+        """The noise model the repeats, the successive enumerations and the wrong atoms' objects show
+        (see the module docstring)."""
         rw = self.repeat_wrong()
-        sticky = self.sticky()
+        extra = [f"{name}={value:g}" for name, value in (("sticky", self.sticky()), ("focus", self.focus())) if value]
         if rw is None or rw >= DETERMINISTIC_AT:
-            return "deterministic" + (f":sticky={sticky:g}" if sticky else "")
+            return "deterministic" + (":" + ",".join(extra) if extra else "")
         e = self.error_rate()
         persistence = max(0.0, min(1.0, (rw - e) / (1 - e))) if e < 1 else 1.0
-        return f"independent:persistence={round(persistence, 3):g}" + (f",sticky={sticky:g}" if sticky else "")
+        return ",".join([f"independent:persistence={round(persistence, 3):g}", *extra])
 
 
 def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
@@ -175,8 +226,26 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
                 wrong_first += wrong
         if first:
             fit.episodes.append((str(record["split"]), len(first), wrong_first))
+            _error_free(fit, record)
         _carry(fit, record.get("events", ()))
+        fit.distinct.append(episode_atoms(str(record["split"]), record.get("events", ())))
     return fit
+
+
+def _error_free(fit: Fit, record: dict[str, Any]) -> None:
+    """Note an episode none of whose yes/no answers is wrong: its first answers and per-predicate counts."""
+    counts: dict[str, list[int]] = {}
+    firsts: set[tuple[int, str]] = set()
+    for event in record.get("events", ()):
+        if "atom" not in event or "truth" not in event or event.get("answer") not in ("yes", "no"):
+            continue
+        truth = bool(event["truth"])
+        if (event["answer"] == "yes") != truth:
+            return
+        firsts.add((int(event.get("step", 0)), str(event["atom"])))
+        predicate = str(event["atom"]).strip("()").split(" ", 1)[0].lower()
+        counts.setdefault(predicate, [0, 0])[0 if truth else 1] += 1
+    fit.error_free.append((str(record["split"]), len(firsts), {p: (a, b) for p, (a, b) in counts.items()}))
 
 
 def _carry(fit: Fit, events: Iterable[dict[str, Any]]) -> None:
@@ -215,7 +284,9 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
         + (f", action failures {meta['fail']:g}" if meta["fail"] else "") + ".",
         "# Written by `pgt import viplan-calibration` (benchmarks/viplan_calibrate.py): fp = P(yes | logged truth no),",
         "# fn = P(no | logged truth yes) over every yes/no answer the run logged (enumerations, preconditions,",
-        "# effects); replies that were neither yes nor no are counted below, not turned into rates.",
+        "# effects); replies that were neither yes nor no are counted below, not turned into rates. Where a",
+        "# split has clean episodes, its rates are (1 - clean) x the rates among the answers of the other",
+        "# episodes, so the grounder's 1 / (1 - clean) gives those episodes' released rates back.",
         f"# Repeats (same atom, same state, same episode): {fit.repeats_all}, same answer {fit.repeats_same}; "
         f"after a wrong answer {fit.repeats}, wrong again {fit.repeats_wrong}"
         + (f" ({rw:.3f})" if rw is not None else "") + f"; error rate {fit.error_rate():.4f}.",
@@ -233,8 +304,9 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
         lines += [f"{p} = {t.accuracy():.4f}  # {t.answered} answers, {t.other} neither yes nor no"
                   for p, t in sorted(fit.tallies[split].items())]
     for split in splits:
-        for p, t in sorted(fit.tallies[split].items()):
-            lines += ["", f"[rates.{split}.{p}]", f"fp = {t.fp():.4f}", f"fn = {t.fn():.4f}"]
+        for p in sorted(fit.tallies[split]):
+            fp, fn = fit.rates(split, p)
+            lines += ["", f"[rates.{split}.{p}]", f"fp = {fp:.4f}", f"fn = {fn:.4f}"]
     lines += ["", "[clean]  # share of episodes without any error; the others are wrong at rates / (1 - clean)"]
     lines += [f"{split} = {fit.clean(split):g}" for split in splits]
     noise = fit.noise()

@@ -7,11 +7,18 @@ files, the same step cap and action-failure setting; the simulated success per
 split is then judged against the released run's success per split, as
 ``pgt fidelity`` judges it against the paper (:func:`benchmarks.fidelity.judge`:
 within 2 SEM of the difference, each split's SEM floored at one success in n).
+
+The command accumulates: each run's simulation lives in ``OUT/RUN/SPLIT`` (a
+study that resumes), and once every split of a run is simulated ``OUT/RUN/released.json``
+names the released run it is judged against; the table in
+``OUT/fidelity-released.md`` covers every run so recorded in ``OUT``, so the 79
+released runs can be measured a few at a time into one table.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,6 +85,28 @@ def evaluate_run(run: Path, calibration: Path, simulated: dict[str, list[dict[st
     return ReleasedResult(run.name, calibration, str(noise), verdicts, combined)
 
 
+def recorded(out: Path) -> list[ReleasedResult]:
+    """Every run simulated to the end in ``out`` (this invocation's and earlier ones'), judged, by name."""
+    results = []
+    for marker in sorted(out.glob("*/released.json")):
+        source = json.loads(marker.read_text(encoding="utf-8"))
+        released = Path(source["released"])
+        if not (released / "episodes.jsonl").is_file():
+            raise PgtError(f"{marker}: the released run {released} is gone; import it again "
+                           "(pgt import viplan-results) or remove the folder")
+        simulated = {split: collect(read_records(marker.parent / split / "episodes.jsonl")).judged
+                     for split in source["splits"]}
+        results.append(evaluate_run(released, Path(source["calibration"]), simulated))
+    return results
+
+
+def tally(results: Sequence[ReleasedResult]) -> str:
+    """One line: how many runs and splits were measured, how many splits are within the verdict's width."""
+    splits = [v for r in results for v in r.splits.values()]
+    return (f"{len(results)} released runs measured: {sum(v.within for v in splits)} of {len(splits)} splits "
+            f"within {K_SEM:g} SEM ({sum(r.combined.within for r in results)} of {len(results)} runs combined).")
+
+
 def markdown(results: Sequence[ReleasedResult]) -> str:
     lines = [f"| released run | split | episodes sim / released | simulated (SEM) | released (SEM) | z | "
              f"within {K_SEM:g} SEM |", "|---|---|---:|---:|---:|---:|:---:|"]
@@ -95,18 +124,19 @@ def released_cmd(args: Any) -> int:
     from benchmarks.viplan_calibrate import fit_run
 
     out = Path(args.out)
-    results = []
     for run in map(Path, args.released):
         calibration = fit_run(run, out / "calibrations")
-        simulated = {}
+        splits = []
         for split, config in studies(run, calibration, args.seeds):
             if args.noise:
                 config = dataclasses.replace(config, noise=args.noise)
-            episodes = run_study(config, out / run.name / split, max(1, args.workers), progress=not args.quiet)
-            simulated[split] = collect(read_records(episodes)).judged
-        results.append(evaluate_run(run, calibration, simulated))
-    text = markdown(results)
-    out.mkdir(parents=True, exist_ok=True)
+            run_study(config, out / run.name / split, max(1, args.workers), progress=not args.quiet)
+            splits.append(split)
+        (out / run.name).mkdir(parents=True, exist_ok=True)
+        source = {"released": str(run.resolve()), "calibration": str(calibration.resolve()), "splits": splits}
+        (out / run.name / "released.json").write_text(json.dumps(source, indent=1) + "\n", encoding="utf-8")
+    results = recorded(out)
+    text = markdown(results) + "\n" + tally(results) + "\n"
     note = (f"Simulated success (viplan-grounder, noisy grounder under the calibration fitted from each run's answers, "
             f"on ViPlan's own problem files) against the released run's. Within {K_SEM:g} SEM: |sim - released| <= "
             f"{K_SEM:g} sqrt(SEM_sim^2 + SEM_released^2); a split's SEM is floored at one success in n.")

@@ -29,6 +29,11 @@ says (the two combine to the configured rate). A real model's errors are tied to
 what the picture shows of the atom, and moving one block leaves the rest of the
 picture as it was.
 
+With ``focus`` f > 0 each episode has a focus object (the seed's choice among the
+state's objects) and a share f of every rate falls on the atoms that mention it,
+the others wrong at ``(1 - f)`` times their rate: a real model's errors in an
+episode mostly concern one misread object, the rest of the scene read right.
+
 No draw depends on batch order, batch size or process, so two protocols that ask
 the same questions in different groupings see the same answers.
 
@@ -43,7 +48,8 @@ from typing import Sequence
 
 from grounders.calibration import ErrorModel, Rates
 from grounders.noise import NoiseModel, resolve_noise
-from grounders.noise.draw import digest, episode_factor, hard_share, reported, scaled, scene_rates, uniform
+from grounders.noise.draw import (digest, episode_factor, focus_factor, focus_object, hard_share, reported, scaled,
+                                  scene_rates, uniform)
 from grounders.records import state_key_text
 from toolkit.errors import PgtError
 from toolkit.model import Atom
@@ -78,6 +84,7 @@ class NoisyOracle:
         self.book = book
         # 1.0 unless some episodes are clean: by the noise model if it says so, else by the error model
         self.difficulty = episode_factor(seed, self.noise.clean or model.clean)
+        self._objects: dict[frozenset[Atom], tuple[frozenset[str], str | None]] = {}
         self._asked: dict[tuple[str, Atom], int] = {}
         self._last_wrong: dict[tuple[str, Atom], bool] = {}
 
@@ -121,6 +128,7 @@ class NoisyOracle:
             raise PgtError(f"ask: {len(questions)} question texts for {len(atoms)} atoms")
         state = self.state_text(observation)
         state_id = digest(state) if self.noise.deterministic else ""
+        objects, focus = self._focus(observation)
         out = []
         for i, atom in enumerate(atoms):
             question = questions[i] if questions is not None else \
@@ -133,6 +141,8 @@ class NoisyOracle:
                 rates = self._atom_rates(state_id, atom)
             else:
                 rates = scaled(self.model.rates(atom.predicate), self.difficulty)
+            if focus is not None:
+                rates = scaled(rates, focus_factor(self.noise.focus, focus, objects, atom.args))
             rate = rates.fn if truth else rates.fp
             sticky = self.noise.sticky * rate  # the part of the rate tied to the atom and its truth, not the state
             if sticky and uniform(self.seed, "sticky", atom, truth) < sticky:
@@ -147,6 +157,16 @@ class NoisyOracle:
             confidence = reported(rates.confidence(verdict), self.noise.overconfidence)
             out.append(Answer(atom, verdict, confidence, "noisy oracle", question))
         return out
+
+    def _focus(self, observation: Observation) -> tuple[frozenset[str], str | None]:
+        """The objects of the observed state and the episode's focus object among them (None without focus)."""
+        if self.noise.focus <= 0.0:
+            return frozenset(), None
+        found = self._objects.get(observation.truth)
+        if found is None:
+            objects = frozenset(obj for atom in observation.truth for obj in atom.args)
+            found = self._objects[observation.truth] = (objects, focus_object(self.seed, sorted(objects)))
+        return found
 
     def _independent(self, state: str, atom: Atom, rate: float) -> bool:
         """A fresh draw per ask, repeating a wrong previous answer with P ``persistence``."""

@@ -10,6 +10,7 @@ the objects of the atom (scene difficulty).
 from __future__ import annotations
 
 import hashlib
+from typing import Iterable
 
 from grounders.calibration import Rates
 
@@ -72,6 +73,36 @@ def episode_factor(seed: int, clean: float) -> float:
     if clean <= 0.0:
         return 1.0
     return 0.0 if uniform(seed, "clean episode") < clean else 1.0 / (1.0 - clean)
+
+
+def focus_object(seed: int, objects: Iterable[str]) -> str | None:
+    """The episode's focus object among ``objects``: the one whose seeded hash is lowest (None if none).
+
+    It depends on the seed and the set of objects only, so it stays the same across
+    the states of an episode whose objects stay the same.
+
+    >>> focus_object(3, ["a", "b", "c"]) == focus_object(3, ["c", "b", "a"])
+    True
+    """
+    return min(objects, key=lambda obj: uniform(seed, "focus object", obj), default=None)
+
+
+def focus_factor(focus: float, focus_obj: str | None, objects: frozenset[str], args: Iterable[str]) -> float:
+    """The multiplier of one atom's rates under ``focus`` f: ``1 - f + f n / k`` if the atom names the
+    focus object, else ``1 - f`` (n objects in the state, k of them named by the atom); 1 for an atom
+    that names none of the state's objects. Averaged over the focus draw it is 1.
+
+    >>> focus_factor(0.5, "a", frozenset("abcd"), ["a", "b"]), focus_factor(0.5, "a", frozenset("abcd"), ["c"])
+    (1.5, 0.5)
+    """
+    if focus <= 0.0 or focus_obj is None:
+        return 1.0
+    named = objects.intersection(args)
+    if not named:
+        return 1.0
+    if focus_obj in named:
+        return 1.0 - focus + focus * len(objects) / len(named)
+    return 1.0 - focus
 
 
 def scaled(rates: Rates, factor: float) -> Rates:

@@ -8,6 +8,8 @@ two episodes, 18 episodes are error-free where evenly spread errors leave about
 
 from __future__ import annotations
 
+import pytest
+
 from grounders.calibration import load_calibration
 from benchmarks.viplan_calibrate import calibration_text, fit_records
 
@@ -71,3 +73,48 @@ def test_errors_that_carry_over_states_fit_a_sticky_share():
     for event in again["events"]:
         event["step"] = 0
     assert fit_records([again] * 5).sticky() == 0.0
+
+
+def _objects_episode(wrong: set[tuple[int, int]], states: int = 1) -> dict:
+    """One episode over 8 objects: every on(ai, aj) answered in each state, the given pairs wrongly yes."""
+    events = []
+    for step in range(states):
+        events += [{"phase": "enumerate", "step": step, "atom": f"(on a{i} a{j})", "truth": False,
+                    "answer": "yes" if (i, j) in wrong else "no"} for i in range(8) for j in range(8) if i != j]
+        events.append({"phase": "act", "step": step + 1, "action": "(move c d)"})
+    return {"split": "simple", "events": events}
+
+
+def test_errors_on_one_object_fit_a_focus_and_scattered_ones_none():
+    focused = fit_records([_objects_episode({(0, 1), (0, 2), (3, 0), (0, 4)})] * 10)  # every wrong atom names a0
+    scattered = fit_records([_objects_episode({(1, 2), (3, 4), (5, 6), (7, 0)})] * 10)  # no object twice
+    assert focused.focus() > 0.7 and f"focus={focused.focus():g}" in focused.noise()
+    assert scattered.focus() == 0.0 and "focus" not in scattered.noise()
+    # one atom wrong in several states is one misread atom: no evidence of where errors gather
+    assert fit_records([_objects_episode({(0, 1)}, states=4)] * 10).focus() == 0.0
+
+
+def _long_record(wrong: int, states: int) -> dict:
+    """One episode: 100 atoms enumerated in each of ``states`` states, the first ``wrong`` answered yes wrongly in each."""
+    events = []
+    for step in range(states):
+        events += [{"phase": "enumerate", "step": step, "atom": f"(on a{i} b)", "answer": "yes" if i < wrong else "no",
+                    "truth": False} for i in range(100)]
+    return {"split": "simple", "events": events}
+
+
+def test_rates_of_a_split_with_clean_episodes_give_the_erring_episodes_their_released_rate():
+    # 2 erring episodes run 5 states (500 answers, 10 wrong); 18 error-free ones 1 state: the answer-mean rate
+    # 20/1,300 divided by 1 - c would make the erring episodes wrong at twice their released 2%
+    fit = fit_records([_long_record(2, 5)] * 2 + [_long_record(0, 1)] * 18)
+    c = fit.clean("simple")
+    fp, fn = fit.rates("simple", "on")
+    q = (20 / 2800) / (1 - c)  # the split's first-answer rate (a state is new answers) over 1 - c
+    unlucky = (1 - c) * (1 - q) ** 100 / (c + (1 - c) * (1 - q) ** 100)  # P(not clean | 100 answers, no error)
+    assert fp / (1 - c) == pytest.approx(20 / (1000 + 18 * 100 * unlucky))
+    assert fp / (1 - c) < 0.6 * fit.tallies["simple"]["on"].fp() / (1 - c)  # the old answer-mean division
+    assert fn == 0.0
+    even = fit_records([_long_record(1, 2)] * 20)  # no clean share: the released rates as they are
+    assert even.clean("simple") == 0.0 and even.rates("simple", "on") == (0.01, 0.0)
+    text = calibration_text(fit, {"model": "m", "domain": "blocksworld", "cot": False, "fail": 0.0}, "test")
+    assert f"fp = {fp:.4f}" in text

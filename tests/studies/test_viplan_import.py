@@ -216,6 +216,12 @@ def test_fidelity_against_the_released_run(tmp_path, capsys):
     assert main(["fidelity", "--released", str(run.folder), "--out", str(tmp_path / "fid"), "--quiet"]) == 0
     text = (tmp_path / "fid" / "fidelity-released.md").read_text()
     assert "| run | simple | 3 / 3 |" in text and "0.33 (" in text  # the released run: 1 success of 3
+    # accumulating: a later invocation with another run keeps the runs measured before in the table
+    [again] = import_results(clone / GROUNDER.relative_to(CLONE), tmp_path / "again")
+    assert main(["fidelity", "--released", str(again.folder), "--out", str(tmp_path / "fid"), "--quiet"]) == 0
+    text = (tmp_path / "fid" / "fidelity-released.md").read_text()
+    assert "| run | simple | 3 / 3 |" in text and "| again | simple | 3 / 3 |" in text
+    assert "2 released runs measured: " in text
 
 
 def test_a_split_released_twice_keeps_the_later_job(tmp_path):
