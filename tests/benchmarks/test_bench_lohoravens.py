@@ -56,3 +56,29 @@ def test_a_physics_difference_is_told_from_a_rules_difference():
            "partial_points": [[["a", "zone1", 27], ["b", "zone1", 0]], [["a", "zone1", 27], ["b", "zone1", 24]]]}
     (row,) = compare([rec])
     assert row["equal"] == 1 and row["first_diff"] == 1 and row["rules_equal"] is True
+
+
+def test_pose_rules_on_the_scenes_own_matches():
+    # a stack level the oracle aimed at, which the block missed (the tower toppled): the scene's is_match says
+    # no target, so pgt's rules on the scene give the official 0.0 where the symbolic move says 0.5
+    rec = {"family": "x", "seed": 0, "order": "oracle", "start": {"a": "table", "b": "table"}, "start_points": [],
+           "moves": [["a", "t1"], ["b", "t2"]],
+           "steps": [{"objects": ["a", "b"], "metric": "pose", "max_reward": 1.0, "matches": [[True, True]] * 2,
+                      "targets": ["t1", "t2"]}],
+           "official": [0.5, 0.0], "done": [False, False], "matched": [{"a": ["t1"], "b": []}, {"a": [], "b": []}]}
+    (row,) = compare([rec])
+    assert row["equal"] == 1 and row["rules_equal"] is True
+
+
+def test_pgts_stacking_world_puts_a_block_on_what_stands_under_its_target():
+    # stack-smaller-over-bigger-with-same-color: the target stands over where the big block o1 started, at
+    # 6 cm; pgt's world drops the small block o2 onto o1 (8 cm), which is off the target, as the official 0.0
+    rec = {"family": "stack-smaller-over-bigger-with-same-color", "seed": 0, "order": "oracle",
+           "start": {"o2": "table"}, "start_points": [], "moves": [["o2", "t1"]],
+           "steps": [{"objects": ["o2"], "metric": "pose", "max_reward": 1.0, "matches": [[True]], "targets": ["t1"],
+                      "target_xyz": [[0.5, 0.1, 0.06]]}],
+           "scene": {"o1": [0.5, 0.1, 0.03, 0.06], "o2": [0.4, -0.2, 0.02, 0.04]},
+           "official": [0.0], "done": [False]}
+    assert pgt_trace(rec) == ([0.0], [False])
+    rec["steps"][0]["target_xyz"] = [[0.5, 0.1, 0.08]]  # were the target at the height the block rests at
+    assert pgt_trace(rec) == ([1.0], [True])

@@ -19,6 +19,16 @@ from toolkit.scoring.lohoravens_families import FAMILIES, make_instance
 from toolkit.scoring.lohoravens_instance import TRAIN_COLORS
 from toolkit.task import load_task
 
+
+
+def _slips(inst) -> bool:
+    """Whether the official reset put a target where no block can rest (the reward never reaches 0.98)."""
+    if inst.family.startswith("stack-smaller-over-bigger"):
+        return True
+    if inst.family == "stack-blocks-by-absolute-position-and-color-in-size-order":  # big and small heights
+        return len({b.startswith("big-") for b in inst.steps[0].objects}) == 2  # both start from the zone
+    return False
+
 EYE2 = ((True, False), (False, True))
 TWO_LAYER = [GoalStep(("b1", "b3"), EYE2, ("t1", "t2"), "pose", 0.02),
              GoalStep(("b0", "b2"), EYE2, ("w0", "w2"), "pose", 0.98)]
@@ -83,13 +93,19 @@ def test_every_family_world_reports_the_official_trace_of_its_oracle(family):
         world = make_world(task)
         state = task.init
         for block, place in inst.oracle():
-            source = next(a.args[1] for a in world.true_state() if a.predicate == "on" and a.args[0] == block)
-            kind = "put-on-place" if source in inst.places else "unstack-to-place"
-            action = task.action(kind, [block, source, place])
+            action = world.move_action(block, place)
             assert world.execute(action).executed
             state = action.apply(state)
-        assert world.trace == pytest.approx(trace(list(inst.steps), inst.start(), inst.oracle()))
-        assert world.done() and world.score() == pytest.approx(1.0) and task.goal_holds(state)
+            assert world.true_state() == state  # the world agrees with the domain, atom for atom
+        assert world.trace == pytest.approx(inst.trace(inst.oracle()))
+        if not inst.levels:  # where the reward reads places only, pgt's plain trace over the moves says the same
+            assert world.trace == pytest.approx(trace(list(inst.steps), inst.start(), inst.oracle()))
+        if _slips(inst):  # the official reset's targets are out of reach: the oracle cannot finish
+            assert not world.done() and world.score() < 1.0
+        else:
+            assert world.done() and world.score() == pytest.approx(1.0)
+            if family != "stack-blocks-by-color-in-size-order":  # done() at 1 after its first step (kept)
+                assert task.goal_holds(state)
 
 
 def test_unknown_family_is_one_line():
