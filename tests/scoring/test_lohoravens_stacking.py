@@ -148,3 +148,12 @@ def test_hidden_pyramid_blocks_lean_and_come_off_top_down(tmp_path):
         assert world.true_state() == state
     assert world.trace == pytest.approx([0.02 / 3, 0.04 / 3, 0.02, 0.02 + 0.98 / 3, 0.02 + 1.96 / 3, 1.0])
 
+
+
+def test_same_colour_instances_have_the_distractor_zone_the_reset_needs():
+    # StackBlockOfSameColor.reset raises when it draws no distractor zone (it tests `c not in None`)
+    for seed in range(30):
+        inst = make_instance("stack-blocks-of-same-color", seed)
+        colours = {b.split("-")[0] for b in inst.blocks}
+        zones = [p for p in inst.places if p.startswith("zone-")]
+        assert len(zones) == len(colours) + 1 and len({z.removeprefix("zone-") for z in zones} - colours) == 1

@@ -64,12 +64,15 @@ def _stack(family: str, seed: int, blocks: tuple[str, ...], places: tuple[str, .
 
 def same_color(rng: random.Random, mode: str, seed: int) -> Instance:
     """stack-blocks-of-same-color (StackBlockOfSameColor.reset): 1-3 colours with 2-3 / 4-6 / 6-9 small blocks,
-    block i of colour i % n; a 10 cm zone per colour (plus 0-1 distractor zones, drawn with replacement from
-    the other colours); block i may take any level of its colour's zone (match_matrix[i][j::n] = 1); one
+    block i of colour i % n; a 10 cm zone per colour and one distractor zone of another colour (the reset
+    raises without one); block i may take any level of its colour's zone (match_matrix[i][j::n] = 1); one
     step, weight 1; ``max_steps = n_blocks + 2``. Distractor blocks are left out (no step lists them)."""
     n_colors = rng.randint(1, 3)
     n_blocks = {1: rng.randint(2, 3), 2: rng.randint(4, 6), 3: rng.randint(6, 9)}[n_colors]
-    n_zones = rng.randint(n_colors, n_colors + 1)
+    # n_zones = np.random.randint(n, n + 2); with n_zones == n the reset raises (distractor_color_names stays
+    # None and the distractor-block filter tests `c not in None`: TypeError, measured on the official
+    # environment), so every official instance has one distractor zone
+    n_zones = n_colors + 1
     names = rng.sample(_mode_colors(mode), n_colors)
     blocks = _names([names[i % n_colors] for i in range(n_blocks)], [False] * n_blocks)
     zones = [f"zone-{c}" for c in names]
