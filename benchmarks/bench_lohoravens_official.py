@@ -225,6 +225,30 @@ def compare(records: list[dict[str, Any]], tol: float = 1e-6) -> list[dict[str, 
     return rows
 
 
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """One table row per family: the oracle's and the reordering's steps equal, whether pgt's rules on the
+    official scene give the official trace, and the official oracle trace."""
+    out = ["| family | oracle: steps equal | reordered: steps equal | rules on the official scene | "
+           "official trace (oracle) |", "|---|---:|---:|---|---|"]
+    by_family: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_family.setdefault(r["family"], []).append(r)
+    for family, runs in by_family.items():
+        oracle = next((r for r in runs if r["order"] == "oracle"), None)
+        other = [r for r in runs if r["order"].startswith("reordered")]
+        if oracle is None and not other:
+            out.append(f"| `{family}` | - | - | - | {runs[0].get('error', 'no run')} |")
+            continue
+        rules = {r["rules_equal"] for r in (*other, *([oracle] if oracle else []))}
+        seed = (oracle or other[0])["seed"]
+        out.append(f"| `{family}` (seed {seed}) | "
+                   + (f"{oracle['equal']}/{oracle['steps']}" if oracle else "-") + " | "
+                   + (" ".join(f"{r['equal']}/{r['steps']}" for r in other) or "-") + " | "
+                   + ("equal" if rules == {True} else "differ" if False in rules else "-") + " | "
+                   + (" ".join(f"{v:.3f}" for v in oracle["official"]) if oracle else "-") + " |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", nargs="+", default=sorted(FAMILIES))
@@ -234,6 +258,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=DEFAULT_PYTHON)
     ap.add_argument("--records", help="re-score a JSON-lines file the runner wrote instead of running it")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON lines")
+    ap.add_argument("--markdown", action="store_true", help="print one table row per family (docs/scoring.md)")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     if args.records:
@@ -247,6 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         for row in rows:
             print(json.dumps(row))
+    elif args.markdown:
+        print(markdown(rows))
     else:
         print(f"{'family':62} {'seed':>6} {'order':12} {'equal':>7}  structure  rules  official trace / pgt trace")
         for r in rows:

@@ -82,3 +82,11 @@ def test_pgts_stacking_world_puts_a_block_on_what_stands_under_its_target():
     assert pgt_trace(rec) == ([0.0], [False])
     rec["steps"][0]["target_xyz"] = [[0.5, 0.1, 0.08]]  # were the target at the height the block rests at
     assert pgt_trace(rec) == ([1.0], [True])
+
+
+def test_the_docs_table_row_per_family():
+    from benchmarks.bench_lohoravens_official import markdown
+
+    table = markdown(compare([RECORD, {"family": "y", "seed": 1, "error": "TypeError: boom"}]))
+    assert "| `put-hidden-blocks-in-two-layer-towers-into-matching-bowls` (seed 10001) | - | 4/4 | - |" in table
+    assert "| `y` | - | - | - | TypeError: boom |" in table
