@@ -129,6 +129,24 @@ def stacked_states(record: dict[str, Any]) -> list[Placement]:
     return out
 
 
+def zone_moves(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The record's moves, a zone step's target named as its zone: runners before the zone_with_z_match fix
+    named the level pose the oracle aimed at (``t<k>``) instead; the aimed pose (``aims``) over one of a
+    one-zone step's target poses (``zone_targets``) names that zone."""
+    out = []
+    known = {t for s in record["steps"] for t in s["targets"]}
+    for k, (obj, place) in enumerate(record["moves"]):
+        if place not in known and record.get("aims"):
+            x, y = record["aims"][k][0][:2]
+            for s in record["steps"]:
+                hits = [t for t in s.get("zone_targets", []) if math.hypot(t[0] - x, t[1] - y) < 0.01]
+                if hits and len(s["targets"]) == 1:
+                    place = s["targets"][0]
+                    break
+        out.append((obj, place))
+    return out
+
+
 def pgt_trace(record: dict[str, Any]) -> tuple[list[float], list[bool]]:
     """pgt's cumulative reward and ``done()`` after each of the record's moves: the plain trace (each object at
     the target it was moved to), or, for the stacking families, pgt's stacking world (:func:`stacked_states`)."""
@@ -138,7 +156,7 @@ def pgt_trace(record: dict[str, Any]) -> tuple[list[float], list[bool]]:
         states = stacked_states(record)
     else:
         states, state = [], Placement(dict(start.at), dict(start.in_zone))
-        for obj, place in record["moves"]:
+        for obj, place in zone_moves(record):
             state.at[obj] = place
             state.in_zone = {k: v for k, v in state.in_zone.items() if k[0] != obj}
             states.append(Placement(dict(state.at), dict(state.in_zone)))

@@ -207,7 +207,7 @@ class Run:
         """Where the oracle means the object to go: the goal target nearest the object's intended pose."""
         xyz = self.intended(obj_id, act)
         step = self.task.goals[0]
-        if step[5] == "zone":
+        if step[5] in ("zone", "zone_with_z_match"):
             for k, (zpose, zsize) in enumerate(self.zones):
                 if self._inside(xyz, zpose, zsize):
                     return f"zone{k + 1}"

@@ -117,3 +117,16 @@ def test_an_official_stacking_record_differs_by_physics_only():
     (row,) = compare([ALTERNATE])
     assert row["structure"] and row["equal"] == 3 and row["first_diff"] == 3 and row["rules_equal"] is True
     assert pgt_trace(ALTERNATE)[0] == pytest.approx([0.2, 0.4, 0.6, 0.8])
+
+
+def test_a_zone_with_z_match_move_named_by_its_level_pose_scores_in_its_zone():
+    # stack-all-blocks-on-a-zone: the runner named the level pose the oracle aimed at (t1, t2); the aim lies
+    # over the step's zone, so the move is into that zone (0.5 then 1.0, as the official trace)
+    rec = {"family": "stack-all-blocks-on-a-zone", "seed": 0, "order": "oracle", "start": {"a": "table", "b": "table"},
+           "start_points": [], "moves": [["a", "t1"], ["b", "t2"]],
+           "aims": [[[0.5, 0.1, 0.02], [0, 0, 0, 1]], [[0.5, 0.1, 0.06], [0, 0, 0, 1]]],
+           "steps": [{"objects": ["a", "b"], "metric": "zone_with_z_match", "max_reward": 1.0,
+                      "matches": [[True, True], [True, True]], "targets": ["zone1"], "points": [8, 8],
+                      "zone_targets": [[0.5, 0.1, 0.02], [0.5, 0.1, 0.06]]}],
+           "official": [0.5, 1.0], "done": [False, True]}
+    assert compare([rec])[0]["equal"] == 2
