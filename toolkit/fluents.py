@@ -37,6 +37,7 @@ from toolkit.model import Atom
 
 # VAL's tolerance for comparisons (Comparison::evaluateAtPointError, tooSmall).
 TOLERANCE = 0.0001
+MISSING = object()  # the "value" of a fluent that has none, in a stepper's record of old values
 Values = Mapping[Atom, float]
 
 

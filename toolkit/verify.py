@@ -205,6 +205,13 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
             gc.enable()
 
 
+def _undefined_read(step: PlanStep, act: GroundAction, undefined: Sequence[str]) -> StepReport:
+    """The report of a step whose numeric effect reads a fluent without a value (VAL's BadAccessError)."""
+    return StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
+                      message=f"step {step.index}: {act} cannot apply its effect {'; '.join(undefined)}",
+                      line=step.line, read_as=step.read_as)
+
+
 def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], keep_going: bool,
                 init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
     parsed = _as_parsed(task, plan, action_text)
@@ -237,12 +244,24 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                 continue
             break
         work = stepper.state
-        unmet = () if act.is_applicable(work) else tuple(act.unmet(work))
+        if act.is_applicable(work):  # the common step: computed and applied in one call, no Effect built
+            fired, undefined = stepper.advance(act)
+            if undefined:  # VAL: an effect reads a fluent without a value (BadAccessError); not applied
+                rep = _undefined_read(step, act, undefined)
+                reports.append(rep)
+                violations.append(rep)
+                if keep_going:
+                    continue
+                break
+            cost += act.cost
+            reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired),
+                                      line=step.line, read_as=step.read_as, trace=stepper,
+                                      trace_index=len(stepper.changes)))
+            continue
+        unmet = tuple(act.unmet(work))
         eff = stepper.effect(act)
-        if eff.undefined and not unmet:  # VAL: an effect reads a fluent without a value (BadAccessError)
-            rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
-                             message=f"step {step.index}: {act} cannot apply its effect {'; '.join(eff.undefined)}",
-                             line=step.line, read_as=step.read_as)
+        if eff.undefined and not unmet:  # as above (a precondition false with nothing to name: applied)
+            rep = _undefined_read(step, act, eff.undefined)
             reports.append(rep)
             violations.append(rep)
             if keep_going:

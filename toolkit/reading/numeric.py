@@ -40,7 +40,7 @@ class NumericConversion:
         if isinstance(f, pf.NumericFunction):
             return self.fterm(f, scope)
         if isinstance(f, pf.UnaryMinus):
-            return m.Arith("-", (self.num_expr(f.operands[0] if hasattr(f, "operands") else f.argument, scope),))
+            return m.Arith("-", (self.num_expr(f.operand, scope),))  # pddl's UnaryMinus has one ``operand``
         op = _ARITH.get(type(f))
         if op is not None:
             return m.Arith(op, tuple(self.num_expr(x, scope) for x in f.operands))
