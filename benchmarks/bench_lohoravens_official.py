@@ -248,13 +248,14 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     official scene give the official trace, and the official oracle trace."""
     out = ["| family | oracle: steps equal | reordered: steps equal | rules on the official scene | "
            "official trace (oracle) |", "|---|---:|---:|---|---|"]
-    by_family: dict[str, list[dict[str, Any]]] = {}
+    by_seed: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for r in rows:
-        by_family.setdefault(r["family"], []).append(r)
-    for family, runs in by_family.items():
-        if any(r["steps"] for r in runs):  # a seed whose reset selected no block (the oracle stops at once)
-            runs = [r for r in runs if r["steps"] or r["order"] == "error"]  # gives way to one that did
-        runs = [r for r in runs if r["order"] != "error"] or runs[:1]
+        by_seed.setdefault((r["family"], r["seed"]), []).append(r)
+    useful = {f for (f, _), runs in by_seed.items() if any(r["steps"] for r in runs)}
+    for (family, _seed), runs in by_seed.items():
+        # a seed whose reset raised or selected no block (the oracle stops at once) gives way to one that did not
+        if family in useful and not any(r["steps"] for r in runs):
+            continue
         oracle = next((r for r in runs if r["order"] == "oracle"), None)
         other = [r for r in runs if r["order"].startswith("reordered")]
         if oracle is None and not other:
