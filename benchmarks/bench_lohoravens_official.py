@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import subprocess
 import sys
@@ -39,7 +40,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from toolkit.scoring.lohoravens import DONE_THRESHOLD, GoalStep, Placement, RewardTrace, trace
+from toolkit.scoring import lohoravens_stacks as stacks
+from toolkit.scoring.lohoravens import DONE_THRESHOLD, GoalStep, Placement, RewardTrace
+from toolkit.scoring.lohoravens_stacks import Level
 from toolkit.scoring.lohoravens_families import FAMILIES, make_instance
 
 RUNNER = Path(__file__).with_name("lohoravens_official_runner.py")
@@ -85,35 +88,106 @@ def goal_steps(record: dict[str, Any]) -> list[GoalStep]:
     return out
 
 
+def stacks_levels(record: dict[str, Any]) -> bool:
+    """Whether the record's family is one pgt scores over stack levels (its pose targets are heights over a
+    base: :mod:`toolkit.scoring.lohoravens_stacks`)."""
+    return record["family"] in FAMILIES and bool(make_instance(record["family"], 0).levels) and "scene" in record
+
+
+def stacked_states(record: dict[str, Any]) -> list[Placement]:
+    """pgt's stacking world on the record's moves: each pose target a :class:`Level` over the column (1 cm in
+    the plane, ``pos_eps``) it stands in; a block already standing in a column at the start (the big blocks
+    under ``StackSmallerOverBiggerWithSameColor``'s targets) stands on that column; a move to a target puts
+    the block on the top of its column's tower, as the oracle's place pose drops it; the height of each block
+    from the scene's sizes. The placement after each move, as :func:`toolkit.scoring.lohoravens_stacks.placement`
+    reads it."""
+    xyz = {}
+    for s in record["steps"]:
+        for name, t in zip(s["targets"], s.get("target_xyz", []), strict=False):
+            xyz.setdefault(name, t)
+    columns: list[tuple[float, float]] = []
+
+    def column(x: float, y: float) -> str | None:
+        return next((f"col{k + 1}" for k, (cx, cy) in enumerate(columns) if math.hypot(cx - x, cy - y) < 0.01), None)
+
+    for x, y, _z in xyz.values():
+        if column(x, y) is None:
+            columns.append((x, y))
+    targets = tuple(Level(name, column(x, y) or "", z) for name, (x, y, z) in xyz.items())
+    sizes = {o: v[3] for o, v in record["scene"].items()}
+    on = {}
+    for obj, (x, y, z, h) in record["scene"].items():
+        col = column(x, y)
+        on[obj] = col if col is not None and abs(z - h / 2) < 0.005 else "table"
+    blocks = tuple(on)
+    level = {t.name: t for t in targets}
+    out = []
+    for obj, place in record["moves"]:
+        rest_of = {b: s for b, s in on.items() if b != obj}
+        on[obj] = stacks.top_of(rest_of, level[place].base) if place in level else place
+        out.append(stacks.placement(on, blocks, targets, sizes))
+    return out
+
+
+def zone_moves(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The record's moves, a zone step's target named as its zone: runners before the zone_with_z_match fix
+    named the level pose the oracle aimed at (``t<k>``) instead; the aimed pose (``aims``) over one of a
+    one-zone step's target poses (``zone_targets``) names that zone."""
+    out = []
+    known = {t for s in record["steps"] for t in s["targets"]}
+    for k, (obj, place) in enumerate(record["moves"]):
+        if place not in known and record.get("aims"):
+            x, y = record["aims"][k][0][:2]
+            for s in record["steps"]:
+                hits = [t for t in s.get("zone_targets", []) if math.hypot(t[0] - x, t[1] - y) < 0.01]
+                if hits and len(s["targets"]) == 1:
+                    place = s["targets"][0]
+                    break
+        out.append((obj, place))
+    return out
+
+
 def pgt_trace(record: dict[str, Any]) -> tuple[list[float], list[bool]]:
-    """pgt's cumulative reward and ``done()`` after each of the record's moves."""
+    """pgt's cumulative reward and ``done()`` after each of the record's moves: the plain trace (each object at
+    the target it was moved to), or, for the stacking families, pgt's stacking world (:func:`stacked_states`)."""
     steps = goal_steps(record)
     start = Placement(dict(record["start"]), {(o, z): n for o, z, n in record.get("start_points", [])})
-    scores = trace(steps, start, [tuple(m) for m in record["moves"]])
-    tracker, state, done = RewardTrace(steps), Placement(dict(start.at), dict(start.in_zone)), []
-    for obj, place in record["moves"]:
-        state.at[obj] = place
-        state.in_zone = {k: v for k, v in state.in_zone.items() if k[0] != obj}
+    if stacks_levels(record):
+        states = stacked_states(record)
+    else:
+        states, state = [], Placement(dict(start.at), dict(start.in_zone))
+        for obj, place in zone_moves(record):
+            state.at[obj] = place
+            state.in_zone = {k: v for k, v in state.in_zone.items() if k[0] != obj}
+            states.append(Placement(dict(state.at), dict(state.in_zone)))
+    return _scores(steps, states)
+
+
+def _scores(steps: list[GoalStep], states: list[Placement]) -> tuple[list[float], list[bool]]:
+    tracker, scores, done = RewardTrace(steps), [], []
+    for state in states:
         tracker.reward(state)
+        scores.append(tracker.rewards)
         done.append(tracker.done())
     return scores, done
 
 
 def pgt_trace_given_physics(record: dict[str, Any]) -> list[float] | None:
-    """pgt's reward rules on the placement the physics made: the moves as pgt applies them, each zone object's
-    points inside as the official scene counted them after each step (``partial_points``). Equal to the
-    official trace where only the world model (where a block lands) differs, not the rules. None when the
-    record has no such counts (pose families, older records)."""
-    partial = record.get("partial_points")
-    if not partial or not any(partial):  # no zone step: nothing the scene counted
+    """pgt's reward rules on the placement the physics made. Equal to the official trace where only the world
+    model (where a block lands) differs, not the rules. The placement is the scene after
+    each step as the runner read it (``matched``: the pose targets each object matches by ``Task.is_match``;
+    ``partial_points``: each zone object's points inside). None for records without them (older ones)."""
+    partial, matched = record.get("partial_points"), record.get("matched")
+    if not (partial and any(partial)) and not (matched and any(matched)):  # older records
         return None
     steps = goal_steps(record)
     tracker = RewardTrace(steps)
-    state = Placement(dict(record["start"]), {(o, z): n for o, z, n in record.get("start_points", [])})
     out = []
-    for (obj, place), counts in zip(record["moves"], partial, strict=False):
-        state.at[obj] = place
-        state.in_zone = {(o, z): n for o, z, n in counts}
+    for k in range(len(record["moves"])):
+        # the scene read as the reward reads it: every pose target each object matches, every zone object's
+        # points inside; pgt's rules decide the rest
+        state = Placement({}, {(o, z): n for o, z, n in (partial[k] if partial else [])},
+                          {o: frozenset(t) for o, t in (matched[k] if matched else {}).items()})
         tracker.reward(state)
         out.append(tracker.rewards)
     return out
@@ -169,6 +243,34 @@ def compare(records: list[dict[str, Any]], tol: float = 1e-6) -> list[dict[str, 
     return rows
 
 
+def markdown(rows: list[dict[str, Any]]) -> str:
+    """One table row per family: the oracle's and the reordering's steps equal, whether pgt's rules on the
+    official scene give the official trace, and the official oracle trace."""
+    out = ["| family | oracle: steps equal | reordered: steps equal | rules on the official scene | "
+           "official trace (oracle) |", "|---|---:|---:|---|---|"]
+    by_seed: dict[tuple[str, int], list[dict[str, Any]]] = {}
+    for r in rows:
+        by_seed.setdefault((r["family"], r["seed"]), []).append(r)
+    useful = {f for (f, _), runs in by_seed.items() if any(r["steps"] for r in runs)}
+    for (family, _seed), runs in by_seed.items():
+        # a seed whose reset raised or selected no block (the oracle stops at once) gives way to one that did not
+        if family in useful and not any(r["steps"] for r in runs):
+            continue
+        oracle = next((r for r in runs if r["order"] == "oracle"), None)
+        other = [r for r in runs if r["order"].startswith("reordered")]
+        if oracle is None and not other:
+            out.append(f"| `{family}` | - | - | - | {runs[0].get('error', 'no run')} |")
+            continue
+        rules = {r["rules_equal"] for r in (*other, *([oracle] if oracle else []))}
+        seed = (oracle or other[0])["seed"]
+        out.append(f"| `{family}` (seed {seed}) | "
+                   + (f"{oracle['equal']}/{oracle['steps']}" if oracle else "-") + " | "
+                   + (" ".join(f"{r['equal']}/{r['steps']}" for r in other) or "-") + " | "
+                   + ("equal" if rules == {True} else "differ" if False in rules else "-") + " | "
+                   + (" ".join(f"{v:.3f}" for v in oracle["official"]) if oracle else "-") + " |")
+    return "\n".join(out)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--families", nargs="+", default=sorted(FAMILIES))
@@ -178,6 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--python", default=DEFAULT_PYTHON)
     ap.add_argument("--records", help="re-score a JSON-lines file the runner wrote instead of running it")
     ap.add_argument("--json", action="store_true", help="print the rows as JSON lines")
+    ap.add_argument("--markdown", action="store_true", help="print one table row per family (docs/scoring.md)")
     args = ap.parse_args(argv)
     started = time.perf_counter()
     if args.records:
@@ -191,6 +294,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         for row in rows:
             print(json.dumps(row))
+    elif args.markdown:
+        print(markdown(rows))
     else:
         print(f"{'family':62} {'seed':>6} {'order':12} {'equal':>7}  structure  rules  official trace / pgt trace")
         for r in rows:

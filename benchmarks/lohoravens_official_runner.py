@@ -23,8 +23,13 @@ For each (family, seed) it:
    ``env.step`` with the pick pose at the object and the place pose at the target, as
    the oracle builds them.
 
-Only ``Environment._get_obs`` is replaced (by an empty observation): it renders the
-agent cameras, which neither the oracle (it renders its own) nor the reward reads.
+Two things are replaced. ``Environment._get_obs`` (by an empty observation): it renders the
+agent cameras, which neither the oracle (it renders its own) nor the reward reads. And the
+environment module's wall clock, by :class:`StepClock`: ``Environment.movej`` gives up a motion
+after 5 s of wall time, and ``Environment.step`` stops letting objects settle after 5 s, so on a
+loaded machine (2 cores shared by many processes) a move is cut short and the episode ends
+(``step`` returns done on a timeout) where a free machine completes it; counted in loop turns
+the outcome no longer depends on the machine's load.
 """
 
 from __future__ import annotations
@@ -50,7 +55,23 @@ def _setup(snapshot: str) -> Any:
     from cliport.environments.environment import Environment
 
     Environment._get_obs = lambda self: {"color": (), "depth": ()}  # see the module docstring
+    sys.modules[Environment.__module__].time = StepClock()  # see the module docstring
     return tasks, Environment
+
+
+class StepClock:
+    """The environment module's clock: 1 ms per reading, so ``Environment.movej``'s and ``Environment.step``'s
+    5 s timeouts are 5,000 loop turns (simulation steps) on any machine, loaded or not."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def time(self) -> float:
+        self.now += 0.001
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
 
 
 def _key(pose: Any) -> tuple[float, float, float]:
@@ -83,7 +104,15 @@ class Run:
                 step["zone_targets"] = [list(map(float, t[0])) for t in targs]
             self.steps.append(step)
         self.goal_ids = sorted({int(o[1:]) for s in self.steps for o in s["objects"]})
+        self.consider_z = bool(task.consider_z_in_match)
+        # each goal object's height (its bounding box): pgt's stacking geometry needs it
+        self.heights = {f"o{i}": round(float(p.getAABB(i)[1][2] - p.getAABB(i)[0][2]), 4) for i in self.goal_ids}
         self.start = {f"o{i}": self.where(i) for i in self.goal_ids}
+        # every movable object at the start, [x, y, z, height]: what a stack target stands over (a block no step
+        # lists, such as the big blocks under StackSmallerOverBiggerWithSameColor's targets)
+        self.scene = {f"o{i}": [*(round(float(v), 4) for v in p.getBasePositionAndOrientation(i)[0]),
+                                round(float(p.getAABB(i)[1][2] - p.getAABB(i)[0][2]), 4)]
+                      for i in env.obj_ids["rigid"]}
         self.start_points = self.zone_points(task.goals)
 
     def zone_points(self, goals: list, every: bool = False) -> list[list[Any]]:
@@ -104,6 +133,22 @@ class Run:
                     n = int(self.np.sum((abs(local[0]) < zsize[0] / 2) & (abs(local[1]) < zsize[1] / 2)))
                     if every or 0 < n < pts.shape[1]:
                         out.append([f"o{oid}", name, n])
+        return out
+
+    def matched(self, goals: list) -> dict[str, list[str]]:
+        """Every pose target each goal object matches now (``Task.is_match`` with the object's symmetry and the
+        task's ``consider_z_in_match``): the scene's own placement, read the way the reward reads it."""
+        out: dict[str, list[str]] = {}
+        for objs, _m, targs, _r, _rot, metric, _params, _w in goals:
+            if metric != "pose":
+                continue
+            for oid, (symmetry, _) in objs:
+                pose = self.p.getBasePositionAndOrientation(oid)
+                hits = out.setdefault(f"o{oid}", [])
+                for targ in targs:
+                    name = self._target(targ)
+                    if name not in hits and self.task.is_match(pose, targ, symmetry, consider_z=self.consider_z):
+                        hits.append(name)
         return out
 
     def _target(self, pose: Any) -> str:
@@ -162,7 +207,7 @@ class Run:
         """Where the oracle means the object to go: the goal target nearest the object's intended pose."""
         xyz = self.intended(obj_id, act)
         step = self.task.goals[0]
-        if step[5] == "zone":
+        if step[5] in ("zone", "zone_with_z_match"):
             for k, (zpose, zsize) in enumerate(self.zones):
                 if self._inside(xyz, zpose, zsize):
                     return f"zone{k + 1}"
@@ -188,7 +233,7 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
     task = _reset(env, tasks, family, seed, mode)
     run = Run(env, task)
     agent = task.oracle(env)
-    moves, aims, official, done_flags, partial = [], [], [], [], []
+    moves, aims, official, done_flags, partial, matched = [], [], [], [], [], []
     goals = list(task.goals)  # the steps as reset made them (the task pops them as they complete)
     info = env.info
     for _ in range(task.max_steps):
@@ -203,9 +248,11 @@ def oracle_run(env: Any, tasks: Any, family: str, seed: int, mode: str) -> dict:
         official.append(float(task._rewards))
         done_flags.append(bool(done))
         partial.append(run.zone_points(goals, every=True))
+        matched.append(run.matched(goals))
         if done:
             break
-    return {"family": family, "seed": seed, "mode": mode, "order": "oracle", "steps": run.steps,
+    return {"consider_z": run.consider_z, "heights": run.heights, "matched": matched, "scene": run.scene,
+            "family": family, "seed": seed, "mode": mode, "order": "oracle", "steps": run.steps,
             "start": run.start, "start_points": run.start_points, "moves": moves, "aims": aims, "official": official, "done": done_flags,
             "partial_points": partial, "max_steps": int(task.max_steps)}
 
@@ -241,17 +288,44 @@ def _feasible_order(rec: dict, env: Any, rng: random.Random) -> list[int]:
     return out
 
 
-def replay(env: Any, tasks: Any, rec: dict, order: list[int], name: str) -> dict:
-    """The oracle's moves in ``order`` driven through ``env.step``: the pick pose on the object, the place pose
-    at the pose the oracle aimed the object at, with the oracle's pose arithmetic (``Task.oracle``)."""
+def restacked(rec: dict, order: list[int], rng: random.Random) -> list[tuple[str, str, Any]]:
+    """The moves in ``order``, where a stack's levels are filled: the objects of one goal step that may take
+    the same targets (one ``matches`` row) swap levels at random. The levels must still be filled bottom-up,
+    so only who goes where can change; each object is aimed at its new level's pose (the aims are object
+    poses, the same for any block of one size)."""
+    moves = [(rec["moves"][i][0], rec["moves"][i][1], rec["aims"][i]) for i in order]
+    rows = {}
+    for k, step in enumerate(rec["steps"]):
+        if step["metric"] != "pose":
+            continue
+        for obj, row in zip(step["objects"], step["matches"], strict=True):
+            rows.setdefault(obj, (k, tuple(row), rec.get("heights", {}).get(obj)))
+    groups: dict[Any, list[int]] = {}
+    for n, (obj, _t, _a) in enumerate(moves):
+        if obj in rows:
+            groups.setdefault(rows[obj], []).append(n)
+    out = list(moves)
+    for slots in groups.values():
+        objs = [moves[n][0] for n in slots]
+        rng.shuffle(objs)
+        for n, obj in zip(slots, objs, strict=True):
+            out[n] = (obj, moves[n][1], moves[n][2])
+    return out
+
+
+def replay(env: Any, tasks: Any, rec: dict, moves: list[tuple[str, str, Any]], name: str) -> dict:
+    """``moves`` (object, target, aimed object pose) driven through ``env.step``: the pick pose on the object,
+    the place pose at the pose the oracle aimed an object at, with the oracle's pose arithmetic
+    (``Task.oracle``)."""
     import numpy as np
     import pybullet as p
     from cliport.utils import utils
 
     task = _reset(env, tasks, rec["family"], rec["seed"], rec["mode"])
-    official, done_flags, moves = [], [], []
-    for i in order:
-        obj, targ = rec["moves"][i]
+    run = Run(env, task)
+    goals = list(task.goals)
+    official, done_flags, made, aims, partial, matched = [], [], [], [], [], []
+    for obj, targ, aim in moves:
         oid = int(obj[1:])
         obj_pose = p.getBasePositionAndOrientation(oid)
         # the oracle picks at a pixel of the object's mask, at the height map's height there (Task.oracle)
@@ -261,15 +335,18 @@ def replay(env: Any, tasks: Any, rec: dict, order: list[int], name: str) -> dict
         euler = utils.quatXYZW_to_eulerXYZ(obj_pose[1])
         obj_pose = (obj_pose[0], utils.eulerXYZ_to_quatXYZW((0, 0, euler[2])))
         pick_to_obj = utils.invert(utils.multiply(utils.invert(pick), obj_pose))
-        place = utils.multiply(tuple(map(tuple, rec["aims"][i])), pick_to_obj)
+        place = utils.multiply(tuple(map(tuple, aim)), pick_to_obj)
         _obs, _r, done, _info = env.step({"pose0": pick, "pose1": (np.asarray(place[0]), np.asarray(place[1]))})
-        moves.append([obj, targ])
+        made.append([obj, targ])
+        aims.append(aim)
         official.append(float(task._rewards))
         done_flags.append(bool(done))
+        partial.append(run.zone_points(goals, every=True))
+        matched.append(run.matched(goals))
         if done:
             break
-    return {**rec, "order": name, "moves": moves, "aims": [rec["aims"][i] for i in order[:len(moves)]],
-            "official": official, "done": done_flags}
+    return {**rec, "order": name, "moves": made, "aims": aims, "official": official, "done": done_flags,
+            "partial_points": partial, "matched": matched}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -298,12 +375,16 @@ def main(argv: list[str] | None = None) -> int:
                 rng = random.Random(seed)
                 for k in range(args.reorders):
                     _reset(env, tasks, family, seed, args.mode)
-                    identity = list(range(len(rec["moves"])))
+                    # each object's first move only: the oracle repeats a move that did not land (a toppled
+                    # stack), which a reordering of a failed run would only repeat out of place
+                    firsts = [n for n, m in enumerate(rec["moves"]) if m[0] not in {x[0] for x in rec["moves"][:n]}]
+                    rec = {**rec, "moves": [rec["moves"][n] for n in firsts], "aims": [rec["aims"][n] for n in firsts]}
+                    oracle = [(m[0], m[1], a) for m, a in zip(rec["moves"], rec["aims"], strict=True)]
                     for _ in range(50):  # an order other than the oracle's, where the physics allows one
-                        order = _feasible_order(rec, env, rng)
-                        if order != identity:
+                        moves = restacked(rec, _feasible_order(rec, env, rng), rng)
+                        if moves != oracle:
                             break
-                    emit(replay(env, tasks, rec, order, f"reordered-{k + 1}"))
+                    emit(replay(env, tasks, rec, moves, f"reordered-{k + 1}"))
             except Exception as exc:  # one family's failure is reported, the others still run
                 emit({"family": family, "seed": seed, "error": f"{type(exc).__name__}: {exc}"})
     out.close()

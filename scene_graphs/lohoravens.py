@@ -36,9 +36,9 @@ NAME = re.compile(r"^lohoravens-(?P<family>.+)-seed-(?P<seed>\d+)$", re.IGNORECA
 def problem_text(family: str, seed: int) -> str:
     """A seeded instance of ``family`` as a problem of the ``lohoravens`` domain (the goal: every step done)."""
     inst = make_instance(family, seed)
-    init = sorted(str(a) for a in _atoms(dict(inst.on), inst.blocks))
-    goal = []
-    for step in inst.steps:
+    init = sorted(str(a) for a in _atoms(dict(inst.on), inst.blocks, dict(inst.leans)))
+    goal = _layer_goal(inst) if inst.layers else []
+    for step in () if inst.layers else inst.steps:
         for i, obj in enumerate(step.objects):
             allowed = [t for t, ok in zip(step.targets, step.matches[i]) if ok]
             goal.append(f"(on {obj} {allowed[0]})" if len(allowed) == 1
@@ -49,9 +49,34 @@ def problem_text(family: str, seed: int) -> str:
             f"  (:init {' '.join(init)})\n  (:goal (and {' '.join(goal)})))\n")
 
 
-def _atoms(on: dict[str, str], blocks: tuple[str, ...]) -> frozenset[Atom]:
+def _layer_goal(inst: Instance) -> list[str]:
+    """A stacking family's goal: per base, its groups bottom-up, each block on a block of its group or of the
+    group under it (the first group: on the base), one tower only (no other block directly on the base). Since
+    a block carries one block at most, that is one tower with the groups in order. It asks one arrangement the
+    reward accepts; where the official heights make the reward unreachable (kept, see the families) it is the
+    arrangement the instruction asks for."""
+    goal = []
+    for base, groups in inst.layers:
+        below: tuple[str, ...] = (base,)
+        for group in (g for g in groups if g):
+            for obj in group:
+                under = [*below, *(o for o in group if o != obj)]
+                goal.append(f"(on {obj} {under[0]})" if len(under) == 1
+                            else "(or " + " ".join(f"(on {obj} {u})" for u in under) + ")")
+            if below == (base,):
+                goal += [f"(not (on {b} {base}))" for b in inst.blocks if b not in group]
+                goal += [f"(not (and (on {a} {base}) (on {b} {base})))" for k, a in enumerate(group)
+                         for b in group[k + 1:]]
+            below = group
+    return goal
+
+
+def _atoms(on: dict[str, str], blocks: tuple[str, ...], leans: dict[str, str]) -> frozenset[Atom]:
     below = set(on.values())
-    return frozenset({Atom("on", (b, s)) for b, s in on.items()} | {Atom("clear", (b,)) for b in blocks if b not in below})
+    return frozenset({Atom("on", (b, s)) for b, s in on.items()}
+                     | {Atom("clear", (b,)) for b in blocks if b not in below}
+                     | {Atom("leans-on", (b, s)) for b, s in leans.items()}
+                     | {Atom("leaning", (b,)) for b in leans} | {Atom("leaned-on", (s,)) for s in leans.values()})
 
 
 class LohoWorld:
@@ -79,6 +104,7 @@ class LohoWorld:
             self._seed = seed
         self._rng = random.Random(self._seed)
         self.on = dict(self.instance.on)
+        self.leans = dict(self.instance.leans)
         self.step = 0
         self.rewards = RewardTrace(list(self.instance.steps))
         self.trace: list[float] = []
@@ -88,7 +114,7 @@ class LohoWorld:
         return self.observe()
 
     def true_state(self) -> frozenset[Atom]:
-        return _atoms(self.on, self.instance.blocks)
+        return _atoms(self.on, self.instance.blocks, self.leans)
 
     def observe(self) -> Observation:
         from scene_graphs.render_tabletop import render_tabletop
@@ -99,18 +125,26 @@ class LohoWorld:
                            render=lambda: render_tabletop(places, on, labels=labels), state_key=truth)
 
     def can_execute(self, action: GroundAction) -> bool:
-        """Whether the pick-and-place can happen: the block is clear and where the action says."""
-        block, source, dest = action.args
+        """Whether the pick-and-place can happen: the block is clear (nothing on it, nothing leaning on it) and
+        where the action says; a leaning block is taken off by the unlean-* actions, naming what it leans on."""
+        unlean = action.name.startswith("unlean-")
+        if len(action.args) != (4 if unlean else 3):
+            return False
+        block, source, dest = action.args[0], action.args[1], action.args[-1]
+        if unlean and self.leans.get(block) != action.args[2] or not unlean and block in self.leans:
+            return False
         places = set(self.instance.places)
-        if self.on.get(block) != source or block in self.on.values() or block == dest:
+        leaned = set(self.leans.values())
+        if self.on.get(block) != source or block in self.on.values() or block in leaned or block == dest:
             return False
         kind = {"put-on-place": (True, True), "unstack-to-place": (False, True), "stack": (True, False),
-                "restack": (False, False)}.get(action.name)
+                "restack": (False, False), "unlean-to-place": (False, True),
+                "unlean-onto": (False, False)}.get(action.name)
         if kind is None or (source in places) != kind[0] or (dest in places) != kind[1]:
             return False
         if dest in places:
             return source != dest
-        return dest not in self.on.values() and dest != source
+        return dest not in self.on.values() and dest not in leaned and dest != source and dest not in action.args[2:-1]
 
     def execute(self, action: GroundAction) -> StepOutcome:
         """One pick-and-place, then one call of the official reward rules (also after a failed one)."""
@@ -120,32 +154,47 @@ class LohoWorld:
             if self.failure_prob > 0.0 and self._rng.random() < self.failure_prob:
                 failure = "no_effect"
             else:
-                self.on[action.args[0]] = action.args[2]
-        self.step += 1
-        self.rewards.reward(self.placement())
-        self.trace.append(self.rewards.rewards)
+                self.on[action.args[0]] = action.args[-1]
+                self.leans.pop(action.args[0], None)
+        self._score()
         return StepOutcome(action=str(action), executed=executed, failure=failure, observation=self.observe())
 
     def idle(self) -> None:
         """A pick-and-place that moved nothing (the actor could not act on the instruction): the environment
         still steps, so the reward rules are called once (and may pop a finished step)."""
+        self._score()
+
+    def _score(self) -> None:
+        """One environment step's ``task.reward()``; once ``done()`` holds the official loop has ended the
+        episode (``eval_llm_vlm.py``, ``demos.py`` break on done), so a pgt run that goes on to its own goal
+        leaves the reward where ``done()`` found it."""
         self.step += 1
-        self.rewards.reward(self.placement())
+        if not self.rewards.done():
+            self.rewards.reward(self.placement())
         self.trace.append(self.rewards.rewards)
 
     def support_of(self, block: str) -> str | None:
         """What ``block`` rests on now (a place or a block)."""
         return self.on.get(block)
 
+    def move_action(self, block: str, dest: str) -> GroundAction:
+        """The domain's action that picks ``block`` from where it is now and places it on ``dest``."""
+        source, lean = self.on[block], self.leans.get(block)
+        places = set(self.instance.places)
+        if lean is not None:  # a block bridging two (the hidden pyramid): taken off both
+            return self.task.action("unlean-to-place" if dest in places else "unlean-onto", [block, source, lean, dest])
+        kind = {(True, True): "put-on-place", (False, True): "unstack-to-place", (True, False): "stack",
+                (False, False): "restack"}[(source in places, dest in places)]
+        return self.task.action(kind, [block, source, dest])
+
+    def leans_on(self, block: str) -> str | None:
+        """The block ``block`` leans on (a pyramid's upper block), if any."""
+        return self.leans.get(block)
+
     def placement(self) -> Placement:
-        """Each block at the place its tower stands on (the reward's view)."""
-        at = {}
-        for block in self.instance.blocks:
-            base = self.on[block]
-            while base in self.on:
-                base = self.on[base]
-            at[block] = base
-        return Placement(at)
+        """The reward's view (:meth:`Instance.placement`): each block at the place its tower stands on, and
+        the stack levels it matches."""
+        return self.instance.placement(self.on)
 
     def score(self) -> float:
         """LoHoRavens' partial reward so far (``Task._rewards``)."""

@@ -19,6 +19,16 @@ from toolkit.scoring.lohoravens_families import FAMILIES, make_instance
 from toolkit.scoring.lohoravens_instance import TRAIN_COLORS
 from toolkit.task import load_task
 
+
+
+def _slips(inst) -> bool:
+    """Whether the official reset put a target where no block can rest (the reward never reaches 0.98)."""
+    if inst.family.startswith("stack-smaller-over-bigger"):
+        return True
+    if inst.family == "stack-blocks-by-absolute-position-and-color-in-size-order":  # big and small heights
+        return len({b.startswith("big-") for b in inst.steps[0].objects}) == 2  # both start from the zone
+    return False
+
 EYE2 = ((True, False), (False, True))
 TWO_LAYER = [GoalStep(("b1", "b3"), EYE2, ("t1", "t2"), "pose", 0.02),
              GoalStep(("b0", "b2"), EYE2, ("w0", "w2"), "pose", 0.98)]
@@ -83,13 +93,19 @@ def test_every_family_world_reports_the_official_trace_of_its_oracle(family):
         world = make_world(task)
         state = task.init
         for block, place in inst.oracle():
-            source = next(a.args[1] for a in world.true_state() if a.predicate == "on" and a.args[0] == block)
-            kind = "put-on-place" if source in inst.places else "unstack-to-place"
-            action = task.action(kind, [block, source, place])
+            action = world.move_action(block, place)
             assert world.execute(action).executed
             state = action.apply(state)
-        assert world.trace == pytest.approx(trace(list(inst.steps), inst.start(), inst.oracle()))
-        assert world.done() and world.score() == pytest.approx(1.0) and task.goal_holds(state)
+            assert world.true_state() == state  # the world agrees with the domain, atom for atom
+        assert world.trace == pytest.approx(inst.trace(inst.oracle()))
+        if not inst.levels:  # where the reward reads places only, pgt's plain trace over the moves says the same
+            assert world.trace == pytest.approx(trace(list(inst.steps), inst.start(), inst.oracle()))
+        if _slips(inst):  # the official reset's targets are out of reach: the oracle cannot finish
+            assert not world.done() and world.score() < 1.0
+        else:
+            assert world.done() and world.score() == pytest.approx(1.0)
+            if family != "stack-blocks-by-color-in-size-order":  # done() at 1 after its first step (kept)
+                assert task.goal_holds(state)
 
 
 def test_unknown_family_is_one_line():
@@ -189,7 +205,11 @@ def test_step_by_step_variants_keep_the_official_instructions():
     bowls = [p.removeprefix("bowl-") for p in detailed.places if p.startswith("bowl-")]
     assert detailed.instruction.startswith("The goal is that Put the blocks in the bowls with matching colors. ")
     assert detailed.instruction.count("Pick up the") == len(bowls)  # one per bowl, blocks or not
-    # the zone variant's details go to lang_goals[1]: the planner is told lang_goals[0], the plain goal
+    # the zone variant: the official reset raises KeyError before it has a language goal; pgt tells the
+    # step-by-step instructions the class writes (the first block on the zone, each next on the one before)
     stacked = make_instance("stack-all-blocks-on-a-zone-with-details", 1)
     zone = stacked.steps[0].targets[0].removeprefix("zone-")
-    assert stacked.instruction == f"Stack all the blocks on the {zone} zone."
+    first, second = (b.removesuffix("-block") for b in stacked.blocks[:2])
+    assert stacked.instruction.startswith(f"The goal is that stack all the blocks on the {zone} zone. The step-by-step "
+                                          f"instructions are: Pick up the {first} block and place it on the {zone} zone. "
+                                          f"Pick up the {second} block and place it on the {first} block.")

@@ -31,6 +31,24 @@ def test_a_perfect_planner_scores_the_oracle_trace(tmp_path):
     assert ep.instructions[0] == instruction(*inst.oracle()[0])
 
 
+@pytest.mark.parametrize("family", ["put-hidden-blocks-in-pyramid-into-matching-bowls",
+                                    "stack-blocks-by-relative-position-and-color"])
+def test_the_planner_is_told_positions_and_takes_leaning_and_stacked_blocks_off(tmp_path, family):
+    world = _world(tmp_path, family, seed=2)
+    told = []
+
+    class Recorder(NoisyOraclePlanner):
+        def next_step(self, goal, feedback, history):
+            told.append(feedback.get("observation_state"))
+            return super().next_step(goal, feedback, history)
+
+    ep = run_par(world, Recorder(world), Oracle())
+    inst = world.instance
+    assert ep.success and ep.unreadable == 0 and list(ep.trace) == pytest.approx(inst.trace(inst.oracle()))
+    positions = [f"the {b.replace('-', ' ')} is at x={x:.3f} m, y={y:.3f} m" for b, x, y in inst.positions]
+    assert all(p in told[0] for p in positions) and bool(positions) == family.startswith("stack-")
+
+
 def test_a_noisy_planner_is_seeded_and_bounded_by_max_steps(tmp_path):
     world = _world(tmp_path)
     runs = [run_par(world, NoisyOraclePlanner(world, wrong=0.5, skip=0.2, seed=3), Oracle()).to_json()

@@ -84,7 +84,7 @@ class NoisyOraclePlanner:
         inst = self.world.instance
         seen = feedback.get("observation_description")
         if seen is None:
-            todo = [(b, p) for b, p in inst.oracle() if self.world.placement().at.get(b) != p]
+            todo = [(b, p) for b, p in inst.oracle() if self.world.support_of(b) != p]
         else:
             reported = set(re.findall(r"the (.+?) is on the (.+?)(?:;|$)", seen))
             todo = [(b, p) for b, p in inst.oracle() if (display(b), display(p)) not in reported]
@@ -146,12 +146,8 @@ def _act(world: Any, text: str) -> bool:
         world.idle()
         return False
     block, dest = names[match["pick"].lower()], names[match["place"].lower()]
-    source = world.support_of(block)
-    places = set(world.instance.places)
-    kind = {(True, True): "put-on-place", (False, True): "unstack-to-place", (True, False): "stack",
-            (False, False): "restack"}[(source in places, dest in places)]
     try:
-        action = world.task.action(kind, [block, source, dest])
+        action = world.move_action(block, dest)
     except Exception:  # a block named as a place, or the like: CLIPort would grasp at nothing
         world.idle()
         return False
@@ -177,8 +173,9 @@ def run_par(world: Any, planner: StepPlanner, reporter: Grounder, goal: str = ""
     """One episode of the Planner-Actor-Reporter loop, with LoHoRavens' budget, reward and success."""
     world.reset()
     inst = world.instance
+    where = "".join(f"; the {display(b)} is at x={x:.3f} m, y={y:.3f} m" for b, x, y in inst.positions)
     feedback = {"observation_state": f"blocks: {', '.join(display(b) for b in inst.blocks)}; "
-                                     f"places: {', '.join(display(p) for p in inst.places)}"}
+                                     f"places: {', '.join(display(p) for p in inst.places)}{where}"}
     history: list[str] = []
     unreadable = 0
     while not world.done() and world.step < inst.max_steps:

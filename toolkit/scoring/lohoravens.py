@@ -72,10 +72,17 @@ class GoalStep:
 
 @dataclass
 class Placement:
-    """Where each object is: ``at[obj]`` a target/zone name or 'table'; ``in_zone[(obj, zone)]`` points inside."""
+    """Where each object is: ``at[obj]`` a target/zone name or 'table'; ``in_zone[(obj, zone)]`` points inside;
+    ``matched[obj]`` further pose targets its pose matches (a stack level: :mod:`toolkit.scoring.lohoravens_stacks`;
+    two levels of different sizes may both be within the height tolerance)."""
 
     at: dict[str, str] = field(default_factory=dict)
     in_zone: dict[tuple[str, str], int] = field(default_factory=dict)
+    matched: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    def on_target(self, obj: str, target: str) -> bool:
+        """Whether ``obj``'s pose matches ``target`` (``Task.is_match``)."""
+        return self.at.get(obj) == target or target in self.matched.get(obj, ())
 
     def points_in(self, obj: str, zone: str, points: int) -> int:
         if (obj, zone) in self.in_zone:
@@ -88,7 +95,7 @@ def step_reward(step: GoalStep, state: Placement) -> float:
     if step.metric == "pose":
         total = 0.0
         for i, obj in enumerate(step.objects):
-            if any(row and state.at.get(obj) == step.targets[j] for j, row in enumerate(step.matches[i])):
+            if any(row and state.on_target(obj, step.targets[j]) for j, row in enumerate(step.matches[i])):
                 total += step.max_reward / len(step.objects)  # added once per object, as the official loop breaks
         return total
     zone_pts = total_pts = 0
@@ -127,10 +134,11 @@ class RewardTrace:
 
 def trace(steps: list[GoalStep], start: Placement, moves: list[tuple[str, str]]) -> list[float]:
     """The cumulative score after each pick-and-place ``(object, place)``, as the official loop scores it."""
-    state = Placement(dict(start.at), dict(start.in_zone))
+    state = Placement(dict(start.at), dict(start.in_zone), dict(start.matched))
     tracker, out = RewardTrace(steps), []
     for obj, place in moves:
         state.at[obj] = place
+        state.matched.pop(obj, None)
         for key in [k for k in state.in_zone if k[0] == obj]:
             del state.in_zone[key]
         tracker.reward(state)

@@ -1,5 +1,6 @@
 """LoHoRavens task families of the official registry as seeded symbolic instances (the bowl, tower and pyramid
-families; the zone families are in :mod:`toolkit.scoring.lohoravens_zones`).
+families; the zone families are in :mod:`toolkit.scoring.lohoravens_zones`, the stacking ones in
+:mod:`toolkit.scoring.lohoravens_stacking`).
 
 Each builder reads one ``reset()`` of the official task registry
 (Shengqiang-Zhang/LoHo-Ravens ``cliport/tasks/__init__.py`` ``names``); see
@@ -16,6 +17,7 @@ from toolkit.scoring.lohoravens import GoalStep, box_points
 from toolkit.scoring.lohoravens_instance import SMALL, Instance
 from toolkit.scoring.lohoravens_instance import colors as _colors
 from toolkit.scoring.lohoravens_instance import eye as _eye
+from toolkit.scoring.lohoravens_stacking import STACK_FAMILIES
 from toolkit.scoring.lohoravens_zones import ZONE_FAMILIES
 
 def matching_bowl(rng: random.Random, mode: str, seed: int) -> Instance:
@@ -112,6 +114,31 @@ def three_layer(rng: random.Random, mode: str, seed: int) -> Instance:
                    rng.randint(6, 7), (0.02, 0.98), True, False)
 
 
+def hidden_pyramid(rng: random.Random, mode: str, seed: int) -> Instance:
+    """put-hidden-blocks-in-pyramid-into-matching-bowls (PutHiddenBlocksInPyramidIntoMatchingBowls.reset): 3-5
+    bowls coloured as the first blocks, 6-7 blocks of one size (4 or 6 cm) of distinct colours, the first six
+    in a pyramid: blocks 0-2 in a row, 3 on 0 and 1, 4 on 1 and 2, 5 on 3 and 4 (the seventh stands apart and
+    no step lists it: left out); step 1 (0.02): the upper blocks, **in reverse** (``blocks[3:6][::-1]``), to
+    three target poses (np.eye); step 2 (0.98): blocks 0-2 to the bowls of their colours (np.eye);
+    ``max_steps = 3 + 3 + 2``. A block on two blocks rests ``on`` the first and ``leans`` on the second."""
+    n_bowls = rng.randint(3, 5)
+    n_blocks = rng.randint(6, 7)
+    colors = _colors(rng, mode, n_blocks)
+    big = rng.choice((True, False))
+    blocks = tuple(f"{'big-' if big else ''}{c}-block" for c in colors[:6])
+    bowls = tuple(f"bowl-{c}" for c in colors[:n_bowls])
+    targets = ("target-1", "target-2", "target-3")
+    on = tuple((b, "table") for b in blocks[:3]) + ((blocks[3], blocks[0]), (blocks[4], blocks[1]),
+                                                   (blocks[5], blocks[3]))
+    leans = ((blocks[3], blocks[1]), (blocks[4], blocks[2]), (blocks[5], blocks[4]))
+    steps = (GoalStep(blocks[3:6][::-1], _eye(3), targets, "pose", 0.02),
+             GoalStep(blocks[:3], _eye(3), bowls[:3], "pose", 0.98))
+    return Instance("put-hidden-blocks-in-pyramid-into-matching-bowls", seed, blocks, (*bowls, *targets, "table"),
+                    on, steps, 3 + 3 + 2, leans=leans,
+                    instruction="put all the hidden blocks on the first layer of the pyramid into the bowls with "
+                                "matching colors.")
+
+
 def pyramid(rng: random.Random, mode: str, seed: int) -> Instance:
     """stack-block-pyramid (stack_block_pyramid.py, StackBlockPyramid.reset): six blocks in fixed colours; the
     bottom row (any of 3 slots each, np.ones) 1/2, the middle row 1/3, the top 1/6."""
@@ -146,7 +173,9 @@ FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {
     "put-all-block-on-corner": corner,
     "put-block-into-mismatching-bowl": mismatching_bowl,
     "put-blocks-into-matching-bowls-with-details": matching_bowl_with_details,
+    "put-hidden-blocks-in-pyramid-into-matching-bowls": hidden_pyramid,
     **ZONE_FAMILIES,
+    **STACK_FAMILIES,
 }
 
 

@@ -22,7 +22,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from toolkit.scoring.lohoravens import GoalStep, Placement
+from toolkit.scoring import lohoravens_stacks as stacks
+from toolkit.scoring.lohoravens import GoalStep, Placement, RewardTrace
+from toolkit.scoring.lohoravens_stacks import Level
 
 TRAIN_COLORS = ("blue", "red", "green", "yellow", "brown", "gray", "cyan")
 EVAL_COLORS = ("blue", "red", "green", "orange", "purple", "pink", "white")
@@ -43,13 +45,39 @@ class Instance:
     # PutEvenBlockInSameColorZone.reset).
     oracle_places: tuple[tuple[str, str], ...] = ()
     instruction: str = ""  # the task's language goal (lang_goals[0] after reset), what the PAR planner is told
+    # Stack-level pose targets (the stacking families; their steps' targets name these):
+    # toolkit/scoring/lohoravens_stacks.py computes which of them a block's pose matches.
+    levels: tuple[Level, ...] = ()
+    # The PDDL goal of a stacking family: per base, the groups of blocks bottom-up (any order within a group).
+    layers: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = ()
+    # (block, second block under it): a block bridging two blocks (the hidden pyramid's upper rows).
+    leans: tuple[tuple[str, str], ...] = ()
+    # (block, x, y) metres, where the reset's selection reads positions (the relative/absolute position families)
+    positions: tuple[tuple[str, float, float], ...] = ()
 
     def start(self) -> Placement:
         """The start as the reward sees it: a block in a tower is on the table spot of its tower."""
-        return Placement({b: s for b, s in self.on if s in self.places})
+        return self.placement(dict(self.on))
+
+    def placement(self, on: dict[str, str]) -> Placement:
+        """The reward's view of a support relation: each block at the place its tower stands on (the bowl tasks
+        match in the plane only, ``consider_z_in_match = False``), and the stack levels it matches."""
+        return stacks.placement(on, self.blocks, self.levels)
+
+    def trace(self, moves: list[tuple[str, str]]) -> list[float]:
+        """The cumulative score after each ``(block, what it is put on)``, as the world scores it."""
+        on, tracker, out = dict(self.on), RewardTrace(list(self.steps)), []
+        for block, dest in moves:
+            on[block] = dest
+            tracker.reward(self.placement(on))
+            out.append(tracker.rewards)
+        return out
 
     def oracle(self) -> list[tuple[str, str]]:
-        """The oracle's pick-and-place sequence: each step's objects, in order, to their first allowed target."""
+        """The oracle's pick-and-place sequence: each step's objects, in order, to their first allowed target
+        (over stack levels: :func:`toolkit.scoring.lohoravens_stacks.oracle`, each move to what it lands on)."""
+        if self.levels:
+            return stacks.oracle(dict(self.on), self.blocks, self.steps, self.levels, self.max_steps)
         moves, override = [], dict(self.oracle_places)
         for step in self.steps:
             for i, obj in enumerate(step.objects):

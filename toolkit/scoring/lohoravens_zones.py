@@ -141,11 +141,20 @@ def stack_on_zone(rng: random.Random, mode: str, seed: int) -> Instance:
 
 def stack_on_zone_with_details(rng: random.Random, mode: str, seed: int) -> Instance:
     """stack-all-blocks-on-a-zone-with-details (StackAllBlocksOnAZoneWithDetails.reset): the same instance and
-    goal step; the step-by-step instructions go to a *second* language goal, while the planner is told
-    ``lang_goals[0]``, the plain instruction (``Task.get_lang_goal``), so the details never reach it (kept)."""
+    goal step, with the step-by-step instructions the class writes: the first block on the zone, each next one
+    on the one before. The official reset never gets there: its parent's reset formats the subclass's template
+    without ``step_instructions`` and raises ``KeyError`` (measured on the official environment), so no official
+    instance exists; pgt's is the one the class describes, told to the planner as its language goal."""
     inst = stack_on_zone(rng, mode, seed)
+    zone = inst.steps[0].targets[0].removeprefix("zone-")
+    colours = [b.removesuffix("-block") for b in inst.blocks]
+    steps = [f"Pick up the {colours[0]} block and place it on the {zone} zone."]
+    steps += [f"Pick up the {colours[i]} block and place it on the {colours[i - 1]} block."
+              for i in range(1, len(colours))]
+    text = (f"The goal is that stack all the blocks on the {zone} zone. "
+            f"The step-by-step instructions are: {' '.join(steps)}")
     return Instance("stack-all-blocks-on-a-zone-with-details", seed, inst.blocks, inst.places, inst.on, inst.steps,
-                    inst.max_steps, instruction=inst.instruction)
+                    inst.max_steps, instruction=text)
 
 
 ZONE_FAMILIES: dict[str, Callable[[random.Random, str, int], Instance]] = {

@@ -1,0 +1,5 @@
+; LoHoRavens put-hidden-blocks-in-pyramid-into-matching-bowls, seed 1 (written by pgt; goal steps and weights in the world)
+(define (problem lohoravens-put-hidden-blocks-in-pyramid-into-matching-bowls-seed-1) (:domain lohoravens)
+  (:objects orange-block pink-block green-block red-block purple-block blue-block - block bowl-orange bowl-pink bowl-green bowl-red bowl-purple target-1 target-2 target-3 table - place)
+  (:init (clear blue-block) (clear green-block) (clear purple-block) (leaned-on green-block) (leaned-on pink-block) (leaned-on purple-block) (leaning blue-block) (leaning purple-block) (leaning red-block) (leans-on blue-block purple-block) (leans-on purple-block green-block) (leans-on red-block pink-block) (on blue-block red-block) (on green-block table) (on orange-block table) (on pink-block table) (on purple-block pink-block) (on red-block orange-block))
+  (:goal (and (on blue-block target-1) (on purple-block target-2) (on red-block target-3) (on orange-block bowl-orange) (on pink-block bowl-pink) (on green-block bowl-green))))
