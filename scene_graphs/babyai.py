@@ -26,7 +26,7 @@ from typing import Any
 from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Observation, StepOutcome
-from toolkit.reading.text import located
+from toolkit.reading.text import init_location
 from toolkit.scoring.babyai_levels import ACTION_NAMES, DIRECTIONS, make_level
 from toolkit.task import GroundAction, Task
 from scene_graphs.babyai_problem import abstract, cell, level_of, named_objects
@@ -48,8 +48,6 @@ class BabyAIWorld:
         self.task = task
         self.level, self.level_seed = level_of(task.problem.name)
         self.failure_prob = failure_prob
-        # PDDL names are case-insensitive: minigrid's atoms are spelt as the problem spells its objects
-        self._respell = {o.lower(): o for o in task.objects if o != o.lower()}
         self._seed = seed
         self.reset(seed)
 
@@ -68,25 +66,13 @@ class BabyAIWorld:
         self._context: tuple[int, tuple[str, str, str, Any, Any]] | None = None
         if self.true_state() != self.task.init:
             diff = sorted(map(str, self.true_state() ^ self.task.init))[:4]
-            raise PgtError(f"{self._init_location()}: the problem is not {self.level} seed {self.level_seed} as "
+            raise PgtError(f"{init_location(self.task.problem.path)}: the problem is not {self.level} seed {self.level_seed} as "
                            f"minigrid makes it (first differences: {' '.join(diff)}); rewrite it with pgt babyai-problem")
         return self.observe()
 
-    def _init_location(self) -> str:
-        """``path:line:col`` of the problem's ``:init`` (where the atoms minigrid disagrees with are written)."""
-        path = self.task.problem.path
-        try:
-            with open(path, encoding="utf-8", errors="replace") as handle:
-                return located(str(path), handle.read(), r"\(\s*:init\b")
-        except OSError:
-            return str(path)
-
     def true_state(self) -> frozenset[Atom]:
         if self._truth is None or self._truth[0] != self.step:
-            atoms = abstract(self.env, self.objects)
-            if self._respell:
-                atoms = frozenset(Atom(a.predicate, tuple(self._respell.get(x, x) for x in a.args)) for a in atoms)
-            self._truth = (self.step, atoms)
+            self._truth = (self.step, self.task.respell(abstract(self.env, self.objects)))
         return self._truth[1]
 
     def observe(self) -> Observation:

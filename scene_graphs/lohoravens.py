@@ -26,6 +26,7 @@ from typing import Any
 from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Observation, StepOutcome
+from toolkit.reading.text import init_location
 from toolkit.scoring.lohoravens import Placement, RewardTrace
 from toolkit.scoring.lohoravens_families import Instance, make_instance
 from toolkit.task import GroundAction, Task
@@ -109,12 +110,12 @@ class LohoWorld:
         self.rewards = RewardTrace(list(self.instance.steps))
         self.trace: list[float] = []
         if self.true_state() != self.task.init:
-            raise PgtError(f"{self.task.problem.path}: the problem is not {self.instance.family} seed "
+            raise PgtError(f"{init_location(self.task.problem.path)}: the problem is not {self.instance.family} seed "
                            f"{self.instance.seed} as pgt makes it; rewrite it with pgt lohoravens-problem")
         return self.observe()
 
     def true_state(self) -> frozenset[Atom]:
-        return _atoms(self.on, self.instance.blocks, self.leans)
+        return self.task.respell(_atoms(self.on, self.instance.blocks, self.leans))
 
     def observe(self) -> Observation:
         from scene_graphs.render_tabletop import render_tabletop
@@ -128,10 +129,11 @@ class LohoWorld:
         """Whether the pick-and-place can happen: the block is clear (nothing on it, nothing leaning on it) and
         where the action says; a leaning block is taken off by the unlean-* actions, naming what it leans on."""
         unlean = action.name.startswith("unlean-")
-        if len(action.args) != (4 if unlean else 3):
+        args = tuple(a.lower() for a in action.args)  # the world's names are lower case; PDDL's are any case
+        if len(args) != (4 if unlean else 3):
             return False
-        block, source, dest = action.args[0], action.args[1], action.args[-1]
-        if unlean and self.leans.get(block) != action.args[2] or not unlean and block in self.leans:
+        block, source, dest = args[0], args[1], args[-1]
+        if unlean and self.leans.get(block) != args[2] or not unlean and block in self.leans:
             return False
         places = set(self.instance.places)
         leaned = set(self.leans.values())
@@ -144,7 +146,7 @@ class LohoWorld:
             return False
         if dest in places:
             return source != dest
-        return dest not in self.on.values() and dest not in leaned and dest != source and dest not in action.args[2:-1]
+        return dest not in self.on.values() and dest not in leaned and dest != source and dest not in args[2:-1]
 
     def execute(self, action: GroundAction) -> StepOutcome:
         """One pick-and-place, then one call of the official reward rules (also after a failed one)."""
@@ -154,8 +156,9 @@ class LohoWorld:
             if self.failure_prob > 0.0 and self._rng.random() < self.failure_prob:
                 failure = "no_effect"
             else:
-                self.on[action.args[0]] = action.args[-1]
-                self.leans.pop(action.args[0], None)
+                block, dest = action.args[0].lower(), action.args[-1].lower()
+                self.on[block] = dest
+                self.leans.pop(block, None)
         self._score()
         return StepOutcome(action=str(action), executed=executed, failure=failure, observation=self.observe())
 

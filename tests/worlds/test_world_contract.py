@@ -86,6 +86,27 @@ def test_world_contract(name: str, domain: Path, problem: Path, world: str | Non
         assert out.observation.png().startswith(PNG)
 
 
+@pytest.mark.parametrize("name,domain,problem,world", CASES,
+                         ids=[(c.values if hasattr(c, "values") else c)[0] for c in CASES])
+def test_a_problem_written_in_upper_case_is_the_same_world(name: str, domain: Path, problem: Path, world: str | None,
+                                                           tmp_path: Path) -> None:
+    # PDDL names are case-insensitive: a world keeps the problem's spelling in its atoms and takes actions in any case
+    shouted = tmp_path / problem.name
+    shouted.write_text(problem.read_text(encoding="utf-8").upper(), encoding="utf-8")
+    task = load_task(domain, shouted)
+    env = make_world(task, seed=0, world=world)
+    assert env.reset(seed=3).truth == task.init and env.true_state() == task.init
+    rng, state = random.Random(name), task.init
+    for _ in range(5):
+        ready = [a for a in task.reachable_actions() if a.is_applicable(state)]
+        if not ready:
+            break
+        action = rng.choice(ready)
+        assert env.execute(action).executed, str(action)
+        state = action.apply(state)
+        assert env.true_state() == state, str(action)
+
+
 def test_a_bad_world_spec_is_one_line() -> None:
     task = load_task(WAREHOUSE / "domain.pddl", WAREHOUSE / "problems/swap.pddl")
     for spec, words in (("warehouse_world", "expected MODULE:CLASS"), ("no_such_module:W", "cannot import"),

@@ -9,6 +9,7 @@ blanked code is the same position in the file.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from toolkit.plain_problem import ROOT
 
@@ -50,6 +51,16 @@ def located(path: str, text: str, pattern: str, start: int = 0) -> str:
     if line is None and start:
         line, col = locate(text, pattern)
     return path if line is None else f"{path}:{line}:{col}"
+
+
+def init_location(path: str | Path) -> str:
+    """``path:line:col`` of a problem file's ``(:init``, for a refusal of its initial state as a whole (``path``
+    alone if the file cannot be read again)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return str(path)
+    return located(str(path), text, r"\(\s*:init\b")
 
 
 def offset_of(code: str, pattern: str, default: int = 0) -> int:
