@@ -100,22 +100,44 @@ class _StaticFacts:
         for pred, args in facts:
             self._by_pred.setdefault(pred, []).append(args)
         self._indexes: dict[tuple, dict[tuple[str, ...], set[str]]] = {}
+        self._plans: dict[tuple, tuple[tuple[str, ...], dict[tuple[str, ...], set[str]]]] = {}
+        self._order: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}  # by id: the tuple is kept alive
 
     def __contains__(self, fact: tuple[str, tuple[str, ...]]) -> bool:
         return fact in self.facts
 
-    def values(self, pred: str, terms: tuple[str, ...], var: str, sub: dict[str, str]) -> set[str]:
-        """The objects ``var`` can be for ``(pred terms)`` to be a true static atom under ``sub``."""
-        at = tuple(i for i, t in enumerate(terms) if t == var)
-        known = tuple(i for i, t in enumerate(terms) if t != var and (not t.startswith("?") or t in sub))
-        key = (pred, at, known)
-        index = self._indexes.get(key)
-        if index is None:
-            index = self._indexes[key] = {}
-            for args in self._by_pred.get(pred, ()):
-                if len(args) == len(terms) and len({args[i] for i in at}) == 1:
-                    index.setdefault(tuple(args[i] for i in known), set()).add(args[at[0]])
-        return index.get(tuple(sub.get(terms[i], terms[i]) for i in known), set())
+    def values(self, pred: str, terms: tuple[str, ...], var: str, sub: dict[str, str]) -> set[str] | frozenset[str]:
+        """The objects ``var`` can be for ``(pred terms)`` to be a true static atom under ``sub`` (do not
+        change the set: it is the index's own)."""
+        shape = (pred, terms, var, tuple([t in sub for t in terms]))
+        plan = self._plans.get(shape)
+        if plan is None:
+            at = tuple(i for i, t in enumerate(terms) if t == var)
+            known = tuple(i for i, t in enumerate(terms) if t != var and (not t.startswith("?") or t in sub))
+            key = (pred, at, known)
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = {}
+                for args in self._by_pred.get(pred, ()):
+                    if len(args) == len(terms) and len({args[i] for i in at}) == 1:
+                        index.setdefault(tuple(args[i] for i in known), set()).add(args[at[0]])
+            plan = self._plans[shape] = (tuple(terms[i] for i in known), index)
+        known_terms, index = plan
+        return index.get(tuple([sub.get(t, t) for t in known_terms]), _NONE)
+
+    def restrict(self, objects: tuple[str, ...], fits: set[str] | frozenset[str]) -> tuple[str, ...]:
+        """``objects`` (a type's, in their order) that are in ``fits``; a few fits among many objects
+        (airport's blocked segments among 300) cost the few."""
+        if len(fits) * 4 >= len(objects):
+            return tuple([o for o in objects if o in fits])
+        order = self._order.get(id(objects))
+        if order is None or order[0] is not objects:
+            order = self._order[id(objects)] = (objects, {o: i for i, o in enumerate(objects)})
+        rank = order[1]
+        return tuple(sorted([o for o in fits if o in rank], key=rank.__getitem__))
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def _candidates(cond: m.Condition, var: str, sub: dict[str, str], static: frozenset[str], facts: _StaticFacts,
@@ -132,7 +154,7 @@ def _candidates(cond: m.Condition, var: str, sub: dict[str, str], static: frozen
         found = [_candidates(p, var, sub, static, facts, positive) for p in cond.parts]
         if isinstance(cond, m.And) == positive:  # a conjunction: every part's restriction holds
             known = [c for c in found if c is not None]
-            return set.intersection(*known) if known else None
+            return known[0].intersection(*known[1:]) if known else None
         if any(c is None for c in found):  # a disjunction: one free branch frees it
             return None
         return set().union(*found)
@@ -178,7 +200,7 @@ def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, stati
             # conjunction those where it can fail, i.e. where the body under the other polarity can hold.
             fits = _candidates(cond.body, var, outer, static, init, positive if disjunction else not positive)
             if fits is not None:
-                objects = tuple(o for o in objects if o in fits)
+                objects = init.restrict(objects, fits)
             domains.append(objects)
 
         def parts():
@@ -287,6 +309,6 @@ class StaticView:
             fits = _candidates(cond, var, outer, self.static, self.facts, True)
             if fits is not None:
                 restricted = True
-                objects = tuple(o for o in objects if o in fits)
+                objects = self.facts.restrict(objects, fits)
             domains.append(objects)
         return list(itertools.product(*domains)) if restricted else None
