@@ -306,8 +306,10 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
             with contextlib.suppress(ValueError):
                 rec = json.loads(line)
                 over = re.fullmatch(r"over ([0-9.]+)s", rec.get("error", ""))
-                if over and float(over.group(1)) < timeout:
-                    done.pop(rec["case"], None)  # ran out of a shorter limit: run again under this one
+                if (over and float(over.group(1)) < timeout) or ("error" in rec and not over):
+                    # ran out of a shorter limit: run again under this one; a refusal or a failure (quick)
+                    # is run again too, since the code may read the input now
+                    done.pop(rec["case"], None)
                 else:
                     done[rec["case"]] = rec  # a later line of one problem replaces an earlier one
     with tempfile.TemporaryDirectory(prefix="grounding-diff-") as tmp:
