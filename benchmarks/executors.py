@@ -26,6 +26,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Iterator, Protocol
 
+from benchmarks import ray_exit
 from benchmarks.store import Finished
 from toolkit.errors import PgtError
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
 Record = dict[str, Any]
 EXECUTORS = ("local", "ray")
 RAY_EXTRA = "pip install -e \".[ray]\""
+WAIT_S = 0.2  # the Ray executor's longest wait for a unit between two looks at Ctrl-C
 UNIT_RETRIES = 3  # a unit whose worker died runs again this many times, then its episodes are error records
 
 
@@ -312,13 +314,16 @@ class RayExecutor:
                     pending[remote.remote(unit)] = unit
                 if not pending:
                     return
-                ready, _ = ray.wait(list(pending), num_returns=1)
+                # a bounded wait: a SIGINT is acted on when Python code runs, which a wait on Ray's side
+                # allows only once a second (its get_check_signal_interval_milliseconds)
+                ready, _ = ray.wait(list(pending), num_returns=1, timeout=WAIT_S)
                 for ref in ready:
                     unit = pending.pop(ref)
                     yield from map(Finished.of, _unit_records(ray, ref, unit))
         finally:
-            for ref in pending:
-                ray.cancel(ref, force=True)
+            if not ray_exit.dropping_cluster():  # after Ctrl-C a local cluster goes whole (benchmarks/ray_exit.py)
+                for ref in pending:
+                    ray.cancel(ref, force=True)
 
 
 def run_unit(unit: list[EpisodeSpec]) -> list[Record]:
@@ -352,6 +357,7 @@ def connect(address: str | None, cpus: int) -> Any:
                                "logging_level": "ERROR"}
     if address is None:  # "local": a new cluster of our own, never one a `ray start` left on this machine
         address, options["num_cpus"] = "local", max(1, cpus)
+    ray_exit.watch(local=address == "local")  # Ctrl-C ends the command at once, not after Ray's shutdown
     try:
         ray.init(address=address, **options)
     except (ConnectionError, RuntimeError, ValueError) as exc:

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from toolkit.relation_words import binary_phrasing
+
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 _SUFFIX = re.compile(r"^(?P<base>[A-Za-z][A-Za-z_]*?)_(?P<num>\d+)$")
 _ARTICLES = ("the ", "a ", "an ")
@@ -135,8 +137,8 @@ def name_question(words: str, args: list[str]) -> str:
     if len(args) == 2:
         head = words.split()
         if len(head) > 1 and args[1].split()[0].lower() == head[-1]:
-            words = " ".join(head[:-1])  # "in column" + "column c1" -> "in column c1"
-        return as_question(f"Is {args[0]} {words} {args[1]}")
+            head = head[:-1]  # "in column" + "column c1" -> "in column c1"
+        return as_question(binary_phrasing(head, args[0], args[1], args[1])[0])
     listed = ", ".join(args[:-1]) + f" and {args[-1]}"
     return as_question(f'Does "{words}" hold for {listed}')
 
@@ -221,6 +223,7 @@ def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str
     if len(args) == 1 and kinds[0] and len(head) > 1 and head[-1] in kinds[0].split():
         head = head[:-1]  # available-color ?c - color: "Is the color black available?"
     words = " ".join(head)
+    typed_second = args[1] if len(args) == 2 else ""
     if len(args) == 2 and bare and head and head[-1] not in _PREPOSITIONS and head[0] not in ("has", "have"):
         args = [args[0], bare[1]]
     if not args:
@@ -233,6 +236,9 @@ def name_phrasings(words: str, args: list[str], kinds: list[str], bare: list[str
         subject = f"the {' '.join(head[:-1])}"  # robot-at ?l: the robot is at the place
         main = as_question(f"Is {subject} {head[-1]} {args[0]}")
         statement = f"{subject} is {head[-1]} {args[0]}"
+    elif len(args) == 2 and head:
+        question, statement = binary_phrasing(head, args[0], typed_second, args[1])
+        main = as_question(question)
     elif len(args) <= 2:
         main = as_question(f"Is {' '.join([args[0], words, *args[1:]])}")
         statement = " ".join([args[0], "is", words, *args[1:]])

@@ -143,8 +143,20 @@ def test_a_newer_edit_stops_the_stale_lint(wire, tmp_path) -> None:
     for publication in (first, second):
         assert any(d["code"] == "arity-error" for d in publication) and not any("rooom" in d["message"]
                                                                                for d in publication)
+    busy = _cpu_seconds(wire.proc.pid)
     with pytest.raises(TimeoutError):  # the stale lint never publishes
         wire.diagnostics(uri, 3)
+    if busy is not None:  # nor does it run on unseen: its thread went on for seconds of CPU (minutes on airport)
+        assert _cpu_seconds(wire.proc.pid) - busy < 0.15, "the stale lint still runs"
+
+
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU time ``pid`` has used (user + system), from ``/proc``; None without it."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo") or not os.path.exists("/dev/zero"), reason="POSIX only")

@@ -284,3 +284,54 @@ def test_one_argument_fallbacks_read_as_english(tmp_path: Path) -> None:
     assert lg.question(Atom("chips", ("c1",))) == "Is c1 chips?"
     assert lg.question(Atom("locatable", ("x1",))) == "Is x1 locatable?"
     assert lg.question(Atom("at", ("apn1", "l1"))) == "Is the airplane apn1 at l1?"
+
+
+def _relation_slips(text: str, atom: Atom) -> list[str]:
+    """Words of a bad two-argument pattern in an "Is ..." question or "... is ..." statement:
+    a verb after "is" ("Is shaker1 contains cocktail2?") or an abbreviation ("Is p0 destin f1?")."""
+    from toolkit.relation_words import ABBREVIATIONS, VERBS, third_person
+
+    verbs = VERBS | {third_person(v) for v in VERBS}
+    plain = re.sub(r'"[^"]*"', " ", text)  # a literally asked name ('Does "used" hold ...') is quoted
+    clause = plain.split(" that ", 1)[-1]
+    words = _words(clause)
+    if "is" not in words:
+        return []
+    names = {w for a in atom.args for w in _words(a)}
+    after = [w for w in words[words.index("is") + 1:] if w not in names]
+    return [w for w in after if w in verbs or w in ABBREVIATIONS]
+
+
+@pytest.mark.parametrize("name,domain,problem", _domains_to_phrase(), ids=lambda v: v if isinstance(v, str) else "")
+def test_two_argument_fallbacks_put_no_verb_or_abbreviation_after_is(name: str, domain: Path, problem: Path) -> None:
+    """Every two-argument predicate's fallback wordings, shipped and IPC: "Does shaker1 contain
+    cocktail2?", never "Is shaker1 contains cocktail2?"; "the destination of", never "destin"."""
+    task = load_task(domain, problem)
+    book = QuestionBook(task)
+    for atom in _one_atom_per_predicate(task):
+        if len(atom.args) == 2:
+            for text in book.fallback_phrasings(atom):
+                assert not _relation_slips(text, atom), (name, atom, text)
+
+
+def test_two_argument_fallbacks_follow_the_word_class_of_the_name(tmp_path: Path) -> None:
+    """Verbs take "does", attribute nouns "the ... of", relational adjectives their preposition, link
+    nouns "is there", and a word nobody can read is asked literally, in all three wordings."""
+    (tmp_path / "d.pddl").write_text(
+        "(define (domain bar) (:types shaker cocktail passenger floor place)"
+        " (:predicates (contains ?s - shaker ?c - cocktail) (destin ?p - passenger ?f - floor)"
+        " (connected ?a ?b - place) (road ?a ?b - place) (used ?s - shaker ?c - cocktail)"
+        " (can-hold ?s - shaker ?c - cocktail)))")
+    (tmp_path / "p.pddl").write_text(
+        "(define (problem p) (:domain bar) (:objects s1 - shaker c2 - cocktail p0 - passenger f0 - floor"
+        " l1 l2 - place) (:init) (:goal (contains s1 c2)))")
+    book = QuestionBook(load_task(tmp_path / "d.pddl", tmp_path / "p.pddl"))
+    assert book.phrasings(Atom("contains", ("s1", "c2"))) == (
+        "Does the shaker s1 contain c2?", "Is it true that the shaker s1 contains c2?",
+        "Looking at the picture, would you say that the shaker s1 contains c2?")
+    assert book.phrasings(Atom("destin", ("p0", "f0")))[:2] == (
+        "Is the destination of the passenger p0 f0?", "Is it true that the destination of the passenger p0 is f0?")
+    assert book.question(Atom("connected", ("l1", "l2"))) == "Is the place l1 connected to the place l2?"
+    assert book.question(Atom("road", ("l1", "l2"))) == "Is there a road from the place l1 to the place l2?"
+    assert book.question(Atom("used", ("s1", "c2"))) == 'Does "used" hold for the shaker s1 and the cocktail c2?'
+    assert book.question(Atom("can-hold", ("s1", "c2"))) == "Can the shaker s1 hold c2?"

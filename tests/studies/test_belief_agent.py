@@ -168,3 +168,24 @@ def test_auto_sat_lets_pgt_grounder_act_when_optimal_search_runs_out_of_time():
     assert isinstance(made, FallbackPlanner) and isinstance(made.primary, AutoPlanner)
     assert made.secondary.name == "fd-lama" and not made.optimal
     assert make_planner("auto-sat").primary.own.cpu_time
+
+
+def test_a_world_that_declares_no_failures_needs_no_effect_questions_after_a_changed_picture():
+    """A changed picture in a world whose actions never fail (its declared ``failure_prob`` 0) proves
+    the prediction: the effect check asks nothing. Told that actions may do something else, it asks."""
+    from scene_graphs.registry import make_world
+
+    planner = make_planner("default")
+    task = bw("hard", 2)
+
+    def effect_questions(config: BeliefAgentConfig) -> tuple[bool, int, int]:
+        env = make_world(task, failure_prob=0.0, seed=1)
+        result = run_belief_agent(env, NoisyOracle(ErrorModel.uniform(0.97), seed=1), planner, config, seed=1)
+        events = result.ledger.events
+        return (result.success, sum(e.get("phase") == "effect" for e in events),
+                sum(e.get("phase") == "effect_check" for e in events))
+
+    ok, asked, checks = effect_questions(BeliefAgentConfig(max_steps=20))
+    assert ok and checks > 0 and asked == 0
+    ok, asked, checks = effect_questions(BeliefAgentConfig(max_steps=20, action_failure=0.05))
+    assert ok and asked >= checks  # at least one question per action that ran

@@ -74,6 +74,9 @@ class BeliefAgentConfig:
     max_replans: int = 50
     min_information: float = 0.4  # log-odds; a predicate whose answers carry less is not asked again
     ask_static: bool = False  # ask about predicates no action changes (else they are read from the problem)
+    # P(an action that ran did something else than the model predicts); None: the world's declared
+    # failure model (its ``failure_prob``), and where it declares none, ``action_success_prior`` alone
+    action_failure: float | None = None
 
 
 def goal_only_predicates(task: Task) -> frozenset[str]:
@@ -119,6 +122,7 @@ class _Episode:
             ledger.note("known", 0, **self.known.to_json())
         self.belief = EvidenceBelief([a for a in relevant_atoms(self.task) if a not in self.known], ())
         self.information: dict[str, float] = {}  # predicate -> |log-odds| of its latest answer
+        self.failure = config.action_failure if config.action_failure is not None else declared_failure(env)
         self.used: dict[tuple[Hashable, Atom], int] = {}  # (picture, atom) -> wordings asked about it
 
     def state(self) -> frozenset[Atom]:
@@ -268,9 +272,7 @@ class _Episode:
         self.step += 1
         self.obs = outcome.observation
         self.ledger.note("act", self.step, action=str(action), executed=outcome.executed, failure=outcome.failure)
-        prior = self.config.action_success_prior
-        # log P(answers, H) for H = as predicted, no effect, something else
-        logp = [math.log(prior), math.log((1 - prior) / 2), math.log((1 - prior) / 2)]
+        logp = self._outcome_prior()  # log P(answers, H) for H = as predicted, no effect, something else
         seen = self._picture_evidence(action, view_before, bool(changed))
         if seen is False:  # nothing moved: the world is as it was, a precondition was (likely) false
             self.ledger.note("effect_check", self.step, action=str(action), p_success=0.0, picture="unchanged")
@@ -313,6 +315,25 @@ class _Episode:
             return True
         self.reestablish(action, changed)
         return False
+
+    def _outcome_prior(self) -> list[float]:
+        """log P(H) before looking, for H = as predicted, did nothing, something else.
+
+        "Did nothing" is what a false precondition gives: ``(1 - action_success_prior) / 2``
+        whatever the world. "Something else" is the world's own failure (a block dropped in
+        another column): with no failure model known it takes the other half; with one, an
+        action that ran does something else with the world's failure probability ``f``. In
+        a world that declares ``f = 0`` a changed picture therefore proves the prediction,
+        and the effect check asks nothing: every answer could only confirm what the
+        picture's change already says (issue 28: two questions per action went there on
+        IPC domains). The conditional effects still carry the doubt of their conditions
+        (:meth:`_prediction_strength`).
+        """
+        nothing = (1 - self.config.action_success_prior) / 2
+        if self.failure is None:
+            return [math.log(self.config.action_success_prior), math.log(nothing), math.log(nothing)]
+        ran = 1 - nothing
+        return [_log(ran * (1 - self.failure)), math.log(nothing), _log(ran * self.failure)]
 
     def _picture_evidence(self, action: GroundAction, view_before: Hashable, expect_change: bool) -> bool | None:
         """Did the picture change? None when the view cannot tell or nothing was expected to change.
@@ -407,6 +428,16 @@ def _book_of(grounder: object) -> QuestionBook | None:
             return book
         grounder = getattr(grounder, "inner", None)
     return None
+
+
+def declared_failure(env: Environment) -> float | None:
+    """The world's declared P(an applicable action fails) (``GraphWorld.failure_prob``); None where it declares none."""
+    f = getattr(env, "failure_prob", None)
+    return float(f) if isinstance(f, (int, float)) and not isinstance(f, bool) and 0.0 <= f <= 1.0 else None
+
+
+def _log(p: float) -> float:
+    return math.log(p) if p > 0.0 else -math.inf
 
 
 def _normalised(logp: list[float]) -> list[float]:
