@@ -57,6 +57,27 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}\n")
 
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse's formatter imports shutil (and zlib, bz2, lzma with it) for the terminal width, and
+        # every add_argument makes one: the same width without that import (issue 33, start-up).
+        if isinstance(self.formatter_class, type) and issubclass(self.formatter_class, argparse.HelpFormatter):
+            return self.formatter_class(prog=self.prog, width=terminal_columns() - 2)
+        return super()._get_formatter()
+
+
+def terminal_columns() -> int:
+    """The terminal's width as :func:`shutil.get_terminal_size` gives it (``COLUMNS``, else stdout's, else 80)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns or 80
+
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser with every subcommand, or with ``command``'s only (and none for ``--version``)."""

@@ -6,7 +6,6 @@ plan are reported as result objects (see :mod:`toolkit.verify`).
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
@@ -21,6 +20,8 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     >>> closest("moveblok", ["moveBlock", "clear"])
     ['moveBlock']
     """
+    import difflib  # imported when a name is unknown, not at every start-up
+
     known = list(known)
     lowered = {k.lower(): k for k in known}
     hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.6)
@@ -38,6 +39,8 @@ def _abbreviated(short: str, known: list[str], n: int) -> list[str]:
     >>> _abbreviated("p1", ["person1", "plane1", "person2", "city1"], 3)
     ['plane1', 'person1']
     """
+    import difflib
+
     if len(short) < 2:
         return []
     digits = re.search(r"\d*$", short).group()

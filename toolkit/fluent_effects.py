@@ -8,7 +8,7 @@ The value side (states with fluent values, expressions, VAL's number rules) is
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from toolkit.records import record
 
 from toolkit import model as m
 from toolkit.fluents import FluentState, GExpr, Undefined, divide, evaluate, expr_text, ground_expr, values_of
@@ -17,7 +17,7 @@ from toolkit.model import Atom
 from toolkit.semantics import holds
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GroundUpdate:
     """One ground numeric effect; ``condition`` (a compiled condition) is None when unconditional."""
 
@@ -70,13 +70,9 @@ def update_values(updates: tuple[GroundUpdate, ...], old: frozenset[Atom]) -> tu
     return changes, undefined
 
 
-def apply_updates(updates: tuple[GroundUpdate, ...], old: frozenset[Atom], atoms: frozenset[Atom]
-                  ) -> tuple[FluentState, list[str]]:
-    """The successor: ``atoms`` (the boolean successor) with the updates computed in the ``old`` state.
-
-    Returns the state and the updates that did not apply (see :func:`update_values`).
-    """
-    changes, undefined = update_values(updates, old)
-    new = dict(values_of(old))
+def with_values(old: frozenset[Atom], atoms: frozenset[Atom], changes: dict[Atom, m.Number]) -> FluentState:
+    """The successor: ``atoms`` (the boolean successor) with the ``old`` state's values and ``changes``
+    (from :func:`update_values`, or an action's compiled equivalent) over them."""
+    new = values_of(old).copy()  # a C copy of the dict under the proxy: no key hashed again
     new.update(changes)
-    return FluentState.owning(atoms, new), undefined
+    return FluentState.owning(atoms, new)

@@ -28,7 +28,7 @@ missed action).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from toolkit.records import record
 from types import MappingProxyType
 from typing import Callable, Mapping, Union
 
@@ -37,6 +37,7 @@ from toolkit.model import Atom
 
 # VAL's tolerance for comparisons (Comparison::evaluateAtPointError, tooSmall).
 TOLERANCE = 0.0001
+MISSING = object()  # the "value" of a fluent that has none, in a stepper's record of old values
 Values = Mapping[Atom, float]
 
 
@@ -98,7 +99,7 @@ _NONE: Values = MappingProxyType({})
 # ------------------------------------------------------------ ground expressions
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GArith:
     op: str
     args: tuple[GExpr, ...]
@@ -165,7 +166,7 @@ _HOLDS: dict[str, Callable[[float], bool]] = {
 _FAILED_AS = {">": "<=", ">=": "<", "<": ">=", "<=": ">", "=": "!="}  # what the values show when it fails
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GCompare:
     """A ground numeric condition (negated when ``positive`` is False), a node of a compiled condition."""
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass, field
+from toolkit.records import field, record
 from typing import Callable, Protocol, Union
 
 from toolkit import model as m
@@ -35,7 +35,7 @@ Bindings = tuple[tuple[str, str], ...]
 ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GLit:
     """A ground literal with the quantifier bindings that produced it."""
 
@@ -47,7 +47,7 @@ class GLit:
         return str(self.atom) if self.positive else f"(not {self.atom})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GAnd:
     parts: tuple[GNode, ...]
 
@@ -55,7 +55,7 @@ class GAnd:
         return f"(and {' '.join(map(str, self.parts))})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class GOr:
     parts: tuple[GNode, ...]
     bindings: Bindings = ()
@@ -67,7 +67,7 @@ class GOr:
 GNode = Union[GLit, GAnd, GOr, GCompare, bool]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CompiledCondition:
     """``pos <= state and not (neg & state) and tree``; ``tree`` is None when trivial."""
 
@@ -81,7 +81,7 @@ class CompiledCondition:
         return self.tree is None
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ConditionalEffect:
     condition: CompiledCondition
     adds: frozenset[Atom]
@@ -95,7 +95,7 @@ class ConditionalEffect:
         return f"(when {self.node} {effect_text(self.adds, self.dels)})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class CompiledEffect:
     adds: frozenset[Atom]
     dels: frozenset[Atom]

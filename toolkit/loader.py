@@ -6,7 +6,8 @@ The public entry points of reading PDDL; the work is done in :mod:`toolkit.readi
   ``pddl`` package parses (keyword case, requirements, ``object`` as a type) and
   refuses unsupported features, located;
 - the two readers: :mod:`toolkit.plain_domain` and :mod:`toolkit.plain_problem` read
-  plain files (nearly all published ones) into the ``pddl`` package's objects
+  plain files (nearly all published ones) into forms shaped like the ``pddl`` package's objects
+  (:mod:`~toolkit.reading.forms`, without importing the package)
   without Lark; everything else, malformed input included, goes to
   :mod:`~toolkit.reading.full_parser`, which owns the syntax error messages
   (:mod:`~toolkit.reading.syntax_errors`) and parses past what it can repair
@@ -27,10 +28,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pddl.logic import base as pb
-from pddl.logic import functions as pf
-from pddl.logic.predicates import Predicate as _PPredicate
-
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.plain_domain import read_plain_domain
@@ -40,6 +37,7 @@ from toolkit.reading.build import (action_starts, check_types, fold_costs, funct
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard, record_duplicates
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.derived_rules import check_derived, read_derived
+from toolkit.reading.forms import kind
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section, written_var)
@@ -200,11 +198,12 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
     else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
-        elements = [lit for lit in pprob.besides_atoms() if isinstance(lit, pf.EqualTo)]
+        elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
     for lit in elements:
-        if isinstance(lit, pb.Not):
+        shape = kind(lit)
+        if shape == "Not":
             continue  # closed world: negative initial literals are redundant
-        if isinstance(lit, pf.EqualTo) and isinstance(lit.operands[0], pf.NumericFunction):
+        if shape == "FunctionEqualTo" and kind(lit.operands[0]) == "NumericFunction":
             def checked_term(lit=lit) -> m.FTerm:
                 ft = conv.fterm(lit.operands[0], {}, r"\(\s*=\s*")
                 check_types(domain, every, m.Pred(ft.function, ft.terms), path, text, lenient, conv.start, untyped,
@@ -220,7 +219,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
                                       f"the initial (total-cost) must be 0, not {m.format_number(value)}")
             values[m.Atom(ft.function, ft.terms)] = value
             continue
-        if not isinstance(lit, _PPredicate):
+        if shape != "Predicate":
             raise UnsupportedFeatureError(path, f"initial element {lit}")
 
         def checked(lit=lit) -> m.Atom:
@@ -231,7 +230,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         atom = conv._recover(checked, None)
         if atom is not None:
             init.add(atom)
-    derived = {a for a in init if a.predicate in domain.derived_predicates}
+    derived_preds = domain.derived_predicates  # a property that builds a set: once, not once per atom
+    derived = {a for a in init if a.predicate in derived_preds} if derived_preds else set()
     if derived:  # PDDL 2.2 leaves them out of :init; VAL ignores them (its rules decide), and so do we
         init -= derived
         warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
@@ -263,34 +263,36 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
     predicate with its arity and declared objects of fitting types (a problem that loads at all);
     None at the first fault, so that the caller's checked path reports every fault where it is.
 
-    Linear in the file: one dictionary lookup per name, one subtype test per (object, parameter types).
+    Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
     """
     by_lower = {p.lower(): d for p, d in domain.predicates.items()}
     objs = {o.lower(): o for o in objects}
-    preds: dict[str, m.PredicateDef | None] = {}  # each distinct word is resolved once
-    resolved: dict[str, str | None] = {}
-    fits: dict[tuple[str, tuple[str, ...]], bool] = {}
+    # Each distinct predicate word resolved once, to its name and, per parameter, the memo of the
+    # words already checked against that parameter's types (word -> object, or None: no fit).
+    preds: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
+    by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
     out: set[m.Atom] = set()
+    add, make = out.add, m.Atom
     for name, args in atoms:
         decl = preds.get(name, _UNSEEN)
         if decl is _UNSEEN:
-            decl = preds[name] = by_lower.get(name.lower())
-        if decl is None or len(args) != decl.arity:
+            d = by_lower.get(name.lower())
+            decl = preds[name] = None if d is None else (
+                d.name, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
+        if decl is None or len(args) != len(decl[1]):
             return None
         terms = []
-        for arg, (_, types) in zip(args, decl.params):
-            obj = resolved.get(arg, _UNSEEN)
+        for arg, (types, memo) in zip(args, decl[1]):
+            obj = memo.get(arg, _UNSEEN)
             if obj is _UNSEEN:
-                obj = resolved[arg] = objs.get(arg.lower())
+                obj = objs.get(arg.lower())
+                if obj is not None and not (obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)):
+                    obj = None
+                memo[arg] = obj
             if obj is None:
                 return None
-            ok = fits.get((obj, types))
-            if ok is None:
-                ok = fits[(obj, types)] = obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)
-            if not ok:
-                return None
             terms.append(obj)
-        out.add(m.Atom(decl.name, tuple(terms)))
+        add(make(decl[0], tuple(terms)))
     return out
 
 

@@ -8,7 +8,7 @@ ground ones simply contain no variables.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from toolkit.records import field, record
 from types import MappingProxyType
 from typing import Mapping, Union
 
@@ -21,7 +21,10 @@ TypeName = str
 Param = tuple[str, tuple[TypeName, ...]]
 
 
-@dataclass(frozen=True, slots=True)
+_set = object.__setattr__
+
+
+@record(slots=True)
 class Atom:
     """A ground atom such as ``(on a b)``; hashable, printable, parseable.
 
@@ -35,10 +38,17 @@ class Atom:
     args: tuple[str, ...] = ()
     _hash: int = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        if not isinstance(self.args, tuple):
-            object.__setattr__(self, "args", tuple(self.args))
-        object.__setattr__(self, "_hash", hash((self.predicate, self.args)))
+    def __init__(self, predicate: str, args: tuple[str, ...] = ()) -> None:
+        # Written out (the record's own would call a __post_init__): atoms are made by the ten thousand.
+        if not isinstance(args, tuple):
+            args = tuple(args)
+        _set(self, "predicate", predicate)
+        _set(self, "args", args)
+        _set(self, "_hash", hash((predicate, args)))
+
+    def __reduce__(self):
+        # Rebuilt through __init__ on unpickling: the cached hash of strings differs between processes.
+        return Atom, (self.predicate, self.args)
 
     def __hash__(self) -> int:
         return self._hash
@@ -80,7 +90,7 @@ def is_var(term: Term) -> bool:
 # ---------------------------------------------------------------- conditions
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Pred:
     """An atomic formula over terms (variables or constants)."""
 
@@ -91,7 +101,7 @@ class Pred:
         return f"({' '.join((self.predicate, *self.terms))})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Equals:
     left: Term
     right: Term
@@ -100,7 +110,7 @@ class Equals:
         return f"(= {self.left} {self.right})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Not:
     arg: Condition
 
@@ -108,7 +118,7 @@ class Not:
         return f"(not {self.arg})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class And:
     parts: tuple[Condition, ...]
 
@@ -116,7 +126,7 @@ class And:
         return f"(and {' '.join(map(str, self.parts))})" if self.parts else "(and)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Or:
     parts: tuple[Condition, ...]
 
@@ -124,7 +134,7 @@ class Or:
         return f"(or {' '.join(map(str, self.parts))})" if self.parts else "(or)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Imply:
     premise: Condition
     conclusion: Condition
@@ -141,7 +151,7 @@ def format_params(params: tuple[Param, ...]) -> str:
     return " ".join(out)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Exists:
     params: tuple[Param, ...]
     body: Condition
@@ -150,7 +160,7 @@ class Exists:
         return f"(exists ({format_params(self.params)}) {self.body})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Forall:
     params: tuple[Param, ...]
     body: Condition
@@ -159,7 +169,7 @@ class Forall:
         return f"(forall ({format_params(self.params)}) {self.body})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Arith:
     """A numeric expression ``(op a b ...)``: ``+ - * /`` (``-`` with one argument negates)."""
 
@@ -170,7 +180,7 @@ class Arith:
         return f"({self.op} {' '.join(map(format_expr, self.args))})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Compare:
     """A numeric condition ``(op left right)`` with op one of ``< <= = >= >`` (PDDL 2.1)."""
 
@@ -188,7 +198,7 @@ TRUE: Condition = And(())
 # ------------------------------------------------------------------- effects
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class AddEffect:
     atom: Pred
 
@@ -196,7 +206,7 @@ class AddEffect:
         return str(self.atom)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class DelEffect:
     atom: Pred
 
@@ -204,7 +214,7 @@ class DelEffect:
         return f"(not {self.atom})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class AndEffect:
     parts: tuple[Effect, ...]
 
@@ -212,7 +222,7 @@ class AndEffect:
         return f"(and {' '.join(map(str, self.parts))})" if self.parts else "(and)"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ForallEffect:
     params: tuple[Param, ...]
     body: Effect
@@ -221,7 +231,7 @@ class ForallEffect:
         return f"(forall ({format_params(self.params)}) {self.body})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class WhenEffect:
     condition: Condition
     body: Effect
@@ -241,7 +251,7 @@ TOTAL_COST = "total-cost"
 Number = Union[int, float]
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class FunctionDef:
     """A declared numeric function, e.g. ``(road-length ?l1 ?l2 - location) - number``."""
 
@@ -253,7 +263,7 @@ class FunctionDef:
         return f"({self.name}{' ' + params if params else ''}) - number"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class FTerm:
     """A function term in a cost expression, e.g. ``(road-length ?from ?to)``."""
 
@@ -275,7 +285,7 @@ def format_expr(expr: NumExpr) -> str:
     return str(expr) if isinstance(expr, (FTerm, Arith)) else format_number(expr)
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class NumericEffect:
     """``(op target value)``, op one of :data:`NUMERIC_OPS`, under the ``forall`` parameters and
     ``when`` condition that enclose it in the action's effect (PDDL 2.1 level 2)."""
@@ -304,7 +314,7 @@ def format_cost_effects(cost: tuple[CostTerm, ...]) -> list[str]:
 # ------------------------------------------------------- schemas and files
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class PredicateDef:
     name: str
     params: tuple[Param, ...]
@@ -326,7 +336,7 @@ def effect_predicates(effect: Effect) -> set[str]:
     return set()
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class ActionSchema:
     """A lifted action: typed parameters, a precondition and an effect."""
 
@@ -349,7 +359,7 @@ class ActionSchema:
         return f"(and {' '.join([*map(str, parts), *format_cost_effects(self.cost), *map(str, self.numeric)])})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class DerivedRule:
     """One ``(:derived (head ?x - t) body)`` rule (PDDL 2.2): ``head`` holds in a state wherever ``body`` does.
 
@@ -367,7 +377,7 @@ class DerivedRule:
         return f"(:derived ({self.predicate}{' ' + params if params else ''}) {self.body})"
 
 
-@dataclass(frozen=True)
+@record
 class Domain:
     """A parsed, validated PDDL domain (immutable)."""
 
@@ -421,7 +431,7 @@ class Domain:
         return sup == "object" or sup in self.ancestors(sub)
 
 
-@dataclass(frozen=True)
+@record
 class Problem:
     """A parsed PDDL problem: objects, initial state and goal (immutable)."""
 

@@ -7,8 +7,9 @@ Fast Downward's translator reads the same file in a few milliseconds.
 
 :func:`read_plain_domain` reads the grammar's domain rule (requirements, types,
 constants, predicates, functions, actions with STRIPS, ADL and action-cost bodies)
-into the same ``pddl`` objects the package's transformer builds, calling the same
-constructors with the same arguments, so the loader's conversion (name, arity and
+into forms with the shapes of the ``pddl`` objects the package's transformer builds
+(:mod:`toolkit.reading.forms`, which spares ``pgt validate`` the package's import), made
+from the same pieces in the same order, so the loader's conversion (name, arity and
 type checks, error positions, warnings) runs unchanged on either. It is the
 domain twin of :mod:`toolkit.plain_problem`: anything it does not fully
 understand, and anything the full parser or the package's validation would
@@ -27,15 +28,9 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from pddl.action import Action
-from pddl.exceptions import PDDLError
-from pddl.logic import base as pb
-from pddl.logic import effects as pe
-from pddl.logic import functions as pf
-from pddl.logic.predicates import DerivedPredicate, EqualTo, Predicate
-from pddl.logic.terms import Constant, Variable
-
 from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, typed_list
+from toolkit.reading import forms
+from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 
 # The requirement keys the grammar knows (the loader's normalisation leaves only these).
 _REQUIREMENTS = frozenset({
@@ -57,7 +52,7 @@ def read_plain_domain(code: str) -> SimpleNamespace | None:
     """
     try:
         return _Reader().domain(_sexpr(code))
-    except (_NotPlain, RecursionError, ValueError, PDDLError):  # the package's own checks refused a piece
+    except (_NotPlain, RecursionError, ValueError):
         return None
 
 
@@ -153,7 +148,8 @@ class _Reader:
             raise _NotPlain
         return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
                                predicates=predicates, functions=functions, actions=actions,
-                               derived_predicates=set(derived), redeclared=self.redeclared)
+                               derived_predicates=list({str(d): d for d in derived}.values()),  # a set, as the package's
+                               redeclared=self.redeclared)
 
     # ---------------------------------------------------------------- declarations
 
@@ -205,12 +201,12 @@ class _Reader:
             raise _NotPlain
         return kind(_name(el[0]), *self._variables(el[1:], repeats=True))
 
-    def _functions(self, items: list[SExpr]) -> dict[pf.NumericFunction, str | None]:
+    def _functions(self, items: list[SExpr]) -> dict[forms.NumericFunction, str | None]:
         """``(f ?x - t) ... - number`` as the package's {function: "number" or None}."""
         if not items:
             raise _NotPlain
-        out: dict[pf.NumericFunction, str | None] = {}
-        pending: list[pf.NumericFunction] = []
+        out: dict[forms.NumericFunction, str | None] = {}
+        pending: list[forms.NumericFunction] = []
         count = 0
         for i, el in enumerate(items):
             if el == "-" or (i and items[i - 1] == "-"):
@@ -220,8 +216,8 @@ class _Reader:
                     out.update((f, "number") for f in pending)
                     pending = []
                 continue
-            pending.append(pf.NumericFunction("total-cost") if el == ["total-cost"]
-                           else self._skeleton(el, pf.NumericFunction))
+            pending.append(forms.NumericFunction("total-cost") if el == ["total-cost"]
+                           else self._skeleton(el, forms.NumericFunction))
             count += 1
         out.update((f, None) for f in pending)
         if len({str(f.name).lower() for f in out}) != count:
@@ -272,8 +268,8 @@ class _Reader:
         pre = parts.get(":precondition")
         eff = parts.get(":effect")
         # An omitted part is the loader's empty (and); an empty () is the package's (or).
-        precondition = pb.And() if pre is None else pb.Or() if pre == [] else self._gd(pre)
-        effect = pb.And() if eff is None else pb.Or() if eff == [] else self._effect(eff)
+        precondition = forms.And() if pre is None else forms.Or() if pre == [] else self._gd(pre)
+        effect = forms.And() if eff is None else forms.Or() if eff == [] else self._effect(eff)
         return Action(_name(el[1]), params, precondition=precondition, effect=effect)
 
     def _term(self, tok: SExpr):
@@ -301,27 +297,27 @@ class _Reader:
             raise _NotPlain
         op = el[0]
         if op == "and":
-            return pb.And(*[self._gd(x) for x in el[1:]])
+            return forms.And(*[self._gd(x) for x in el[1:]])
         if op == "or":
-            return pb.Or(*[self._gd(x) for x in el[1:]])
+            return forms.Or(*[self._gd(x) for x in el[1:]])
         if op == "not":
             if len(el) != 2:
                 raise _NotPlain
-            return pb.Not(self._gd(el[1]))
+            return forms.Not(self._gd(el[1]))
         if op == "imply":
             if len(el) != 3:
                 raise _NotPlain
-            return pb.Imply(self._gd(el[1]), self._gd(el[2]))
+            return forms.Imply(self._gd(el[1]), self._gd(el[2]))
         if op in ("forall", "exists"):
             if len(el) != 3 or not isinstance(el[1], list):
                 raise _NotPlain
-            cls = pb.ForallCondition if op == "forall" else pb.ExistsCondition
+            cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
             return cls(cond=self._gd(el[2]), variables=self._variables(el[1]))
         return self._atom(el)
 
     def _effect(self, el: SExpr):
         if isinstance(el, list) and el and el[0] == "and":
-            return pb.And(*[self._c_effect(x) for x in el[1:]])
+            return forms.And(*[self._c_effect(x) for x in el[1:]])
         return self._c_effect(el)
 
     def _c_effect(self, el: SExpr):
@@ -329,14 +325,14 @@ class _Reader:
             if len(el) != 3 or not isinstance(el[1], list):
                 raise _NotPlain
             variables = self._variables(el[1])
-            return pe.Forall(effect=self._effect(el[2]), variables=variables)
+            return forms.Forall(effect=self._effect(el[2]), variables=variables)
         if isinstance(el, list) and el and el[0] == "when":
             if len(el) != 3:
                 raise _NotPlain
             cond = self._gd(el[1])
             if isinstance(el[2], list) and el[2] and el[2][0] == "and":
-                return pe.When(cond, pb.And(*[self._p_effect(x) for x in el[2][1:]]))
-            return pe.When(cond, self._p_effect(el[2]))
+                return forms.When(cond, forms.And(*[self._p_effect(x) for x in el[2][1:]]))
+            return forms.When(cond, self._p_effect(el[2]))
         return self._p_effect(el)
 
     def _p_effect(self, el: SExpr):
@@ -345,22 +341,22 @@ class _Reader:
         if el[0] == "not":
             if len(el) != 2:
                 raise _NotPlain
-            return pb.Not(self._atom(el[1]))
+            return forms.Not(self._atom(el[1]))
         if el[0] == "increase":
             if len(el) != 3:
                 raise _NotPlain
-            return pf.Increase(self._f_head(el[1]), self._f_exp(el[2]))
+            return forms.Increase(self._f_head(el[1]), self._f_exp(el[2]))
         return self._atom(el)
 
-    def _f_head(self, el: SExpr) -> pf.NumericFunction:
+    def _f_head(self, el: SExpr) -> forms.NumericFunction:
         if not isinstance(el, list) or not el:
             raise _NotPlain  # a bare name: rare, the full parser reads it
         fname = "total-cost" if el == ["total-cost"] else _name(el[0])
-        return pf.NumericFunction(fname, *[self._term(t) for t in el[1:]])
+        return forms.NumericFunction(fname, *[self._term(t) for t in el[1:]])
 
     def _f_exp(self, el: SExpr):
         if isinstance(el, str):
             if not _NUMBER.match(el) or el.count(".") > 1:
                 raise _NotPlain
-            return pf.NumericValue(float(el) if "." in el else int(el))
+            return forms.NumericValue(float(el) if "." in el else int(el))
         return self._f_head(el)

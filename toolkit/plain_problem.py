@@ -7,8 +7,9 @@ milliseconds. Most problem files are plain: typed object lists, an ``:init`` of
 ground atoms, negated atoms and ``(= (f objs) number)`` values, a goal made of
 ``and``/``or``/``not`` over ground atoms, and at most ``(:metric minimize (total-cost))``.
 
-:func:`read_plain_problem` reads exactly that shape into the same ``pddl`` objects
-the Lark transformer builds, so the rest of the loader (name, arity and type
+:func:`read_plain_problem` reads exactly that shape into forms with the shapes of the ``pddl``
+objects the Lark transformer builds (:mod:`toolkit.reading.forms`, which spares ``pgt validate``
+the package's import), so the rest of the loader (name, arity and type
 checks, error positions) runs unchanged. Anything else, including anything
 malformed, returns None and the caller takes the full parser, which owns every
 syntax error message; so this path can only ever accept what the grammar accepts.
@@ -21,11 +22,8 @@ import re
 from types import SimpleNamespace
 from typing import Callable, Union
 
-from pddl.logic import base as pb
-from pddl.logic import functions as pf
-from pddl.logic.predicates import Predicate
-from pddl.logic.terms import Constant
-
+from toolkit.reading import forms
+from toolkit.reading.forms import Constant, Predicate
 from toolkit.reading.names import NAME_RE, NUMBER_RE
 
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
@@ -48,10 +46,10 @@ class _NotPlain(Exception):
 
 
 class PlainProblem(SimpleNamespace):
-    """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as pddl objects, and
+    """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as parsed forms, and
     its ``:init`` twice: ``atoms``, the positive atoms as words ``(predicate, (arg, ...))``, which the
     loader turns into the model directly when every name checks out (linear in the file), and
-    ``init``, the whole section as pddl objects, built only when the loader needs them to report a
+    ``init``, the whole section as parsed forms, built only when the loader needs them to report a
     fault where it is.
     """
 
@@ -60,7 +58,7 @@ class PlainProblem(SimpleNamespace):
         return {_init_element(el, self.by_name) for el in self.raw_init}
 
     def besides_atoms(self) -> list:
-        """The ``:init`` elements that are no positive atom (values, negated atoms), as pddl objects."""
+        """The ``:init`` elements that are no positive atom (values, negated atoms), as parsed forms."""
         return [_init_element(el, self.by_name) for el in self.raw_others]
 
 
@@ -122,7 +120,7 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     atoms: list[tuple[str, tuple[str, ...]]] = []
     others: list[SExpr] = []
     names: set[str] = set()  # words already checked as names: each distinct word is checked once
-    for el in raw_init:  # check the shape now (the full parser takes anything else); build pddl objects on demand
+    for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         words = _atom_words(el, by_name, names)
         if words is None:
             _init_element(el, by_name)
@@ -175,6 +173,11 @@ def _atom_words(el: SExpr, by_name: dict[str, Constant], names: set[str]) -> tup
     ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
+    try:
+        if names.issuperset(el):  # every word seen before (never "=" nor "not"): one C call per atom
+            return el[0], tuple(el[1:])
+    except TypeError:  # a nested list: a value or a negation, read below
+        pass
     if el[0] == "=" or el[0] == "not":
         return None
     for tok in el:
@@ -201,11 +204,11 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
         value = float(el[2]) if "." in el[2] else int(el[2])
         head = el[1]
         fname = head[0] if isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1 else _name(head[0])
-        return pf.EqualTo(pf.NumericFunction(fname, *[Constant(_name(a)) for a in head[1:]]), pf.NumericValue(value))
+        return forms.FunctionEqualTo(forms.NumericFunction(fname, *[Constant(_name(a)) for a in head[1:]]), forms.NumericValue(value))
     if isinstance(el, list) and el and el[0] == "not":
         if len(el) != 2:
             raise _NotPlain
-        return pb.Not(_atom(el[1], by_name))
+        return forms.Not(_atom(el[1], by_name))
     return _atom(el, by_name)
 
 
@@ -213,13 +216,13 @@ def _goal(el: SExpr, by_name: dict[str, Constant]):
     if not isinstance(el, list) or not el:
         raise _NotPlain
     if el[0] == "and":
-        return pb.And(*[_goal(x, by_name) for x in el[1:]])
+        return forms.And(*[_goal(x, by_name) for x in el[1:]])
     if el[0] == "or":
-        return pb.Or(*[_goal(x, by_name) for x in el[1:]])
+        return forms.Or(*[_goal(x, by_name) for x in el[1:]])
     if el[0] == "not":
         if len(el) != 2:
             raise _NotPlain
-        return pb.Not(_goal(el[1], by_name))
+        return forms.Not(_goal(el[1], by_name))
     return _atom(el, by_name)
 
 
@@ -227,5 +230,5 @@ def _metric(items: list[SExpr] | None):
     if items is None:
         return None
     if items == ["minimize", ["total-cost"]]:
-        return pf.Metric(pf.NumericFunction("total-cost"), "minimize")
+        return forms.Metric(forms.NumericFunction("total-cost"), "minimize")
     raise _NotPlain

@@ -17,11 +17,9 @@ non-empty fenced block; else the whole text. A JSON plan
 
 from __future__ import annotations
 
-import json
 import re
-from dataclasses import dataclass, field
+from toolkit.records import field, record
 
-from toolkit import jsontext
 
 _FENCE = re.compile(r"^\s*(?:```|~~~)")
 _MARK = re.compile(r"\[\s*(?:[A-Za-z]+\s+)*?(?:PLAN|SOLUTION)(?:\s+(END))?\s*\]|\[\s*(END)\s+PLAN\s*\]|\[\s*/\s*PLAN\s*\]", re.I)
@@ -44,7 +42,7 @@ REFUSAL = re.compile(r"\b(?:no\s+(?:valid\s+|possible\s+|feasible\s+)?(?:plan|so
                      r"no\s+way\s+to)\b", re.I)
 
 
-@dataclass(frozen=True)
+@record
 class Candidate:
     """A piece of text that may be one plan step."""
 
@@ -57,7 +55,7 @@ class Candidate:
     indent: int = 0  # leading spaces of the source line (a tab counts 4): notes nest under their step
 
 
-@dataclass(frozen=True)
+@record
 class Skipped:
     line: int
     text: str
@@ -67,7 +65,7 @@ class Skipped:
         return {"line": self.line, "text": self.text, "why": self.why}
 
 
-@dataclass(frozen=True)
+@record
 class Extract:
     candidates: tuple[Candidate, ...]
     skipped: tuple[Skipped, ...] = field(default=())
@@ -110,6 +108,10 @@ def _split_many(body: str) -> list[str]:
 
 def _json_plan(text: str) -> object | None:
     """A JSON plan in the text: the whole text, or the first object with a plan key."""
+    import json  # JSON plans only: `pgt validate` of plan lines starts without it
+
+    from toolkit import jsontext
+
     stripped = text.strip()
     if stripped[:1] in "[{":
         try:
@@ -225,6 +227,8 @@ def extract(text: str) -> Extract:
     if region.lstrip()[:1] in "[{" or _JSON_KEY.search(region):
         items = _json_items(_json_plan(region))
         if items is not None:
+            import json
+
             return Extract(tuple(Candidate(None, "", v if isinstance(v, str) else json.dumps(v), True, v)
                                  for v in items), tuple(skipped), json=True)
     block = bool(why_out)

@@ -7,7 +7,7 @@ without importing each other.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from toolkit.records import field, record
 from enum import Enum
 from typing import TYPE_CHECKING, Callable, Sequence
 
@@ -36,7 +36,7 @@ class Reason(str, Enum):
     TWO_PLANS = "two_different_plans"
 
 
-@dataclass(frozen=True)
+@record
 class PlanStep:
     """One step of a parsed plan: either a ground action or an error."""
 
@@ -56,7 +56,7 @@ class PlanStep:
         return self.action is not None
 
 
-@dataclass(frozen=True)
+@record
 class ParsedPlan:
     steps: tuple[PlanStep, ...]
     skipped: tuple[Skipped, ...] = ()  # lines left out (prose, other blocks), each with why

@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from dataclasses import dataclass
+from toolkit.records import record
 from typing import TYPE_CHECKING, Iterator
 
 from toolkit import model as m
@@ -57,7 +57,7 @@ class GroundingError(PgtError):
         self.timeout = timeout
 
 
-@dataclass(frozen=True)
+@record
 class Grounding:
     """The relaxed-reachable part of a task from one start state."""
 
@@ -73,7 +73,7 @@ class Grounding:
 # domain of every variable, and the static (in)equalities among them.
 
 
-@dataclass(frozen=True)
+@record
 class _Rule:
     schema: m.ActionSchema
     atoms: tuple[tuple[str, tuple[str, ...]], ...]

@@ -8,14 +8,14 @@ deleted ends up true.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from toolkit.records import record
 
 from toolkit.fluents import GCompare
 from toolkit.grounding import Bindings, CompiledCondition, CompiledEffect, GAnd, GLit, GNode, GOr
 from toolkit.model import Atom
 
 
-@dataclass(frozen=True, slots=True)
+@record(slots=True)
 class Unmet:
     """One reason a condition is false: a literal (or a disjunction) that fails.
 

@@ -19,10 +19,10 @@ derived atoms, so that they are recorded with the step's own change.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Iterable
+from operator import itemgetter
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
-from toolkit.fluent_effects import update_values
-from toolkit.fluents import FluentState, values_of
+from toolkit.fluents import MISSING, FluentState, values_of
 from toolkit.model import Atom, Number
 
 if TYPE_CHECKING:
@@ -30,7 +30,8 @@ if TYPE_CHECKING:
 
 # After a step, bring derived atoms up to date in the working state; returns (added, removed).
 DeriveHook = Callable[["WorkingState"], "tuple[Iterable[Atom], Iterable[Atom]]"]
-_MISSING = object()  # a fluent without a value before a step set it
+_MISSING = MISSING  # a fluent without a value before a step set it
+_EMPTY: frozenset[Atom] = frozenset()
 
 
 class WorkingState(set):
@@ -51,32 +52,52 @@ class WorkingState(set):
         return FluentState.owning(self, dict(self.values))
 
 
-class Effect:
-    """What one step would do, computed in the state before it (nothing applied yet).
+class Effect(tuple):
+    """What one step would do, computed in the state before it (nothing applied yet): ``adds``, ``dels``,
+    ``fired`` (the conditional effects that fire), ``values`` (the fluents it sets, numeric tasks; else
+    None), ``undefined`` (numeric effects reading a fluent without a value: VAL refuses the step) and
+    ``old_values`` (the set fluents' values before, as ``(fluent, value)`` pairs, where the action's
+    compiled code read them; else None).
 
-    A plain slotted class, not a dataclass: this module is on `pgt validate`'s start-up path, where
-    each dataclass costs its generated methods' compilation at import.
+    A tuple with named fields, built by ``tuple.__new__`` (no Python ``__init__`` per step) and read
+    through C getters: a step builds one, so its cost is the step's; and no dataclass, whose generated
+    methods this start-up path (`pgt validate`) would compile at import.
     """
 
-    __slots__ = ("adds", "dels", "fired", "values", "undefined")
+    __slots__ = ()
+    adds = property(itemgetter(0))
+    dels = property(itemgetter(1))
+    fired = property(itemgetter(2))
+    values = property(itemgetter(3))
+    undefined = property(itemgetter(4))
+    old_values = property(itemgetter(5))
 
-    def __init__(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom], fired: list[str],
-                 values: dict[Atom, Number] | None, undefined: list[str]) -> None:
-        self.adds, self.dels = adds, dels
-        self.fired = fired  # the conditional effects that fire
-        self.values = values  # the fluents it sets (numeric tasks)
-        self.undefined = undefined  # numeric effects reading a fluent without a value (VAL refuses the step)
+    def __new__(cls, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom], fired: Sequence[str],
+                values: dict[Atom, Number] | None, undefined: Sequence[str],
+                old_values: Sequence[tuple[Atom, object]] | None = None) -> Effect:
+        return _new(cls, (adds, dels, fired, values, undefined, old_values))
 
 
-class Change:
-    """What one applied step did: the atoms it really added and removed, the fluents' old and new values."""
+class Change(tuple):
+    """What one applied step did: ``added`` and ``removed`` (the atoms it really changed), ``old_values``
+    (``(fluent, value)`` pairs, the value ``_MISSING`` where the fluent had none) and ``new_values`` (a
+    dict keyed by fluent); both None when the step set no fluent. A tuple with named fields, as
+    :class:`Effect`."""
 
-    __slots__ = ("added", "removed", "old_values", "new_values")
+    __slots__ = ()
+    added = property(itemgetter(0))
+    removed = property(itemgetter(1))
+    old_values = property(itemgetter(2))
+    new_values = property(itemgetter(3))
 
-    def __init__(self, added: frozenset[Atom], removed: frozenset[Atom],
-                 old_values: tuple[tuple[Atom, object], ...] = (),
-                 new_values: tuple[tuple[Atom, Number], ...] = ()) -> None:
-        self.added, self.removed, self.old_values, self.new_values = added, removed, old_values, new_values
+    def __new__(cls, added: frozenset[Atom], removed: frozenset[Atom],
+                old_values: Sequence[tuple[Atom, object]] | None = None,
+                new_values: dict[Atom, Number] | None = None) -> Change:
+        return _new(cls, (added, removed, old_values, new_values))
+
+
+_new = tuple.__new__
+_NOTHING: tuple[str, ...] = ()
 
 
 class Stepper:
@@ -98,39 +119,78 @@ class Stepper:
         self.init = init
         values = values_of(init)
         self.numeric = isinstance(init, FluentState)
-        self.state = WorkingState(init, dict(values) if self.numeric else None)
+        # .copy(), not dict(): through a FluentState's read-only proxy dict() hashes every key again.
+        self.state = WorkingState(init, values.copy() if self.numeric else None)
         self.changes: list[Change] = []
         self.derive = derive
         self._cached: tuple[int, frozenset[Atom]] = (0, init)
 
     def effect(self, act: GroundAction) -> Effect:
         """The step's effect in the current state (not applied): PDDL's rules, all in the old state."""
-        adds, dels, fired = act.ground_effect.delta(self.state)
+        state = self.state
+        ground = act.ground_effect
+        if ground.plain:  # no conditional effect: the ground effect's own sets (read, never changed)
+            adds, dels, fired = ground.adds, ground.dels, _NOTHING
+        else:
+            adds, dels, fired = ground.delta(state)
         if act.updates is None:
-            return Effect(adds, dels, fired, None, [])
-        changes, undefined = update_values(act.updates, self.state)
-        return Effect(adds, dels, fired, changes, undefined)
+            return _new(Effect, (adds, dels, fired, None, _NOTHING, None))
+        # Compiled in a numeric task (toolkit.fluent_code), which also reads the old values for undo.
+        return _new(Effect, (adds, dels, fired, *act.value_changes(state)))
 
     def apply(self, eff: Effect) -> None:
         """Apply an effect computed by :meth:`effect` in the current state: deletes, then adds, then values."""
+        self._commit(eff[0], eff[1], eff[3], eff[5])
+
+    def advance(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
+        """:meth:`effect` and :meth:`apply` in one call, for a step whose precondition holds: returns the
+        conditional effects that fired and the numeric effects that read a fluent without a value; where
+        there are any (VAL refuses the step there) nothing is applied.
+
+        The validator's path for an applicable step: no :class:`Effect` is built, and the old values
+        the action's compiled code read go straight into the record.
+        """
         state = self.state
-        removed = (eff.dels & state) - eff.adds if eff.dels else frozenset()
-        added = eff.adds - state if eff.adds else frozenset()
-        state.difference_update(removed)
-        state.update(added)
-        old_values: tuple[tuple[Atom, object], ...] = ()
-        new_values: tuple[tuple[Atom, Number], ...] = ()
-        if eff.values:
-            if state.values is None:  # a numeric task run from a caller's plain set of atoms
-                state.values, self.numeric = {}, True
+        ground = act.ground_effect
+        if ground.plain:
+            adds, dels, fired = ground.adds, ground.dels, _NOTHING
+        else:
+            adds, dels, fired = ground.delta(state)
+        if act.updates is None:
+            self._commit(adds, dels, None, None)
+            return fired, _NOTHING
+        new, undefined, old = act.value_changes(state)
+        if undefined:
+            return fired, undefined
+        self._commit(adds, dels, new, old)
+        return fired, _NOTHING
+
+    def _commit(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom],
+                new: dict[Atom, Number] | None, old: Sequence[tuple[Atom, object]] | None) -> None:
+        state = self.state
+        # With frozensets from the ground effect (no conditional effect fired) the results are frozensets
+        # already, and frozenset() of one is the object itself: no copy on the common path.
+        removed = (dels & state) - adds if dels else _EMPTY
+        added = adds - state if adds else _EMPTY
+        if removed:
+            state.difference_update(removed)
+        if added:
+            state.update(added)
+        if new:
             current = state.values
-            old_values = tuple((k, current.get(k, _MISSING)) for k in eff.values)
-            new_values = tuple(eff.values.items())
-            current.update(eff.values)
+            if current is None:  # a numeric task run from a caller's plain set of atoms
+                current = state.values = {}
+                self.numeric = True
+            if old is None:
+                get = current.get
+                old = [(k, get(k, _MISSING)) for k in new]
+            current.update(new)
+        else:
+            new = old = None
         if self.derive is not None:
             more_added, more_removed = self.derive(state)
             added, removed = added | frozenset(more_added), removed | frozenset(more_removed)
-        self.changes.append(Change(frozenset(added), frozenset(removed), old_values, new_values))
+        self.changes.append(_new(Change, (frozenset(added), frozenset(removed), old, new)))
 
     def undo(self) -> None:
         """Take back the last step (the caller that needs the old state back)."""
@@ -141,20 +201,24 @@ class Stepper:
 
     @staticmethod
     def _rewind(state: WorkingState, change: Change) -> None:
-        state.difference_update(change.added)
-        state.update(change.removed)
-        for k, v in reversed(change.old_values):
-            if v is _MISSING:
-                state.values.pop(k, None)
-            else:
-                state.values[k] = v
+        added, removed, old_values, _ = change
+        state.difference_update(added)
+        state.update(removed)
+        if old_values:
+            values = state.values
+            for k, v in old_values:
+                if v is _MISSING:
+                    values.pop(k, None)
+                else:
+                    values[k] = v
 
     @staticmethod
     def _forward(state: WorkingState, change: Change) -> None:
-        state.difference_update(change.removed)
-        state.update(change.added)
-        if change.new_values:
-            state.values.update(change.new_values)
+        added, removed, _, new_values = change
+        state.difference_update(removed)
+        state.update(added)
+        if new_values:
+            state.values.update(new_values)
 
     def snapshot(self) -> frozenset[Atom]:
         """The current state as a frozen value (a copy, O(state))."""
@@ -181,7 +245,7 @@ class Stepper:
             for change in reversed(self.changes[k:]):
                 self._rewind(work, change)
         else:
-            work = WorkingState(frozen, dict(values_of(frozen)) if self.numeric else None)
+            work = WorkingState(frozen, values_of(frozen).copy() if self.numeric else None)
             if k > at:
                 for change in self.changes[at:k]:
                     self._forward(work, change)

@@ -13,29 +13,29 @@ few set operations.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator, Sequence
 
 from toolkit import loader, reach
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.derived import DerivedRules, derived_rules_of
-from toolkit.fluent_effects import apply_updates, ground_updates
+from toolkit.fluent_code import Changes, compile_changes, compile_check
+from toolkit.fluent_effects import ground_updates, update_values, with_values
 from toolkit.fluents import FluentState
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
+from toolkit.records import field, record, replace
 from toolkit.rule_grounding import StaticView
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
 
 
-@dataclass(frozen=True, eq=False)
+@record(eq=False)
 class GroundAction:
     """A compiled ground action, e.g. ``(moveBlock a c1)``."""
 
@@ -81,7 +81,7 @@ class GroundAction:
         if self.updates is None:
             nxt = self.ground_effect.apply(state)
         else:
-            nxt = apply_updates(self.updates, state, self.ground_effect.apply(state))[0]
+            nxt = with_values(state, self.ground_effect.apply(state), self.value_changes(state)[0])
         return nxt if self.derived is None else self.derived.closure(nxt)
 
     def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
@@ -95,8 +95,41 @@ class GroundAction:
         if self.updates is None:
             nxt, undefined = (state - dels) | adds, []
         else:
-            nxt, undefined = apply_updates(self.updates, state, (state - dels) | adds)
+            changes, undefined, _ = self.value_changes(state)
+            nxt = with_values(state, (state - dels) | adds, changes)
         return (nxt if self.derived is None else self.derived.closure(nxt)), fired, undefined
+
+    def value_changes(self, state: frozenset[Atom]) -> tuple[dict[Atom, m.Number], Sequence[str], None]:
+        """The fluents the numeric effects set, computed in ``state``, the effects that read a fluent
+        without a value (:func:`toolkit.fluent_effects.update_values`), and the set fluents' old values
+        where they were read on the way (here never: None; see :func:`toolkit.fluent_code.compile_changes`)."""
+        return (*update_values(self.updates or (), state), None)
+
+
+@record(eq=False)
+class NumericGroundAction(GroundAction):
+    """A ground action of a numeric task: its precondition and numeric effects run as code compiled on
+    first use (:mod:`toolkit.fluent_code`), with the same answers as the interpreter's.
+
+    ``is_applicable`` and ``value_changes`` are the compiled functions themselves, cached on the
+    action: a step calls them without a method frame around them.
+    """
+
+    # The task's fluent atoms, one object per fluent (the state's value keys): compiled reads hit by identity.
+    fluent_keys: dict[Atom, Atom] = field(default_factory=dict, repr=False)
+    atom_table: AtomTable | None = field(default=None, repr=False)  # the task's atom objects, for the same reason
+
+    @functools.cached_property
+    def is_applicable(self) -> Callable[[frozenset[Atom]], bool]:  # type: ignore[override]
+        return compile_check(self.precondition, self.fluent_keys, self.atom_table)
+
+    @functools.cached_property
+    def value_changes(self) -> Changes:  # type: ignore[override]
+        return compile_changes(self.updates or (), self.fluent_keys)
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the compiled functions (rebuilt on first use in the other process)."""
+        return {k: v for k, v in self.__dict__.items() if k not in ("is_applicable", "value_changes")}
 
 
 class Task:
@@ -110,6 +143,8 @@ class Task:
         self.numeric: bool = domain.numeric or problem.numeric or problem.metric_expr is not None
         self.init: frozenset[Atom] = (FluentState(problem.init, problem.function_values) if self.numeric
                                       else problem.init)
+        # One object per fluent atom, seeded with the values' own keys (compiled numeric code reads by them).
+        self.fluent_keys: dict[Atom, Atom] = {k: k for k in problem.function_values}
         self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
@@ -186,14 +221,17 @@ class Task:
         canon = (schema.name, objs)
         hit = self._actions.get(canon)
         if hit is None:
-            hit = GroundAction(schema, objs, *self.template(schema.name).ground(objs), self.cost_of(schema, objs),
-                               self._updates(schema, objs), self.derived)
+            hit = self._ground_action(schema, objs)
             self._actions[canon] = hit
         self._actions[key] = hit
         return hit
 
-    def _updates(self, schema: m.ActionSchema, args: tuple[str, ...]) -> tuple | None:
-        return ground_updates(schema, args, self.objects_of) if self.numeric else None
+    def _ground_action(self, schema: m.ActionSchema, args: tuple[str, ...]) -> GroundAction:
+        parts = (*self.template(schema.name).ground(args), self.cost_of(schema, args))
+        if not self.numeric:
+            return GroundAction(schema, args, *parts, None, self.derived)
+        return NumericGroundAction(schema, args, *parts, ground_updates(schema, args, self.objects_of), self.derived,
+                                   self.fluent_keys, self.atom_table)
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.
@@ -231,10 +269,7 @@ class Task:
         key = (schema, args)
         hit = self._actions.get(key)
         if hit is None:
-            action = self.domain.actions[schema]
-            hit = self._actions[key] = GroundAction(action, args, *self.template(schema).ground(args),
-                                                    self.cost_of(action, args), self._updates(action, args),
-                                                    self.derived)
+            hit = self._actions[key] = self._ground_action(self.domain.actions[schema], args)
         return hit
 
     @functools.cached_property
@@ -337,7 +372,7 @@ def explain_derived(derived: DerivedRules | None, unmet: list[Unmet], state: fro
     out = []
     for u in unmet:
         if u.atom is not None and u.positive and u.atom.predicate in derived.predicates and not u.detail:
-            u = dataclasses.replace(u, detail=derived.why_not(u.atom, state))
+            u = replace(u, detail=derived.why_not(u.atom, state))
         out.append(u)
     return out
 

@@ -298,8 +298,8 @@ class GroundEffect:
     every conditional effect is evaluated in the old state, deletes before adds.
     """
 
-    __slots__ = ("template", "args", "vec", "adds", "dels", "ces", "ces_nt", "deferred", "generic", "_compiled",
-                 "_explained")
+    __slots__ = ("template", "args", "vec", "adds", "dels", "ces", "ces_nt", "deferred", "generic", "plain",
+                 "_compiled", "_explained")
 
     def __init__(self, template: ActionTemplate, args: tuple[str, ...], vec: tuple[Atom, ...]) -> None:
         self.template, self.args, self.vec = template, args, vec
@@ -337,6 +337,8 @@ class GroundEffect:
         self.dels: frozenset[Atom] = frozenset(dels)
         self.ces: tuple[_CE, ...] = ces
         self.ces_nt: tuple[_CE, ...] = ces_nt
+        # No conditional effect at all: every state gets exactly ``adds`` and ``dels`` (a stepper's fast path).
+        self.plain: bool = not (ces or ces_nt or self.generic)
         self._compiled: CompiledEffect | None = None
         self._explained: dict[int, tuple[frozenset[Atom], frozenset[Atom], str]] | None = None
 
@@ -379,14 +381,14 @@ class GroundEffect:
                 dels.add(vec[p])
         return (state - dels) | adds
 
-    def delta(self, state: frozenset[Atom]) -> tuple[set[Atom], set[Atom], list[str]]:
+    def delta(self, state: frozenset[Atom]) -> tuple[frozenset[Atom] | set[Atom], frozenset[Atom] | set[Atom], list[str]]:
         """Adds, deletes and the texts of the conditional effects that fire (as ``effect_delta``)."""
         if self.generic:
             return effect_delta(self.compiled, state)
+        fired = self._fired(state) if (self.ces or self.ces_nt) else None
+        if not fired:  # the ground effect's own frozensets: a caller reads them, never changes them
+            return self.adds, self.dels, []
         adds, dels, texts = set(self.adds), set(self.dels), []
-        fired = self._fired(state)
-        if not fired:
-            return adds, dels, texts
         cache = self._explained
         if cache is None:
             cache = self._explained = {}

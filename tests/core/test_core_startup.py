@@ -18,10 +18,12 @@ BW = DOMAINS_ROOT / "blocksworld"
 ARGS = [str(BW / "domain.pddl"), str(BW / "problems" / "simple_problem_1.pddl"),
         str(BW / "golden" / "valid" / "simple_problem_1.plan")]
 PROBE = """
-import json, sys
+import sys
 from toolkit.cli import main
 code = main(sys.argv[1:])
-print(json.dumps({"code": code, "modules": sorted(sys.modules)}))
+modules = sorted(sys.modules)
+import json
+print(json.dumps({"code": code, "modules": modules}))
 """
 
 
@@ -51,6 +53,15 @@ def test_validate_of_a_planners_plan_imports_only_what_validating_needs(tmp_path
                 "toolkit.plan_classify", "toolkit.action_language", "toolkit.questions", "toolkit.question_file",
                 "toolkit.bddl", "tomllib"}
     assert not unneeded & set(modules)
+
+
+def test_validate_of_plain_files_imports_no_heavy_library(tmp_path: Path) -> None:
+    code, modules, err = _run(["validate", *ARGS], tmp_path)
+    assert code == 0, err
+    # The pddl package (and inspect with it), dataclasses and its inspect, shutil (argparse's help width),
+    # json (JSON plans and --json only), difflib (did-you-mean only): each cost start-up (issue 33).
+    heavy = {"pddl", "dataclasses", "inspect", "shutil", "json", "difflib"}
+    assert not heavy & {m.split(".")[0] for m in modules}
 
 
 def test_help_still_lists_every_command(tmp_path: Path) -> None:

@@ -53,7 +53,8 @@ def test_no_state_is_copied_per_step(task, monkeypatch) -> None:
     monkeypatch.setattr(stepping.WorkingState, "frozen", lambda self: copies.append(1) or frozen(self))
     report = check_plan(task, format_plan(walk(task, 40, 1)))
     assert report.plan_length == 40
-    assert len(copies) == 1  # the final state only; a step's state_after is built when asked
+    assert not copies  # no state at all: the final state and each step's state_after are built when asked
+    assert report.final_state == report.steps[-1].state_after and len(copies) == 1
 
 
 def test_undo_and_state_at_walk_both_ways(task) -> None:

@@ -6,10 +6,8 @@ Exit codes: 0 valid, 1 invalid plan, 2 bad input (unreadable or malformed files)
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
-import weakref
 
 from toolkit.domains import add_typing_option, resolve_domain_arg
 from toolkit.errors import PgtError
@@ -51,8 +49,8 @@ def load(domain_arg: str, problem_path: str, typing: str = "strict") -> Task:
     return Task(domain, loader.load_problem(problem_path, domain, typing))
 
 
-_READERS: "weakref.WeakKeyDictionary[Task, dict[tuple[str, int, int], tuple[ActionTextParser, str]]]" = \
-    weakref.WeakKeyDictionary()
+# Task -> {(objects file, mtime, size): (reader, note)}; a weakref.WeakKeyDictionary made on first use.
+_READERS: dict = {}
 
 
 def english_reader(task: Task, objects: str | None, notes: list[str] | None = None) -> ActionTextParser | None:
@@ -69,7 +67,11 @@ def english_reader(task: Task, objects: str | None, notes: list[str] | None = No
         key = (str(objects), st.st_mtime_ns, st.st_size)
     except OSError:
         key = (str(objects), -1, -1)  # load_object_descriptions says why it cannot be read
-    per_task = _READERS.setdefault(task, {})
+    if "readers" not in _READERS:
+        import weakref
+
+        _READERS["readers"] = weakref.WeakKeyDictionary()
+    per_task = _READERS["readers"].setdefault(task, {})
     hit = per_task.get(key)
     if hit is None:
         from toolkit.question_file import lacking_note, load_object_descriptions
@@ -140,6 +142,8 @@ def run(args: argparse.Namespace) -> int:
     if args.html:
         write_html(args.html, task, plan_text, report, reader)
     if args.json:
+        import json
+
         data = report.to_json(with_states=args.states)
         if notes:
             data["reading"]["notes"] = notes

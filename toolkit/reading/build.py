@@ -1,4 +1,4 @@
-"""The pieces of a domain and a problem that the two readers hand over as the ``pddl`` package's objects.
+"""The pieces of a domain and a problem that the readers hand over as parsed forms (:mod:`toolkit.reading.forms`, or the ``pddl`` package's objects from the full parser).
 
 Types, functions, actions in file order, initial literals in file order, the
 metric, and the type check of an atom's arguments: what :mod:`toolkit.loader`
@@ -7,16 +7,13 @@ assembles into a :class:`~toolkit.model.Domain` or :class:`~toolkit.model.Proble
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
-from pddl.action import Action as _PAction
-from pddl.logic import base as pb
-from pddl.logic import functions as pf
-
 from toolkit import model as m
+from toolkit.records import replace
 from toolkit.errors import PddlSyntaxError, TypeMismatchError
 from toolkit.reading.convert import Scope, type_tuple
+from toolkit.reading.forms import kind
 from toolkit.reading.text import ROOT, blank_comments, locate, written_var
 
 
@@ -45,7 +42,7 @@ def types_of(pdom) -> dict[str, str]:
 
 def none_if_empty(f):
     """The pddl package reads an empty ``:precondition ()``/``:effect ()`` as ``(or)``; PDDL means none."""
-    return None if isinstance(f, pb.Or) and not f.operands else f
+    return None if kind(f) == "Or" and not f.operands else f
 
 
 def functions_of(pdom, type_scope: Scope, path: str, text: str) -> dict[str, m.FunctionDef]:
@@ -62,7 +59,7 @@ def functions_of(pdom, type_scope: Scope, path: str, text: str) -> dict[str, m.F
     return functions
 
 
-def action_starts(pactions, code: str) -> list[tuple[_PAction, int]]:
+def action_starts(pactions, code: str) -> list[tuple[object, int]]:
     """The pddl package's actions (a set) in file order, each with the offset of its ``(:action``.
 
     Actions declared twice are told apart by their parameter names, then by their text.
@@ -94,7 +91,7 @@ def in_file_order(literals, text: str) -> list:
         first.setdefault(" ".join([mt.group(1), *mt.group(2).split()]).lower(), mt.start())
 
     def key(lit) -> tuple[int, str]:
-        inner = lit.argument if isinstance(lit, pb.Not) else lit
+        inner = lit.argument if kind(lit) == "Not" else lit
         words = [str(getattr(inner, "name", inner)), *(str(t.name) for t in getattr(inner, "terms", ()))]
         return first.get(" ".join(words).lower(), len(code)), str(lit)
 
@@ -107,7 +104,7 @@ def read_metric(metric, path: str, text: str, numeric: bool = False) -> bool | N
     if metric is None:
         return False
     expr = metric.expression
-    if (not numeric and str(metric.optimization).lower() == "minimize" and isinstance(expr, pf.NumericFunction)
+    if (not numeric and str(metric.optimization).lower() == "minimize" and kind(expr) == "NumericFunction"
             and str(expr.name).lower() == m.TOTAL_COST and not expr.terms):
         return True
     return None
@@ -118,7 +115,7 @@ def fold_costs(action: m.ActionSchema) -> m.ActionSchema:
     if not action.cost:
         return action
     folded = tuple(m.NumericEffect("increase", m.FTerm(m.TOTAL_COST), term) for term in action.cost)
-    return dataclasses.replace(action, cost=(), numeric=(*folded, *action.numeric))
+    return replace(action, cost=(), numeric=(*folded, *action.numeric))
 
 
 def ground_preds(c: m.Condition):

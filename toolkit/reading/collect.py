@@ -12,9 +12,8 @@ recursion limit on absurdly nested formulas into a located error.
 from __future__ import annotations
 
 import functools
-import inspect
 import re
-from dataclasses import dataclass
+from toolkit.records import record
 from typing import Generic, TypeVar
 
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError
@@ -23,7 +22,7 @@ from toolkit.reading.text import blank_comments, line_col, nesting_depths, secti
 _T = TypeVar("_T")
 
 
-@dataclass(frozen=True)
+@record
 class Loaded(Generic[_T]):
     """What a load understood (``model``; None when a syntax error stopped it) and every error, in file order."""
 
@@ -90,8 +89,19 @@ def collect(build):
 
 def _path_argument(fn, text: str, args: tuple, kwargs: dict) -> str:
     """The ``path`` a loader function was called with (its default if none was given)."""
-    bound = inspect.signature(inspect.unwrap(fn)).bind_partial(text, *args, **kwargs)
-    return str(bound.arguments.get("path", "<string>"))
+    if "path" in kwargs:
+        return str(kwargs["path"])
+    while hasattr(fn, "__wrapped__"):  # read from the function's code: inspect.signature costs its import
+        fn = fn.__wrapped__
+    code = fn.__code__
+    names = code.co_varnames[:code.co_argcount]
+    if "path" not in names:
+        return "<string>"
+    at = names.index("path")
+    if at <= len(args):  # args are the arguments after ``text``
+        return str(args[at - 1])
+    defaults = fn.__defaults__ or ()
+    return str(defaults[at - (len(names) - len(defaults))]) if at >= len(names) - len(defaults) else "<string>"
 
 
 def nesting_guard(parse):

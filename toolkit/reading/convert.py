@@ -1,4 +1,4 @@
-"""From the ``pddl`` package's formulas to the toolkit's model, every name checked against its declaration.
+"""From the parsed formulas (:mod:`toolkit.reading.forms` or the ``pddl`` package's) to the toolkit's model, every name checked against its declaration.
 
 A name resolves case-insensitively to its declared spelling (:class:`Scope`);
 an unknown one is an error with did-you-mean suggestions, located at its use.
@@ -9,15 +9,10 @@ from __future__ import annotations
 
 import re
 
-from pddl.logic import base as pb
-from pddl.logic import effects as pe
-from pddl.logic import functions as pf
-from pddl.logic.predicates import EqualTo as _PEqualTo
-from pddl.logic.predicates import Predicate as _PPredicate
-
 from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.reading.collect import Errors
+from toolkit.reading.forms import is_a, kind
 from toolkit.reading.numeric import NumericConversion, is_comparison, is_update
 from toolkit.reading.text import (ROOT, blank_comments, line_col, locate, located, name_pattern, type_use_pattern,
                                   written_var)
@@ -105,7 +100,7 @@ class Converter(NumericConversion):
             return scope[key]
         return self.objects.resolve(name)
 
-    def atom(self, p: _PPredicate, scope: dict[str, str]) -> m.Pred:
+    def atom(self, p, scope: dict[str, str]) -> m.Pred:
         pred = self.pred_scope.resolve(str(p.name), r"\(\s*" + re.escape(str(p.name)) + r"(?![\w-])")
         terms = tuple(self.term(t, scope) for t in p.terms)
         decl = self.predicates[pred]
@@ -127,36 +122,37 @@ class Converter(NumericConversion):
     def condition(self, f, scope: dict[str, str]) -> m.Condition:
         if f is None:
             return m.TRUE
-        if isinstance(f, _PPredicate):  # a faulty atom is left out: TRUE adds no false alarms downstream
+        shape = kind(f)
+        if shape == "Predicate":  # a faulty atom is left out: TRUE adds no false alarms downstream
             return self._recover(lambda: self.atom(f, scope), m.TRUE)
-        if isinstance(f, _PEqualTo):
+        if shape == "EqualTo":
             self.used_requirements.add(":equality")
             return self._recover(lambda: m.Equals(self.term(f.left, scope), self.term(f.right, scope)), m.TRUE)
-        if isinstance(f, pb.Not):
+        if shape == "Not":
             self.used_requirements.add(":negative-preconditions")
             return m.Not(self.condition(f.argument, scope))
-        if isinstance(f, pb.And):
+        if shape == "And":
             return m.And(tuple(self.condition(x, scope) for x in f.operands))
-        if isinstance(f, pb.Or):
+        if shape == "Or":
             self.used_requirements.add(":disjunctive-preconditions")
             return m.Or(tuple(self.condition(x, scope) for x in f.operands))
-        if isinstance(f, pb.Imply):
+        if shape == "Imply":
             self.used_requirements.add(":disjunctive-preconditions")
             a, b = f.operands
             return m.Imply(self.condition(a, scope), self.condition(b, scope))
-        if isinstance(f, (pb.ForallCondition, pb.ExistsCondition)):
+        if shape in ("ForallCondition", "ExistsCondition"):
             params, inner = self._scoped(f.variables, scope)
             body = self.condition(f.condition, inner)
-            if isinstance(f, pb.ForallCondition):
+            if shape == "ForallCondition":
                 self.used_requirements.add(":universal-preconditions")
                 return m.Forall(params, body)
             self.used_requirements.add(":existential-preconditions")
             return m.Exists(params, body)
-        if isinstance(f, pb.OneOf):
+        if shape == "OneOf":
             raise UnsupportedFeatureError(self.path, "non-deterministic effects (oneof)")
         if is_comparison(f):
             return self._recover(lambda: self.compare(f, scope), m.TRUE)
-        if isinstance(f, pf.FunctionExpression):
+        if is_a(f, "FunctionExpression"):
             raise self.unsupported("numeric conditions", _NUMERIC_COMPARISON_RE)
         raise UnsupportedFeatureError(self.path, f"formula {type(f).__name__} ({f})")
 
@@ -167,7 +163,7 @@ class Converter(NumericConversion):
             line, col = locate(self.text, pattern)
         return UnsupportedFeatureError(self.path, feature, line, col)
 
-    def fterm(self, f: pf.NumericFunction, scope: dict[str, str], before: str = "") -> m.FTerm:
+    def fterm(self, f, scope: dict[str, str], before: str = "") -> m.FTerm:
         """A function term: declared function, known terms, right number of them.
 
         ``before`` (a regex) is what precedes a use, so that errors point at a use,
@@ -187,7 +183,7 @@ class Converter(NumericConversion):
     def cost_term(self, f, scope: dict[str, str]) -> m.CostTerm:
         """The X of ``(increase (total-cost) X)``: a number or a static function term."""
         target = f.operands[0]
-        if not (isinstance(target, pf.NumericFunction) and str(target.name).lower() == m.TOTAL_COST
+        if not (kind(target) == "NumericFunction" and str(target.name).lower() == m.TOTAL_COST
                 and not target.terms):
             spelled = str(target.name)
             # ALFRED's domain counts its cost in (totalCost): action costs must be spelled (total-cost).
@@ -196,9 +192,9 @@ class Converter(NumericConversion):
             raise self.unsupported(f"numeric effects other than action costs (increase {target}){renamed}",
                                    r"\(\s*increase\s*\(\s*" + re.escape(spelled) + r"(?![\w-])")
         value = f.operands[1]
-        if isinstance(value, pf.NumericValue):
+        if kind(value) == "NumericValue":
             return to_number(value.value)
-        if isinstance(value, pf.NumericFunction) and str(value.name).lower() != m.TOTAL_COST:
+        if kind(value) == "NumericFunction" and str(value.name).lower() != m.TOTAL_COST:
             return self.fterm(value, scope, r"\(\s*increase\s*\(\s*total-cost\s*\)\s*")
         raise self.unsupported(f"cost expression {value} (action costs are a number or a static function term)",
                                r"\(\s*increase\s*\(\s*total-cost\s*\)\s*(\((?!\s*[\w-]+[^()]*\))|-)")
@@ -208,51 +204,54 @@ class Converter(NumericConversion):
         """The boolean effect, its top-level ``(increase (total-cost) X)`` summands with X a number or a
         function term (FD's action costs), and every other numeric effect."""
         self.numeric_effects = []
-        parts = list(f.operands) if isinstance(f, pb.And) else [f]
+        parts = list(f.operands) if kind(f) == "And" else [f]
         costs = tuple(self.cost_term(p, scope) for p in parts if self._is_cost(p))
         if costs:
             self.used_requirements.add(":action-costs")
             rest = [p for p in parts if not self._is_cost(p)]
-            f = None if not rest else rest[0] if len(rest) == 1 else pb.And(*rest)
+            f = None if not rest else rest[0] if len(rest) == 1 else rest
         return self.effect(f, scope), costs, tuple(self.numeric_effects)
 
     def _is_cost(self, f) -> bool:
         """``(increase (total-cost) X)`` with X a number or a function term (else it is a numeric effect)."""
-        if not isinstance(f, pf.Increase):
+        if kind(f) != "Increase":
             return False
         target, value = f.operands
-        if not isinstance(target, pf.NumericFunction) or target.terms:
+        if kind(target) != "NumericFunction" or target.terms:
             return False
         spelled = str(target.name).lower()
         if spelled != m.TOTAL_COST and (spelled in {k.lower() for k in self.functions}
                                         or re.sub(r"[-_]", "", spelled) != "totalcost"):
             return False  # a fluent of its own (the cost_term check names (totalCost) mis-spelled)
-        return isinstance(value, pf.NumericValue) or (isinstance(value, pf.NumericFunction)
-                                                       and str(value.name).lower() != m.TOTAL_COST)
+        return kind(value) == "NumericValue" or (kind(value) == "NumericFunction"
+                                                 and str(value.name).lower() != m.TOTAL_COST)
 
     def effect(self, f, scope: dict[str, str], params: tuple[m.Param, ...] = (),
                conds: tuple[m.Condition, ...] = ()) -> m.Effect:
         """The boolean effect; numeric effects go to :attr:`numeric_effects` with their context."""
         if f is None:
             return m.AndEffect(())
-        if isinstance(f, _PPredicate):
+        if isinstance(f, list):  # the parts of an (and ...) left when its cost increases are taken out
+            return m.AndEffect(tuple(self.effect(x, scope, params, conds) for x in f))
+        shape = kind(f)
+        if shape == "Predicate":
             return self._recover(lambda: m.AddEffect(self.atom(f, scope)), m.AndEffect(()))
-        if isinstance(f, pb.Not) and isinstance(f.argument, _PPredicate):
+        if shape == "Not" and kind(f.argument) == "Predicate":
             return self._recover(lambda: m.DelEffect(self.atom(f.argument, scope)), m.AndEffect(()))
-        if isinstance(f, pb.And):
+        if shape == "And":
             return m.AndEffect(tuple(self.effect(x, scope, params, conds) for x in f.operands))
-        if isinstance(f, pe.When):
+        if shape == "When":
             self.used_requirements.add(":conditional-effects")
             cond = self.condition(f.condition, scope)
             return m.WhenEffect(cond, self.effect(f.effect, scope, params, (*conds, cond)))
-        if isinstance(f, pe.Forall):
+        if shape == "Forall":
             self.used_requirements.add(":conditional-effects")
             inner_params, inner = self._scoped(f.variables, scope)
             return m.ForallEffect(inner_params, self.effect(f.effect, inner, (*params, *inner_params), conds))
         if is_update(f):
             self._recover(lambda: self.update(f, scope, params, conds), None)
             return m.AndEffect(())
-        if isinstance(f, pf.FunctionExpression):
+        if is_a(f, "FunctionExpression"):
             raise self.unsupported(f"numeric effect {f}", r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
         # An equality as an effect, (= ?x ?y) or (not (= ?x ?y)): point at it in this action's :effect.
         mt = re.compile(r":effect\b(?:(?!\(\s*:action\b)[\s\S])*?(\(\s*(?:not\s*\(\s*)?=)", re.I).search(

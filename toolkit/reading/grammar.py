@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 from pddl.parser import GRAMMAR_FILE, PARSERS_DIRECTORY
 
 from toolkit.cache_dir import user_cache_dir
-from toolkit.reading.names import widened_grammar
+from toolkit.reading.names import widen_package_names, widened_grammar
 
 if TYPE_CHECKING:
     from lark import Lark
+
+widen_package_names()  # before the package's transformers build any name
 
 
 @functools.lru_cache(maxsize=None)

@@ -19,16 +19,16 @@ Numbers may carry a minus sign, as VAL's ``int -?{digit}*`` and ``float
 -?{digit}+(\.{digit}*)?`` read them (IPC 2023's sailing writes ``(= (x b0) -370)``);
 a ``-`` followed by white space stays the operator or the type separator.
 
-Importing this module widens the ``pddl`` package's ``name`` type to :data:`NAME`
-(its grammar is widened where :mod:`toolkit.reading.grammar` builds it); every
-module of pgt that builds the package's objects imports it first.
+:func:`widen_package_names` widens the ``pddl`` package's ``name`` type to :data:`NAME`,
+and :func:`widened_grammar` its grammar; :mod:`toolkit.reading.grammar`, through which
+every use of the package goes (the full parser), does both when imported. This module
+itself does not import the package: the plain readers, which use only the patterns,
+start without it.
 """
 
 from __future__ import annotations
 
 import re
-
-from pddl import custom_types
 
 # A word of name characters that is not a number: digits alone, or with an exponent (1e3, 1e-3),
 # which pgt reports as a malformed number (toolkit/reading/syntax_errors.py).
@@ -41,7 +41,13 @@ NUMBER_RE = re.compile(NUMBER + r"\Z")
 PACKAGE_NAME_RULE = "NAME: /[a-zA-Z][a-zA-Z0-9-_]*/"
 PACKAGE_NUMBER_RULE = r"NUMBER: /[0-9]+(\.[0-9]+)*/"
 
-custom_types.name.REGEX = re.compile(NAME)
+
+
+def widen_package_names() -> None:
+    """Make the ``pddl`` package's ``name`` type take :data:`NAME` (the full parser builds its objects)."""
+    from pddl import custom_types
+
+    custom_types.name.REGEX = re.compile(NAME)
 
 
 def is_name(word: str) -> bool:

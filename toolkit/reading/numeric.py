@@ -1,4 +1,4 @@
-"""Numeric expressions, conditions and effects (PDDL 2.1 level 2) from the ``pddl`` package's objects.
+"""Numeric expressions, conditions and effects (PDDL 2.1 level 2) from the parsed forms (the plain readers' or the ``pddl`` package's).
 
 A mix-in of :class:`toolkit.reading.convert.Converter`: every function term is
 checked like an atom (declared, right arity, known objects and variables) and
@@ -9,23 +9,23 @@ parameters and ``when`` condition around it.
 
 from __future__ import annotations
 
-from pddl.logic import functions as pf
-
 from toolkit import model as m
+from toolkit.reading.forms import kind
 
-_COMPARISONS = {pf.LesserThan: "<", pf.LesserEqualThan: "<=", pf.GreaterThan: ">", pf.GreaterEqualThan: ">=",
-                pf.EqualTo: "="}
-_ARITH = {pf.Plus: "+", pf.Minus: "-", pf.Times: "*", pf.Divide: "/"}
-UPDATES = {pf.Assign: "assign", pf.Increase: "increase", pf.Decrease: "decrease", pf.ScaleUp: "scale-up",
-           pf.ScaleDown: "scale-down"}
+# By the kind of the parsed piece (toolkit.reading.forms.kind: the pddl package's class names).
+_COMPARISONS = {"LesserThan": "<", "LesserEqualThan": "<=", "GreaterThan": ">", "GreaterEqualThan": ">=",
+                "FunctionEqualTo": "="}
+_ARITH = {"Plus": "+", "Minus": "-", "Times": "*", "Divide": "/"}
+UPDATES = {"Assign": "assign", "Increase": "increase", "Decrease": "decrease", "ScaleUp": "scale-up",
+           "ScaleDown": "scale-down"}
 
 
 def is_comparison(f) -> bool:
-    return type(f) in _COMPARISONS
+    return kind(f) in _COMPARISONS
 
 
 def is_update(f) -> bool:
-    return type(f) in UPDATES
+    return kind(f) in UPDATES
 
 
 class NumericConversion:
@@ -35,13 +35,14 @@ class NumericConversion:
     uses_numbers: bool = False  # a comparison or a numeric effect other than an action cost was met
 
     def num_expr(self, f, scope: dict[str, str]) -> m.NumExpr:
-        if isinstance(f, pf.NumericValue):
+        shape = kind(f)
+        if shape == "NumericValue":
             return _number(f.value)
-        if isinstance(f, pf.NumericFunction):
+        if shape == "NumericFunction":
             return self.fterm(f, scope)
-        if isinstance(f, pf.UnaryMinus):
-            return m.Arith("-", (self.num_expr(f.operands[0] if hasattr(f, "operands") else f.argument, scope),))
-        op = _ARITH.get(type(f))
+        if shape == "UnaryMinus":
+            return m.Arith("-", (self.num_expr(f.operand, scope),))  # pddl's UnaryMinus has one ``operand``
+        op = _ARITH.get(shape)
         if op is not None:
             return m.Arith(op, tuple(self.num_expr(x, scope) for x in f.operands))
         raise self.unsupported(f"numeric expression {f}", r"\(\s*[-+*/]\s")
@@ -50,15 +51,15 @@ class NumericConversion:
         self.used_requirements.add(":numeric-fluents")
         self.uses_numbers = True
         left, right = f.operands
-        return m.Compare(_COMPARISONS[type(f)], self.num_expr(left, scope), self.num_expr(right, scope))
+        return m.Compare(_COMPARISONS[kind(f)], self.num_expr(left, scope), self.num_expr(right, scope))
 
     def update(self, f, scope: dict[str, str], params: tuple[m.Param, ...], conds: tuple[m.Condition, ...]) -> None:
         """Record ``(op (f ...) value)`` with its enclosing ``forall`` parameters and ``when`` conditions."""
         target, value = f.operands
-        if not isinstance(target, pf.NumericFunction):
+        if kind(target) != "NumericFunction":
             raise self.unsupported(f"numeric effect on {target} (the target is a function term)",
                                    r"\(\s*(increase|decrease|assign|scale-up|scale-down)\b")
-        op = UPDATES[type(f)]
+        op = UPDATES[kind(f)]
         term = self.fterm(target, scope, r"\(\s*" + op + r"\s*")
         if not (op == "increase" and term.function == m.TOTAL_COST):
             self.used_requirements.add(":numeric-fluents")
