@@ -215,8 +215,10 @@ def main() -> None:
               f"(max {max(g_ratios):.2f})")
 
 
-def timed(cmd: list[str], env: dict[str, str], timeout: float, cwd: str | None = None) -> tuple[float, float] | str:
-    """Seconds and peak memory (max RSS, MB) of one process, or why it gave none."""
+def timed(cmd: list[str], env: dict[str, str], timeout: float,
+          cwd: str | None = None) -> tuple[float, float, float] | str:
+    """Wall seconds, peak memory (max RSS, MB) and CPU seconds (user + system) of one process, or why it
+    gave none. On a machine shared with other jobs the CPU seconds move far less than the wall time."""
     import os
     import threading
 
@@ -232,7 +234,7 @@ def timed(cmd: list[str], env: dict[str, str], timeout: float, cwd: str | None =
         return f"over {timeout:g} s"
     if proc.returncode:
         return f"exit {proc.returncode}"
-    return seconds, usage.ru_maxrss / 1024
+    return seconds, usage.ru_maxrss / 1024, usage.ru_utime + usage.ru_stime
 
 
 def questions_main(problems: list[list[str]], base: Path | None, timeout: float) -> None:
@@ -242,7 +244,8 @@ def questions_main(problems: list[list[str]], base: Path | None, timeout: float)
 
     here = Path(__file__).resolve().parent.parent
     sides = [("pgt", here)] + ([("pgt base", base.resolve())] if base else [])
-    print(f"{'problem':<48} {'tool':<9} {'seconds':>8} {'peak MB':>8} {'s / FD':>7} {'MB / FD':>7}")
+    print(f"{'problem':<48} {'tool':<9} {'seconds':>8} {'CPU s':>8} {'peak MB':>8} {'s / FD':>7} {'CPU / FD':>8} "
+          f"{'MB / FD':>7}")
     for dom, prob in problems:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         with tempfile.TemporaryDirectory(prefix="bench-fd-") as tmp:
@@ -258,8 +261,9 @@ def questions_main(problems: list[list[str]], base: Path | None, timeout: float)
             if isinstance(got, str):
                 print(f"{name:<48} {label:<9} {got}")
                 continue
-            ratio = f"{got[0] / fd[0]:>7.2f} {got[1] / fd[1]:>7.2f}" if not isinstance(fd, str) else ""
-            print(f"{name:<48} {label:<9} {got[0]:>8.2f} {got[1]:>8.0f} {ratio}", flush=True)
+            ratio = (f"{got[0] / fd[0]:>7.2f} {got[2] / fd[2]:>8.2f} {got[1] / fd[1]:>7.2f}"
+                     if not isinstance(fd, str) else "")
+            print(f"{name:<48} {label:<9} {got[0]:>8.2f} {got[2]:>8.2f} {got[1]:>8.0f} {ratio}", flush=True)
 
 
 def smallest_and_largest(root: Path, only: list[str] | None = None,
@@ -302,8 +306,10 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
             with contextlib.suppress(ValueError):
                 rec = json.loads(line)
                 over = re.fullmatch(r"over ([0-9.]+)s", rec.get("error", ""))
-                if over and float(over.group(1)) < timeout:
-                    done.pop(rec["case"], None)  # ran out of a shorter limit: run again under this one
+                if (over and float(over.group(1)) < timeout) or ("error" in rec and not over):
+                    # ran out of a shorter limit: run again under this one; a refusal or a failure (quick)
+                    # is run again too, since the code may read the input now
+                    done.pop(rec["case"], None)
                 else:
                     done[rec["case"]] = rec  # a later line of one problem replaces an earlier one
     with tempfile.TemporaryDirectory(prefix="grounding-diff-") as tmp:

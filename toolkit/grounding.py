@@ -25,7 +25,7 @@ from __future__ import annotations
 import functools
 import itertools
 from toolkit.records import field, record
-from typing import Callable, Union
+from typing import Callable, Protocol, Union
 
 from toolkit import model as m
 from toolkit.fluents import GCompare, ground_compare
@@ -115,26 +115,42 @@ def combos(params: tuple[m.Param, ...], objects_of: ObjectsOf):
         yield names, values
 
 
+class StaticFacts(Protocol):
+    """Static facts that decide quantified parts while grounding (:class:`toolkit.rule_grounding.StaticView`;
+    a protocol here so that this module imports no grounding of its own callers)."""
+
+    def quantifier(self, cond: m.Forall | m.Exists, sub: dict[str, str], objects_of: ObjectsOf, positive: bool,
+                   bindings: Bindings) -> GNode: ...
+
+    def condition(self, cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf) -> GNode: ...
+
+    def forall_values(self, eff: m.ForallEffect, sub: dict[str, str],
+                      objects_of: ObjectsOf) -> list[tuple[str, ...]] | None: ...
+
+
 def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf,
-                     positive: bool = True, bindings: Bindings = ()) -> GNode:
-    """Ground a lifted condition in negation normal form (``positive`` = not negated)."""
+                     positive: bool = True, bindings: Bindings = (), static: StaticFacts | None = None) -> GNode:
+    """Ground a lifted condition in negation normal form (``positive`` = not negated); with ``static``, each
+    quantified part ranges only over what the task's static facts leave open (``StaticFacts.quantifier``)."""
     if isinstance(cond, m.Pred):
         return GLit(Atom(cond.predicate, tuple([sub.get(t, t) for t in cond.terms])), positive, bindings)
     if isinstance(cond, m.Equals):
         same = _subst(cond.left, sub) == _subst(cond.right, sub)
         return same if positive else not same
     if isinstance(cond, m.Not):
-        return ground_condition(cond.arg, sub, objects_of, not positive, bindings)
+        return ground_condition(cond.arg, sub, objects_of, not positive, bindings, static)
     if isinstance(cond, m.Imply):
         as_or = m.Or((m.Not(cond.premise), cond.conclusion))
-        return ground_condition(as_or, sub, objects_of, positive, bindings)
+        return ground_condition(as_or, sub, objects_of, positive, bindings, static)
     if isinstance(cond, (m.And, m.Or)):
-        parts = tuple(ground_condition(p, sub, objects_of, positive, bindings) for p in cond.parts)
+        parts = tuple(ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts)
         conj = isinstance(cond, m.And) == positive
         return _mk_and(parts) if conj else _mk_or(parts, bindings)
     if isinstance(cond, m.Compare):  # numeric fluents: evaluated on the state's values
         return ground_compare(cond, sub, positive, bindings)
     if isinstance(cond, (m.Forall, m.Exists)):
+        if static is not None:
+            return static.quantifier(cond, sub, objects_of, positive, bindings)
         parts = []
         for names, values in combos(cond.params, objects_of):
             inner = dict(sub)
@@ -185,28 +201,36 @@ def compile_node(node: GNode) -> CompiledCondition:
     return CompiledCondition(pos, neg, lits, tree)
 
 
-def compile_condition(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf) -> CompiledCondition:
-    return compile_node(ground_condition(cond, sub, objects_of))
+def compile_condition(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf,
+                      static: StaticFacts | None = None) -> CompiledCondition:
+    return compile_node(ground_condition(cond, sub, objects_of, static=static))
 
 
 # ------------------------------------------------------------------- effects
 
 
-def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf) -> CompiledEffect:
-    """Ground an effect: unconditional adds/deletes plus conditional effects."""
+def compile_effect(effect: m.Effect, sub: dict[str, str], objects_of: ObjectsOf,
+                   static: StaticFacts | None = None) -> CompiledEffect:
+    """Ground an effect: unconditional adds/deletes plus conditional effects (``static``: see :func:`walk_effect`)."""
     adds: set[Atom] = set()
     dels: set[Atom] = set()
     conditional: list[ConditionalEffect] = []
-    walk_effect(effect, sub, (), objects_of, adds, dels, conditional)
+    walk_effect(effect, sub, (), objects_of, adds, dels, conditional, static)
     return CompiledEffect(frozenset(adds), frozenset(dels), tuple(conditional))
 
 
 def walk_effect(effect: m.Effect, sub: dict[str, str], conds: tuple[m.Condition, ...], objects_of: ObjectsOf,
-                 adds: set[Atom], dels: set[Atom], conditional: list[ConditionalEffect]) -> None:
-    """Ground ``effect`` under ``sub`` (and the enclosing ``when`` conditions ``conds``) into the three outputs."""
+                adds: set[Atom], dels: set[Atom], conditional: list[ConditionalEffect],
+                static: StaticFacts | None = None) -> None:
+    """Ground ``effect`` under ``sub`` (and the enclosing ``when`` conditions ``conds``) into the three outputs.
+
+    With ``static``, a ``(forall (?v) (when C E))`` whose ``C`` requires a static atom of ``?v`` ranges only
+    over the values the task's static facts allow, and ``C``'s static atoms are decided there
+    (``StaticFacts.forall_values``, ``StaticFacts.condition``); quantified conditions are ground the same way.
+    """
 
     def walk(eff: m.Effect, sub: dict[str, str], conds: tuple[m.Condition, ...],
-             out_adds: set[Atom], out_dels: set[Atom]) -> None:
+             out_adds: set[Atom], out_dels: set[Atom], decided: bool = False) -> None:
         if isinstance(eff, m.AddEffect):
             out_adds.add(Atom(eff.atom.predicate, tuple([sub.get(t, t) for t in eff.atom.terms])))
         elif isinstance(eff, m.DelEffect):
@@ -215,16 +239,22 @@ def walk_effect(effect: m.Effect, sub: dict[str, str], conds: tuple[m.Condition,
             for p in eff.parts:
                 walk(p, sub, conds, out_adds, out_dels)
         elif isinstance(eff, m.ForallEffect):
-            for names, values in combos(eff.params, objects_of):
+            values = None if static is None or conds else static.forall_values(eff, sub, objects_of)
+            names = [v for v, _ in eff.params]
+            for vals in (values if values is not None else (v for _, v in combos(eff.params, objects_of))):
                 inner = dict(sub)
-                inner.update(zip(names, values))
-                walk(eff.body, inner, conds, out_adds, out_dels)
+                inner.update(zip(names, vals))
+                walk(eff.body, inner, conds, out_adds, out_dels, values is not None)
         elif isinstance(eff, m.WhenEffect):
-            flat = None if conds else flat_literals(eff.condition)
+            flat = None if conds or decided else flat_literals(eff.condition)
             if flat is not None:  # fast path: a conjunction of literals (the common case)
                 when_literals(flat, eff.body, sub)
                 return
-            node = ground_condition(m.And((*conds, eff.condition)) if conds else eff.condition, sub, objects_of)
+            if decided:  # inside a forall restricted by static facts: they are decided here
+                node = static.condition(eff.condition, sub, objects_of)  # type: ignore[union-attr]
+            else:
+                node = ground_condition(m.And((*conds, eff.condition)) if conds else eff.condition, sub, objects_of,
+                                        static=static)
             if node is False:
                 return
             c_adds: set[Atom] = set()

@@ -295,14 +295,25 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
     """
     start = time.perf_counter()
     state = task.init if init is None else init
-    by_pred: dict[str, list[tuple[_Rule, int, tuple[_Step, ...]]]] = {}
+    # Rule atoms a fact can match: by predicate for atoms without constants, else by (predicate, position,
+    # constant) of the atom's first constant. The STRIPS airport's domains have 1,400 schemas, each naming
+    # its segments as constants: a fact then meets the few atoms of its own segments, not all of them.
+    by_pred: dict[str, list[list]] = {}  # [rule, atom index, join plan or None]
+    by_const: dict[tuple[str, int, str], list[list]] = {}
+    const_positions: dict[str, set[int]] = {}
     rules: list[_Rule] = []
     axioms = _axiom_schemas(task.domain)
     for schema in (*task.domain.actions.values(), *axioms.values()):
         for rule in _rules(task, schema):
             rules.append(rule)
-            for i, (pred, _) in enumerate(rule.atoms):
-                by_pred.setdefault(pred, []).append((rule, i, _plan(rule, i)))
+            for i, (pred, terms) in enumerate(rule.atoms):
+                first = next((k for k, t in enumerate(terms) if not t.startswith("?")), None)
+                entry = [rule, i, None]  # its join plan is made when a fact first matches it
+                if first is None:
+                    by_pred.setdefault(pred, []).append(entry)
+                else:
+                    by_const.setdefault((pred, first, terms[first]), []).append(entry)
+                    const_positions.setdefault(pred, set()).add(first)
 
     permanent = permanent_atoms(task, state)
     # Predicates no action adds: a conditional effect waiting on a false atom of one never fires. (Derived
@@ -394,10 +405,18 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
             entry[0] -= 1
             if entry[0] == 0:
                 entry[1]()
-        for rule, i, steps in by_pred.get(fact.predicate, ()):
+        matching = by_pred.get(fact.predicate, ())
+        positions = const_positions.get(fact.predicate)
+        if positions:
+            matching = [*matching, *(e for k in positions if k < len(fact.args)
+                                     for e in by_const.get((fact.predicate, k, fact.args[k]), ()))]
+        for entry in matching:
+            rule, i, steps = entry
             binding = _unify(rule.atoms[i][1], fact.args, {}, rule.domains)
             if binding is None:
                 continue
+            if steps is None:
+                steps = entry[2] = _plan(rule, i)
             for full in _join(rule, steps, 0, binding, index):
                 for args in _complete(rule, full):
                     tick(rule.schema.name)

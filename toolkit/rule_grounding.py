@@ -18,7 +18,7 @@ import re
 from typing import Callable
 
 from toolkit import model as m
-from toolkit.grounding import GAnd, GLit, GNode, GOr, ground_condition
+from toolkit.grounding import Bindings, GAnd, GLit, GNode, GOr, ground_condition
 from toolkit.model import Atom
 
 ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
@@ -100,22 +100,44 @@ class _StaticFacts:
         for pred, args in facts:
             self._by_pred.setdefault(pred, []).append(args)
         self._indexes: dict[tuple, dict[tuple[str, ...], set[str]]] = {}
+        self._plans: dict[tuple, tuple[tuple[str, ...], dict[tuple[str, ...], set[str]]]] = {}
+        self._order: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}  # by id: the tuple is kept alive
 
     def __contains__(self, fact: tuple[str, tuple[str, ...]]) -> bool:
         return fact in self.facts
 
-    def values(self, pred: str, terms: tuple[str, ...], var: str, sub: dict[str, str]) -> set[str]:
-        """The objects ``var`` can be for ``(pred terms)`` to be a true static atom under ``sub``."""
-        at = tuple(i for i, t in enumerate(terms) if t == var)
-        known = tuple(i for i, t in enumerate(terms) if t != var and (not t.startswith("?") or t in sub))
-        key = (pred, at, known)
-        index = self._indexes.get(key)
-        if index is None:
-            index = self._indexes[key] = {}
-            for args in self._by_pred.get(pred, ()):
-                if len(args) == len(terms) and len({args[i] for i in at}) == 1:
-                    index.setdefault(tuple(args[i] for i in known), set()).add(args[at[0]])
-        return index.get(tuple(sub.get(terms[i], terms[i]) for i in known), set())
+    def values(self, pred: str, terms: tuple[str, ...], var: str, sub: dict[str, str]) -> set[str] | frozenset[str]:
+        """The objects ``var`` can be for ``(pred terms)`` to be a true static atom under ``sub`` (do not
+        change the set: it is the index's own)."""
+        shape = (pred, terms, var, tuple([t in sub for t in terms]))
+        plan = self._plans.get(shape)
+        if plan is None:
+            at = tuple(i for i, t in enumerate(terms) if t == var)
+            known = tuple(i for i, t in enumerate(terms) if t != var and (not t.startswith("?") or t in sub))
+            key = (pred, at, known)
+            index = self._indexes.get(key)
+            if index is None:
+                index = self._indexes[key] = {}
+                for args in self._by_pred.get(pred, ()):
+                    if len(args) == len(terms) and len({args[i] for i in at}) == 1:
+                        index.setdefault(tuple(args[i] for i in known), set()).add(args[at[0]])
+            plan = self._plans[shape] = (tuple(terms[i] for i in known), index)
+        known_terms, index = plan
+        return index.get(tuple([sub.get(t, t) for t in known_terms]), _NONE)
+
+    def restrict(self, objects: tuple[str, ...], fits: set[str] | frozenset[str]) -> tuple[str, ...]:
+        """``objects`` (a type's, in their order) that are in ``fits``; a few fits among many objects
+        (airport's blocked segments among 300) cost the few."""
+        if len(fits) * 4 >= len(objects):
+            return tuple([o for o in objects if o in fits])
+        order = self._order.get(id(objects))
+        if order is None or order[0] is not objects:
+            order = self._order[id(objects)] = (objects, {o: i for i, o in enumerate(objects)})
+        rank = order[1]
+        return tuple(sorted([o for o in fits if o in rank], key=rank.__getitem__))
+
+
+_NONE: frozenset[str] = frozenset()
 
 
 def _candidates(cond: m.Condition, var: str, sub: dict[str, str], static: frozenset[str], facts: _StaticFacts,
@@ -132,7 +154,7 @@ def _candidates(cond: m.Condition, var: str, sub: dict[str, str], static: frozen
         found = [_candidates(p, var, sub, static, facts, positive) for p in cond.parts]
         if isinstance(cond, m.And) == positive:  # a conjunction: every part's restriction holds
             known = [c for c in found if c is not None]
-            return set.intersection(*known) if known else None
+            return known[0].intersection(*known[1:]) if known else None
         if any(c is None for c in found):  # a disjunction: one free branch frees it
             return None
         return set().union(*found)
@@ -140,49 +162,61 @@ def _candidates(cond: m.Condition, var: str, sub: dict[str, str], static: frozen
 
 
 def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, static: frozenset[str],
-            init: _StaticFacts, intern: Intern, positive: bool = True) -> GNode:
+            init: _StaticFacts, intern: Intern, positive: bool = True, bindings: Bindings | None = None) -> GNode:
     """A rule body ground in negation normal form with static literals decided as it goes (an ``and``
     stops at its first false part, an ``or`` at its first true one), so a body over static facts
     (psr's ``con`` and ``ext``, the philosophers' ``trans``) costs what is left, not every expansion.
-    ``init`` holds the (predicate, arguments) of the static atoms true in the initial state."""
+    ``init`` holds the (predicate, arguments) of the static atoms true in the initial state. A quantifier
+    ranges only over the values whose part static facts leave undecided: an ``exists`` over those where
+    its body can hold, a ``forall`` over those where it can fail (the other parts are true). With
+    ``bindings`` (not None) every literal records the quantifier bindings that made it, as
+    :func:`toolkit.grounding.ground_condition` does for explanations."""
     if isinstance(cond, m.Pred):
         args = tuple([sub.get(t, t) for t in cond.terms])
         if cond.predicate in static:
             return ((cond.predicate, args) in init) == positive
-        return GLit(intern(cond.predicate, args), positive)
+        if bindings is None:
+            return GLit(intern(cond.predicate, args), positive)
+        return GLit(intern(cond.predicate, args), positive, bindings)
     if isinstance(cond, m.Equals):
         return (sub.get(cond.left, cond.left) == sub.get(cond.right, cond.right)) == positive
     if isinstance(cond, m.Not):
-        return _ground(cond.arg, sub, objects_of, static, init, intern, not positive)
+        return _ground(cond.arg, sub, objects_of, static, init, intern, not positive, bindings)
     if isinstance(cond, m.Imply):
-        return _ground(m.Or((m.Not(cond.premise), cond.conclusion)), sub, objects_of, static, init, intern, positive)
+        return _ground(m.Or((m.Not(cond.premise), cond.conclusion)), sub, objects_of, static, init, intern, positive,
+                       bindings)
     if isinstance(cond, (m.And, m.Or)):
         conj = isinstance(cond, m.And) == positive
-        return _fold((_ground(p, sub, objects_of, static, init, intern, positive) for p in cond.parts), conj)
+        return _fold((_ground(p, sub, objects_of, static, init, intern, positive, bindings) for p in cond.parts),
+                     conj, bindings)
     if isinstance(cond, (m.Forall, m.Exists)):
         names = [v for v, _ in cond.params]
+        disjunction = isinstance(cond, m.Exists) == positive
+        outer = {k: v for k, v in sub.items() if k not in names}
         domains = []
         for var, types in cond.params:
             objects = objects_of(types)
-            if isinstance(cond, m.Exists) == positive:  # a disjunction over the values: skip the false ones
-                fits = _candidates(cond.body, var, {k: v for k, v in sub.items() if k not in names}, static, init,
-                                   positive)
-                if fits is not None:
-                    objects = tuple(o for o in objects if o in fits)
+            # A disjunction keeps the values where its part (the body under ``positive``) can hold, a
+            # conjunction those where it can fail, i.e. where the body under the other polarity can hold.
+            fits = _candidates(cond.body, var, outer, static, init, positive if disjunction else not positive)
+            if fits is not None:
+                objects = init.restrict(objects, fits)
             domains.append(objects)
 
         def parts():
             for values in itertools.product(*domains):
                 inner = dict(sub)
                 inner.update(zip(names, values))
-                yield _ground(cond.body, inner, objects_of, static, init, intern, positive)
+                yield _ground(cond.body, inner, objects_of, static, init, intern, positive,
+                              None if bindings is None else bindings + tuple(zip(names, values)))
 
-        return _fold(parts(), isinstance(cond, m.Forall) == positive)
-    return ground_condition(cond, sub, objects_of, positive)  # a numeric comparison
+        return _fold(parts(), not disjunction, bindings)
+    return ground_condition(cond, sub, objects_of, positive, bindings or ())  # a numeric comparison
 
 
-def _fold(parts, conj: bool) -> GNode:
-    """``and`` (``conj``) or ``or`` of the parts, stopping at the first part that decides it."""
+def _fold(parts, conj: bool, bindings: Bindings | None = None) -> GNode:
+    """``and`` (``conj``) or ``or`` of the parts, stopping at the first part that decides it (an ``or``
+    records ``bindings``, the enclosing quantifier bindings, as ``ground_condition``'s does)."""
     out: list[GNode] = []
     for p in parts:
         if p is (not conj):
@@ -197,7 +231,7 @@ def _fold(parts, conj: bool) -> GNode:
         return conj
     if len(out) == 1:
         return out[0]
-    return GAnd(tuple(out)) if conj else GOr(tuple(out))
+    return GAnd(tuple(out)) if conj else GOr(tuple(out), bindings or ())
 
 
 def ground_rules(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom],
@@ -214,3 +248,67 @@ def ground_rules(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom],
             if node is not False:
                 bodies.setdefault(intern(rule.predicate, values), []).append(node)
     return bodies
+
+
+class StaticView:
+    """A task's static facts for grounding actions: a quantifier ranges only over the values its static
+    atoms allow, and inside it static atoms are decided from the initial state.
+
+    Fast Downward's translator does the same: static atoms are facts of its Datalog program, so a
+    quantified condition becomes an axiom instantiated only by its join over them, and
+    ``pddl/conditions.py`` (``Atom.instantiate``, ``NegatedAtom.instantiate``) drops a true static literal
+    and raises ``Impossible`` for a false one, which ``pddl/effects.py`` (``Effect.instantiate``) turns
+    into dropping the effect. Airport's ``move`` checks ``(forall (?s - segment) (imply (and (is-blocked
+    ?s ?t ?s2 ?d2) ...) (not (occupied ?s))))`` over 300 segments of which a handful are blocked; each
+    ground action keeps those few ``(not (occupied ?s))`` instead of a tree of 300 disjunctions.
+
+    Only quantified parts are decided (a top-level static literal stays, so a report still names an unmet
+    ``(can-move s1 s2 d)``). The ground actions then assume the task's initial static facts: in every state
+    a plan can reach they are the facts, and a made-up state that contradicts them is read as if it did
+    not (as :mod:`toolkit.derived` closes states).
+    """
+
+    def __init__(self, domain: m.Domain, init: frozenset[Atom]) -> None:
+        self.static = _static_predicates(domain)
+        self.facts = _StaticFacts(frozenset((a.predicate, a.args) for a in init if a.predicate in self.static))
+        self._first: dict[m.Condition, m.Condition] = {}
+
+    def _prepared(self, cond: m.Condition) -> m.Condition:
+        hit = self._first.get(cond)
+        if hit is None:
+            hit = self._first[cond] = _static_first(cond, self.static)
+        return hit
+
+    def quantifier(self, cond: m.Forall | m.Exists, sub: dict[str, str], objects_of: ObjectsOf, positive: bool,
+                   bindings: Bindings) -> GNode:
+        """A quantified condition ground over the values static facts leave open, static atoms decided.
+
+        One that static facts make false is ground in full instead (it is false in every state a plan
+        reaches either way): a report on the action then names its failing parts, not a bare contradiction."""
+        node = _ground(self._prepared(cond), sub, objects_of, self.static, self.facts, Atom, positive, bindings)
+        return ground_condition(cond, sub, objects_of, positive, bindings) if node is False else node
+
+    def condition(self, cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf) -> GNode:
+        """A condition ground with every static atom decided (a conditional effect's, inside a restricted
+        ``forall``: :meth:`forall_values`)."""
+        return _ground(self._prepared(cond), sub, objects_of, self.static, self.facts, Atom, True, ())
+
+    def forall_values(self, eff: m.ForallEffect, sub: dict[str, str],
+                      objects_of: ObjectsOf) -> list[tuple[str, ...]] | None:
+        """The values of a ``(forall (?v..) (when C E))`` effect for which ``C`` can hold, read off the static
+        atoms ``C`` requires of some ``?v``; None where none restricts them (the shape is checked, not the
+        values: a restricted ``forall`` gives a list for every ``sub``, possibly empty)."""
+        if not isinstance(eff.body, m.WhenEffect):
+            return None
+        cond = self._prepared(eff.body.condition)
+        names = [v for v, _ in eff.params]
+        outer = {k: v for k, v in sub.items() if k not in names}
+        domains, restricted = [], False
+        for var, types in eff.params:
+            objects = objects_of(types)
+            fits = _candidates(cond, var, outer, self.static, self.facts, True)
+            if fits is not None:
+                restricted = True
+                objects = self.facts.restrict(objects, fits)
+            domains.append(objects)
+        return list(itertools.product(*domains)) if restricted else None

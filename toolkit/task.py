@@ -29,6 +29,7 @@ from toolkit.grounding import CompiledCondition, CompiledEffect, compile_conditi
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.records import field, record, replace
+from toolkit.rule_grounding import StaticView
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
@@ -279,11 +280,18 @@ class Task:
             hit = self._actions[key] = self._ground_action(self.domain.actions[schema], args)
         return hit
 
+    @functools.cached_property
+    def static_view(self) -> StaticView:
+        """The problem's initial atoms of the predicates no action changes, which decide quantified parts of
+        ground actions (:class:`toolkit.rule_grounding.StaticView`: every state a plan reaches has them)."""
+        return StaticView(self.domain, self.problem.init)
+
     def template(self, name: str) -> ActionTemplate:
         """The schema ``name`` compiled against this task's objects (built on first use)."""
         hit = self._templates.get(name)
         if hit is None:
-            hit = self._templates[name] = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table)
+            hit = self._templates[name] = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table,
+                                                         self.static_view)
         return hit
 
     def grounding(self, init: frozenset[Atom] | None = None, *, deadline: float | None = None,

@@ -15,8 +15,8 @@ from typing import Callable, Iterator
 
 from toolkit import model as m
 from toolkit.grounding import (CompiledCondition, CompiledEffect, ConditionalEffect, GAnd, GLit, GNode, ObjectsOf,
-                               combos, compile_node, effect_text, flat_conditional, flat_literals, ground_condition,
-                               walk_effect)
+                               StaticFacts, combos, compile_node, effect_text, flat_conditional, flat_literals,
+                               ground_condition, walk_effect)
 from toolkit.model import Atom
 from toolkit.semantics import apply_effect, effect_delta
 
@@ -90,10 +90,17 @@ def _has_when(eff: m.Effect) -> bool:
 
 
 class ActionTemplate:
-    """One action schema compiled against one task's objects; :meth:`ground` makes its ground actions."""
+    """One action schema compiled against one task's objects; :meth:`ground` makes its ground actions.
 
-    def __init__(self, schema: m.ActionSchema, objects_of: ObjectsOf, atoms: AtomTable) -> None:
+    With ``static`` (the task's :class:`toolkit.rule_grounding.StaticView`), quantified preconditions and
+    ``forall`` effects restricted by static atoms are ground over the values the task's static facts allow,
+    as :func:`toolkit.grounding.compile_condition` and ``compile_effect`` do with the same ``static``.
+    """
+
+    def __init__(self, schema: m.ActionSchema, objects_of: ObjectsOf, atoms: AtomTable,
+                 static: StaticFacts | None = None) -> None:
         self.schema = schema
+        self._static = static
         self._objects_of = objects_of
         self._atoms = atoms
         self._n_params = len(schema.params)
@@ -182,6 +189,12 @@ class ActionTemplate:
             for p in eff.parts:
                 self._walk(p, sub, conds, adds, dels)
         elif isinstance(eff, m.ForallEffect):
+            if self._static is not None and self._static.forall_values(eff, {}, self._objects_of) is not None:
+                # Restricted by static atoms (airport's 300-segment ``(forall (?s) (when (is-blocked ?s ...)
+                # ...))``): ground per action over the few values they allow, as compile_effect does.
+                self._entries.append(("d", len(self._deferred)))
+                self._deferred.append((eff, sub, conds))
+                return
             for names, values in combos(eff.params, self._objects_of):
                 inner = dict(sub)
                 inner.update(zip(names, values))
@@ -236,7 +249,7 @@ class ActionTemplate:
         hit = cache.get(key)
         if hit is None:
             sub = {self.schema.params[j][0]: args[j] for j in uses}
-            node = ground_condition(part, sub, self._objects_of)
+            node = ground_condition(part, sub, self._objects_of, static=self._static)
             cc = compile_node(node)
             flat = () if node is True else node.parts if isinstance(node, GAnd) else (node,)
             hit = cache[key] = (cc, None if node is False else tuple(p for p in flat if not isinstance(p, GLit)))
@@ -313,7 +326,7 @@ class GroundEffect:
                 d_adds: set[Atom] = set()
                 d_dels: set[Atom] = set()
                 d_ces: list[ConditionalEffect] = []
-                walk_effect(eff, full, conds, template._objects_of, d_adds, d_dels, d_ces)
+                walk_effect(eff, full, conds, template._objects_of, d_adds, d_dels, d_ces, template._static)
                 adds.extend(d_adds)
                 dels.extend(d_dels)
                 out.append((frozenset(d_adds), frozenset(d_dels), tuple(d_ces)))

@@ -103,11 +103,15 @@ def task_state_action(draw):
     task = shipped_task(domain, problem)
     atoms = task.all_atoms()
     rnd = random.Random(draw(st.integers(0, 2**32)))
-    # Mostly states near the initial one (realistic), sometimes arbitrary subsets.
+    # Mostly states near the initial one (realistic), sometimes arbitrary subsets; each keeps the task's
+    # initial static facts, as every state a plan reaches does (ground actions decide quantified parts by
+    # them: toolkit.rule_grounding.StaticView).
+    static = task.static_view.static
     if draw(st.booleans()):
         state = frozenset(a for a in atoms if rnd.random() < 0.3)
     else:
         state = task.init ^ frozenset(a for a in atoms if rnd.random() < 0.1)
+    state = frozenset(a for a in state if a.predicate not in static) | {a for a in task.init if a.predicate in static}
     actions = list(task.all_actions())
     return task, state, rnd.choice(actions)
 

@@ -23,7 +23,7 @@ from toolkit import model as m
 from toolkit.grounding import compile_condition, compile_effect
 from toolkit.loader import parse_domain, parse_problem
 from toolkit.model import Atom
-from toolkit.semantics import apply_effect, effect_delta
+from toolkit.semantics import apply_effect, effect_delta, holds
 from toolkit.task import Task
 
 
@@ -41,19 +41,34 @@ def sample_states(task: Task, rng: random.Random, n_random: int) -> list[frozens
     for act in random_walk(task, rng, 4 if n_random else 2):
         state = act.apply(state)
         states.append(state)
+    static = task.static_view.static
+    fixed = frozenset(a for a in task.init if a.predicate in static)
     for _ in range(n_random):
         states.append(frozenset(a for a in atoms if rng.random() < 0.3))
         states.append(task.init ^ frozenset(a for a in atoms if rng.random() < 0.1))
+        states.append(fixed | frozenset(a for a in atoms if a.predicate not in static and rng.random() < 0.3))
     return states
 
 
+def keeps_static_facts(task: Task, state: frozenset[Atom]) -> bool:
+    """Whether ``state`` has the task's initial static facts (as every state a plan reaches has)."""
+    static = task.static_view.static
+    return {a for a in state if a.predicate in static} == {a for a in task.init if a.predicate in static}
+
+
 def assert_same_as_direct(task: Task, states: list[frozenset[Atom]], naive: bool = False) -> int:
-    """Every ground action of ``task`` against direct grounding; returns how many were checked."""
+    """Every ground action of ``task`` against direct grounding; returns how many were checked.
+
+    Both decide quantified parts by the task's static facts (``Task.static_view``); on the states that
+    keep those facts the action also agrees with grounding that decides nothing (the full expansion)."""
     n = 0
+    static = task.static_view
     for action in task.all_actions():
         sub = {var: obj for (var, _), obj in zip(action.schema.params, action.args)}
-        pre = compile_condition(action.schema.precondition, sub, task.objects_of)
-        eff = compile_effect(action.schema.effect, sub, task.objects_of)
+        pre = compile_condition(action.schema.precondition, sub, task.objects_of, static)
+        eff = compile_effect(action.schema.effect, sub, task.objects_of, static)
+        full_pre = compile_condition(action.schema.precondition, sub, task.objects_of)
+        full_eff = compile_effect(action.schema.effect, sub, task.objects_of)
         assert action.precondition == pre, action
         assert action.effect == eff, action
         assert [ce.text for ce in action.effect.conditional] == [ce.text for ce in eff.conditional], action
@@ -62,6 +77,9 @@ def assert_same_as_direct(task: Task, states: list[frozenset[Atom]], naive: bool
             adds, dels, fired = effect_delta(eff, state)
             assert action.apply(state) == after, (action, sorted(map(str, state)))
             assert action.apply_explained(state) == ((state - dels) | adds, fired), action
+            if keeps_static_facts(task, state):
+                assert after == apply_effect(full_eff, state), (action, sorted(map(str, state)))
+                assert action.is_applicable(state) == holds(full_pre, state), (action, sorted(map(str, state)))
             if naive:
                 assert after == naive_apply(task, action, state), action
         n += 1
@@ -176,3 +194,59 @@ def test_a_fresh_task_grounds_from_its_own_template() -> None:
     a2 = two.action(a1.name, a1.args)
     assert a1 is not a2 and a1.ground_effect.vec == a2.ground_effect.vec
     assert a1.ground_effect.vec[0] is not a2.ground_effect.vec[0] or a1.ground_effect.vec[0] in one.init
+
+
+# Airport's shape: quantifiers whose premise is a static atom (no action changes ``blocks``).
+STATIC_DOMAIN = """
+(define (domain static-guard)
+  (:requirements :adl)
+  (:types seg plane)
+  (:predicates (blocks ?s - seg ?to - seg) (occupied ?s - seg) (at ?p - plane ?s - seg) (blocked ?s - seg ?p - plane)
+               (link ?a - seg ?b - seg))
+  (:action move
+    :parameters (?p - plane ?from - seg ?to - seg)
+    :precondition (and (at ?p ?from) (link ?from ?to)
+      (forall (?s - seg) (imply (and (blocks ?s ?to) (not (= ?s ?from))) (not (occupied ?s))))
+      (exists (?s - seg) (blocks ?s ?to)))
+    :effect (and (not (at ?p ?from)) (at ?p ?to) (not (occupied ?from)) (occupied ?to)
+      (forall (?s - seg) (when (blocks ?s ?to) (blocked ?s ?p)))
+      (forall (?s - seg) (when (and (blocks ?s ?from) (not (blocks ?s ?to))) (not (blocked ?s ?p))))
+      (forall (?s - seg) (when (and (blocks ?s ?to) (occupied ?s)) (occupied ?from))))))
+"""
+
+STATIC_PROBLEM = """
+(define (problem static-guard-1) (:domain static-guard)
+  (:objects s1 s2 s3 s4 s5 - seg a - plane)
+  (:init (at a s1) (occupied s1) (occupied s4) (link s1 s2) (link s2 s3) (link s3 s4) (link s4 s5)
+         (blocks s1 s2) (blocks s3 s2) (blocks s2 s3) (blocks s4 s3) (blocks s5 s4))
+  (:goal (at a s5)))
+"""
+
+
+def test_static_premises_decide_quantifiers_as_the_full_expansion_does() -> None:
+    """A quantifier ranges only over the values its static premise allows (the rest decided from the
+    initial state), so a ground action keeps a few literals where it kept a disjunction per object; it
+    agrees with the full expansion on every state that keeps the static facts."""
+    domain = parse_domain(STATIC_DOMAIN)
+    task = Task(domain, parse_problem(STATIC_PROBLEM, domain))
+    move = task.action("move", ["a", "s1", "s2"])
+    pre = move.precondition
+    assert pre.tree is None  # a conjunction of literals: (forall ...) became (not (occupied s3))
+    assert [(str(lit), lit.bindings) for lit in pre.literals if not lit.positive] == [
+        ("(not (occupied s3))", (("?s", "s3"),))]
+    assert Atom("blocks", ("s1", "s2")) not in pre.pos  # decided, inside the exists
+    eff = move.effect
+    assert {Atom("blocked", ("s1", "a")), Atom("blocked", ("s3", "a"))} <= eff.adds
+    assert [ce.text for ce in eff.conditional] == ["(when (occupied s1) (occupied s1))",
+                                                   "(when (occupied s3) (occupied s1))"]
+    # (forall (?s) (when (and (blocks ?s s1) ...))): nothing blocks s1, so no effect at all
+    assert not any(a.predicate == "blocked" for a in eff.dels)
+    # Every state of a walk, and random states with the static facts, against the full expansion.
+    rng = random.Random(3)
+    states = sample_states(task, rng, 30)
+    assert sum(keeps_static_facts(task, s) for s in states) > 30
+    assert assert_same_as_direct(task, states) == 25
+    # A quantifier that static facts make false is ground in full: the report names what fails.
+    stuck = task.action("move", ["a", "s4", "s1"])
+    assert stuck.precondition.tree is not False
+    assert any("exists" in str(u) or "blocks" in str(u) for u in stuck.unmet(task.init))
