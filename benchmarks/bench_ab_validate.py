@@ -24,6 +24,7 @@ from pathlib import Path
 
 
 def _best(fn, runs: int) -> float:
+    """``bench_numeric.cpu_best``, written here because this file runs against older trees that lack it."""
     best = float("inf")
     for _ in range(runs):
         start = time.process_time()

@@ -13,6 +13,16 @@ from benchmarks import bench_own_domains
 OWN = Path(__file__).resolve().parents[1] / "studies" / "data" / "own"
 
 
+def _bare_mirror(work: Path, bare: Path) -> Path:
+    """``work`` committed and cloned bare to ``bare``, as the benchmark's ``--git`` reads a fetched mirror."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(work)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "."], check=True)
+    subprocess.run([*git, "commit", "-qm", "towers"], check=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    return bare
+
+
 @pytest.fixture
 def mirror(tmp_path: Path) -> Path:
     """A bare git repository laid out as AI-Planning/classical-domains, with one small domain of ours."""
@@ -20,13 +30,7 @@ def mirror(tmp_path: Path) -> Path:
     (work / "classical" / "towers").mkdir(parents=True)
     shutil.copy(OWN / "towers.pddl", work / "classical" / "towers" / "domain.pddl")
     shutil.copy(OWN / "towers-2.pddl", work / "classical" / "towers" / "p02.pddl")
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(work)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "towers"], check=True)
-    bare = tmp_path / "mirror.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
-    return bare
+    return _bare_mirror(work, tmp_path / "mirror.git")
 
 
 def test_one_run_prints_the_three_protocols_per_domain_and_keeps_the_episodes(mirror: Path, tmp_path: Path,
@@ -65,12 +69,7 @@ def test_spread_takes_problems_across_sizes_not_the_smallest_files(tmp_path: Pat
     for discs in range(1, 8):
         (work / "classical" / "towers" / f"t{discs}.pddl").write_text(_towers_problem(discs))
     (work / "classical" / "towers" / "t1b.pddl").write_text(_towers_problem(1, padding=40))
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(work)]
-    subprocess.run([*git, "init", "-q"], check=True)
-    subprocess.run([*git, "add", "."], check=True)
-    subprocess.run([*git, "commit", "-qm", "towers"], check=True)
-    bare = tmp_path / "mirror.git"
-    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
+    bare = _bare_mirror(work, tmp_path / "mirror.git")
     _, folder, chosen = bench_own_domains.extract(bare, "towers", 3, tmp_path / "spread")
     assert chosen == ["t1.pddl", "t3.pddl", "t5.pddl"]
     assert sorted(p.name for p in folder.iterdir()) == chosen
