@@ -48,3 +48,11 @@ def test_grounding_semantics_and_templates_import_one_way():
     # before the split, grounding's GroundEffect imported semantics inside its methods, a two-file circle.
     assert not _toolkit_imports("toolkit.grounding") & {"toolkit.semantics", "toolkit.templates"}
     assert "toolkit.templates" not in _toolkit_imports("toolkit.semantics")
+
+
+def test_no_toolkit_module_is_over_500_lines():
+    # Small modules (house style; issue 31 split the loader, grounding and plans to get here): past 500
+    # lines a module holds more than one thing, and the next feature grows it further.
+    long = {str(p.relative_to(ROOT)): n for p in sorted((ROOT / "toolkit").rglob("*.py"))
+            if (n := len(p.read_text(encoding="utf-8").splitlines())) > 500}
+    assert not long, f"split these along their seams: {long}"

@@ -10,7 +10,8 @@ from benchmarks.runner import make_planner
 from grounders.calibration import ErrorModel
 from grounders.noisy import NoisyOracle
 from grounders.oracle import Oracle
-from toolkit.agents.belief_agent import BeliefAgentConfig, relevant_atoms, run_belief_agent
+from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
+from toolkit.agents.belief_scope import relevant_atoms
 from toolkit.agents.evidence import EvidenceBelief
 from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
 from toolkit.domains import shipped_domain

@@ -14,7 +14,8 @@ import pytest
 
 from benchmarks.runner import make_planner
 from grounders.oracle import Oracle
-from toolkit.agents.belief_agent import BeliefAgentConfig, relevant_atoms, run_belief_agent
+from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
+from toolkit.agents.belief_scope import relevant_atoms
 from toolkit.agents.viplan import ViPlanGrounderConfig, run_viplan_grounder
 from toolkit.simulator import SymbolicEnvironment
 from toolkit.task import load_task

@@ -7,7 +7,7 @@ and spends questions where a wrong belief would hurt:
 1. **Survey** once: every visible atom of a *relevant* predicate (one that some
    precondition, effect condition or the goal mentions; ``leftOf`` in ViPlan-BW is
    not), except those only the goal mentions (tsp's ``visited``: the plan achieves
-   them whatever they were; see :func:`goal_only_predicates`). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
+   them whatever they were; see :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
    are kept when the survey shows them holding; answers that break a group are
    re-asked until the group is settled.
 2. **Plan** on the most likely state.
@@ -43,6 +43,7 @@ from typing import Hashable, Sequence
 
 from toolkit.agents.base import (Clock, EpisodeResult, Ledger, accepts_wording, condition_atoms, condition_literals,
                                  disjunctive_atoms, required_literals)
+from toolkit.agents.belief_scope import goal_only_predicates, relevant_atoms
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
 from toolkit.invariants import Group, groups, invariants_of
 from toolkit.known_facts import NO_KNOWN_FACTS, KnownFacts, known_facts
@@ -77,35 +78,6 @@ class BeliefAgentConfig:
     # P(an action that ran did something else than the model predicts); None: the world's declared
     # failure model (its ``failure_prob``), and where it declares none, ``action_success_prior`` alone
     action_failure: float | None = None
-
-
-def goal_only_predicates(task: Task) -> frozenset[str]:
-    """Predicates the goal mentions but no precondition or effect condition reads.
-
-    Their initial value decides nothing but whether the plan must achieve them, so
-    the survey leaves them unasked (believed false: the plan achieves them, and the
-    effect checks and the goal check look at them then). Were one already true and
-    not achievable again, no plan would exist and the second opinion asks it.
-    None in a domain with derived rules: a rule body may read a goal predicate for a precondition.
-    """
-    if task.domain.derived:
-        return frozenset()
-    read = {a.predicate for action in task.reachable_actions()
-            for cond in (action.precondition, *(c.condition for c in action.effect.conditional))
-            for a, _ in condition_literals(cond)}
-    return frozenset(a.predicate for a, _ in condition_literals(task.goal)) - read
-
-
-def relevant_atoms(task: Task) -> list[Atom]:
-    """Atoms of predicates that some precondition, effect condition or the goal mentions."""
-    conditions = [task.goal]
-    for action in task.reachable_actions():
-        conditions.append(action.precondition)
-        conditions += [c.condition for c in action.effect.conditional]
-    names = {a.predicate for cond in conditions for a, _ in condition_literals(cond)}
-    # Derived atoms are not asked: the rules give them from the basic atoms (see _Episode.state).
-    names -= task.domain.derived_predicates
-    return [a for a in task.reachable_atoms() if a.predicate in names]
 
 
 class _Episode:
