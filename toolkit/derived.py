@@ -34,18 +34,8 @@ from toolkit.fluents import FluentState
 from toolkit.grounding import GAnd, GLit, GNode, GOr
 from toolkit.model import Atom
 from toolkit.rule_grounding import Intern, ObjectsOf, ground_rules
+from toolkit.semantics import node_holds
 from toolkit.strata import strata
-
-def _holds(node: GNode, state) -> bool:
-    if node is True or node is False:
-        return node
-    if isinstance(node, GLit):
-        return (node.atom in state) == node.positive
-    if isinstance(node, GAnd):
-        return all(_holds(p, state) for p in node.parts)
-    if isinstance(node, GOr):
-        return any(_holds(p, state) for p in node.parts)
-    return node.holds(state)
 
 
 def _dnf(node: GNode) -> list[tuple[frozenset[Atom], frozenset[Atom]]] | None:
@@ -131,7 +121,7 @@ class _Stratum:
         for h in todo:
             view.add(h)
         for head, node in self.trees:
-            if head not in view and _holds(node, view):
+            if head not in view and node_holds(node, view):
                 view.add(head)
                 todo.append(head)
         while todo:
@@ -148,7 +138,7 @@ class _Stratum:
                             todo.append(head)
             for j in self.tree_users.get(a, ()):
                 head, node = self.trees[j]
-                if head not in view and _holds(node, view):
+                if head not in view and node_holds(node, view):
                     view.add(head)
                     todo.append(head)
 

@@ -37,23 +37,24 @@ class Unmet:
         return f"{self.literal} [with {where}]"
 
 
-def _eval(node: GNode, state: frozenset[Atom]) -> bool:
+def node_holds(node: GNode, state: frozenset[Atom]) -> bool:
+    """Whether a ground condition tree holds in ``state`` (also the derived-rule fixpoint's body check)."""
     if node is True or node is False:
         return node
     if isinstance(node, GLit):
         return (node.atom in state) == node.positive
     if isinstance(node, GAnd):
-        return all(_eval(p, state) for p in node.parts)
+        return all(node_holds(p, state) for p in node.parts)
     if isinstance(node, GCompare):
         return node.holds(state)
-    return any(_eval(p, state) for p in node.parts)
+    return any(node_holds(p, state) for p in node.parts)
 
 
 def holds(cond: CompiledCondition, state: frozenset[Atom]) -> bool:
     """Whether a compiled ground condition is true in ``state``."""
     if not cond.pos <= state or not state.isdisjoint(cond.neg):
         return False
-    return cond.tree is None or _eval(cond.tree, state)
+    return cond.tree is None or node_holds(cond.tree, state)
 
 
 def _explain_node(node: GNode, state: frozenset[Atom], out: list[Unmet]) -> None:
@@ -70,7 +71,7 @@ def _explain_node(node: GNode, state: frozenset[Atom], out: list[Unmet]) -> None
     elif isinstance(node, GCompare):
         if not node.holds(state):
             out.append(Unmet(str(node), None, True, node.bindings, node.why(state)))
-    elif isinstance(node, GOr) and not _eval(node, state):
+    elif isinstance(node, GOr) and not node_holds(node, state):
         failing: list[Unmet] = []
         for p in node.parts:
             _explain_node(p, state, failing)
