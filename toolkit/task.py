@@ -183,10 +183,15 @@ class Task:
     def respell(self, atoms: frozenset[Atom]) -> frozenset[Atom]:
         """Atoms a world wrote in lower-case names, spelt as the problem spells its objects (PDDL names are
         case-insensitive, so ``C-3-4`` in a problem is minigrid's ``c-3-4``)."""
-        differ = {k: v for k, v in self._object_names.items() if k != v}
+        differ = self._respelled
         if not differ:
             return atoms
         return frozenset(Atom(a.predicate, tuple(differ.get(x, x) for x in a.args)) for a in atoms)
+
+    @functools.cached_property
+    def _respelled(self) -> dict[str, str]:
+        """Lower-case name -> the problem's spelling, for the objects whose spelling is not lower case."""
+        return {k: v for k, v in self._object_names.items() if k != v}
 
     def resolve_object(self, name: str) -> str:
         hit = self._object_names.get(name.lower())
