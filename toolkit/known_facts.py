@@ -42,12 +42,8 @@ def changed_predicates(domain: m.Domain) -> frozenset[str]:
 
 
 def static_predicates(domain: m.Domain) -> tuple[str, ...]:
-    """Declared predicates no action changes, sorted: their truth is the problem's ``:init`` forever.
-
-    Derived predicates are never static: no action changes them, but their rules do.
-    """
-    changed = changed_predicates(domain) | domain.derived_predicates
-    return tuple(sorted(p for p in domain.predicates if p not in changed))
+    """Declared predicates no action changes, sorted (:func:`toolkit.model.static_predicates`)."""
+    return tuple(sorted(m.static_predicates(domain)))
 
 
 def is_untyped(domain: m.Domain) -> bool:

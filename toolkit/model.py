@@ -336,6 +336,15 @@ def effect_predicates(effect: Effect) -> set[str]:
     return set()
 
 
+def static_predicates(domain: Domain) -> frozenset[str]:
+    """Declared predicates no action adds or deletes: their truth is the problem's ``:init`` forever.
+
+    Derived predicates are never static: no action changes them, but their rules do.
+    """
+    changed = set().union(*(effect_predicates(a.effect) for a in domain.actions.values()))
+    return frozenset(domain.predicates) - changed - domain.derived_predicates
+
+
 @record(slots=True)
 class ActionSchema:
     """A lifted action: typed parameters, a precondition and an effect."""

@@ -27,24 +27,6 @@ ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
 Intern = Callable[[str, tuple[str, ...]], Atom]
 
 
-def _static_predicates(domain: m.Domain) -> frozenset[str]:
-    """Basic predicates no action adds or deletes: their atoms keep their initial value."""
-    changed: set[str] = set()
-
-    def walk(eff: m.Effect) -> None:
-        if isinstance(eff, (m.AddEffect, m.DelEffect)):
-            changed.add(eff.atom.predicate)
-        elif isinstance(eff, m.AndEffect):
-            for p in eff.parts:
-                walk(p)
-        elif isinstance(eff, (m.ForallEffect, m.WhenEffect)):
-            walk(eff.body)
-
-    for action in domain.actions.values():
-        walk(action.effect)
-    return frozenset(domain.predicates) - changed - domain.derived_predicates
-
-
 def _static_first(cond: m.Condition, static: frozenset[str]) -> m.Condition:
     """``cond`` with ``imply`` spelled as ``or`` and, in every ``and``/``or``, the parts that static facts
     and equalities decide placed first: grounding then stops at them before it expands the rest."""
@@ -237,7 +219,7 @@ def _fold(parts, conj: bool, bindings: Bindings | None = None) -> GNode:
 def ground_rules(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom],
                  intern: Intern = Atom) -> dict[Atom, list[GNode]]:
     """Each derived atom that can ever hold -> its ground rule bodies (one per rule that can make it hold)."""
-    static = _static_predicates(domain)
+    static = m.static_predicates(domain)
     facts = _StaticFacts(frozenset((a.predicate, a.args) for a in init if a.predicate in static))
     bodies: dict[Atom, list[GNode]] = {}
     for rule in domain.derived:
@@ -269,7 +251,7 @@ class StaticView:
     """
 
     def __init__(self, domain: m.Domain, init: frozenset[Atom]) -> None:
-        self.static = _static_predicates(domain)
+        self.static = m.static_predicates(domain)
         self.facts = _StaticFacts(frozenset((a.predicate, a.args) for a in init if a.predicate in self.static))
         self._first: dict[m.Condition, m.Condition] = {}
 
