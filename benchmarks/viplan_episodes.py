@@ -55,6 +55,9 @@ class Walk:
     def __post_init__(self) -> None:
         self.script.partial = self.partial
         self.state: frozenset[Atom] = self.task.init  # the world script's truth so far
+        # ViPlan's key -> (pgt's atom, foreign?): an episode names the same atoms hundreds of times, and an
+        # undeclared name costs a did-you-mean search each time it is resolved
+        self._atoms: dict[str, tuple[Atom, bool]] = {}
 
     @property
     def executed(self) -> int:
@@ -75,12 +78,17 @@ class Walk:
         in its enumerations (they are in ``env.visible_predicates``), so the world script
         shows them and a replay asks them too.
         """
-        name, args = parse_key(key)
-        try:
-            return Atom(_resolve_predicate(self.task, name), tuple(self.task.resolve_object(a) for a in args))
-        except PgtError:
-            self.foreign += 1
-            return Atom(name, args)
+        known = self._atoms.get(key)
+        if known is None:
+            name, args = parse_key(key)
+            try:
+                resolved = tuple(self.task.resolve_object(a) for a in args)
+                known = Atom(_resolve_predicate(self.task, name), resolved), False
+            except PgtError:
+                known = Atom(name, args), True
+            self._atoms[key] = known
+        self.foreign += known[1]
+        return known[0]
 
     def action(self, text: str) -> GroundAction | None:
         parsed = parse_action(text)

@@ -126,8 +126,8 @@ def _write_run(folder: Path, logs: list[ViPlanLog], root: Path) -> ImportedRun:
             for log in logs:
                 for record, records in _records(log, root, config, domain_file):
                     sink.write(record)
-                    for answer in records:
-                        writer.write(answer)  # type: ignore[union-attr]
+                    if records:
+                        writer.write_all(records)  # type: ignore[union-attr]
                     count += 1
                     answers += len(records)
                     mismatches += record.get("truth_mismatches", 0)

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Hashable, Iterator
+from typing import Any, Hashable, Iterable, Iterator
 
 from toolkit.errors import PgtError
 from toolkit.model import Atom
@@ -78,7 +78,8 @@ class AnswerRecord:
                       self.status, self.prompt_tokens, self.completion_tokens)
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True, ensure_ascii=False)
+        # every field is a scalar: the instance's own dict is asdict's result without its deep copy per field
+        return json.dumps(vars(self), sort_keys=True, ensure_ascii=False)
 
     @classmethod
     def from_dict(cls, data: dict[str, Any], where: str = "") -> AnswerRecord:
@@ -123,6 +124,11 @@ class RecordWriter:
         self._lock = threading.Lock()
 
     def write(self, record: AnswerRecord) -> None:
-        line = redact(record.to_json()) + "\n"  # the raw reply of an endpoint that echoes a secret
-        with self._lock, self.path.open("a", encoding="utf-8") as fh:
-            fh.write(line)
+        self.write_all((record,))
+
+    def write_all(self, records: Iterable[AnswerRecord]) -> None:
+        """Append several records with one open (an importer writes an episode's thousands at once)."""
+        text = "".join(redact(record.to_json()) + "\n" for record in records)  # a reply that echoes a secret
+        if text:
+            with self._lock, self.path.open("a", encoding="utf-8") as fh:
+                fh.write(text)

@@ -22,16 +22,21 @@ down) replays as that reply, not as a gap.
 
 from __future__ import annotations
 
+import functools
+import heapq
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Sequence
 
 from grounders.records import AnswerRecord, read_records, state_key_text
+from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict
 
 
 ANY_ATOM = "*"
+_ByEpisode = dict[str, tuple[tuple[int, AnswerRecord], ...]]  # episode -> (line order, record) pairs
 
 
 class ReplayGrounder:
@@ -47,11 +52,19 @@ class ReplayGrounder:
 
     def __init__(self, log: str | Path | Sequence[AnswerRecord], match_state: bool = True,
                  episode: str | None = None) -> None:
-        records = list(read_records(log)) if isinstance(log, (str, Path)) else list(log)
+        if isinstance(log, (str, Path)):
+            self.total, by_episode = _read_log(str(log))
+            if episode is None:
+                records = [r for _, r in heapq.merge(*by_episode.values(), key=lambda pair: pair[0])]
+            else:  # the episode's records and those naming none, in the log's order
+                records = [r for _, r in heapq.merge(by_episode.get("", ()), by_episode.get(episode, ()),
+                                                     key=lambda pair: pair[0])]
+        else:
+            records = list(log)
+            self.total = len(records)
+            if episode is not None:
+                records = [r for r in records if r.episode in ("", episode)]
         self.source = str(log) if isinstance(log, (str, Path)) else "<records>"
-        self.total = len(records)
-        if episode is not None:
-            records = [r for r in records if r.episode in ("", episode)]
         self.episode = episode
         self.match_state = match_state
         self._table: dict[tuple[str, str], list[AnswerRecord]] = defaultdict(list)
@@ -88,3 +101,26 @@ class ReplayGrounder:
             self._asked[key] += 1
             out.append(found[index].to_answer())
         return out
+
+
+def _read_log(path: str) -> tuple[int, _ByEpisode]:
+    """The log's record count and its ``(line order, record)`` pairs by episode, read once per file version.
+
+    A study builds one replay grounder per episode from the same log; an imported ViPlan
+    run's log holds every episode of the run (60,000 records for a household model), so
+    reading it whole for each episode made a replay quadratic in the run's size.
+    """
+    try:
+        stat = os.stat(path)
+    except OSError as exc:
+        raise PgtError(f"cannot read answer log {path}: {exc.strerror}") from None
+    return _read_log_version(os.path.abspath(path), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=2)
+def _read_log_version(path: str, mtime_ns: int, size: int) -> tuple[int, _ByEpisode]:
+    grouped: dict[str, list[tuple[int, AnswerRecord]]] = defaultdict(list)
+    total = 0
+    for total, record in enumerate(read_records(path), 1):
+        grouped[record.episode].append((total, record))
+    return total, {episode: tuple(pairs) for episode, pairs in grouped.items()}
