@@ -51,6 +51,8 @@ class Walk:
     truth_mismatches: int = 0  # logged truths that differ from PDDL's prediction (the world script corrects them)
     refused: int = 0  # actions ViPlan's simulator ran that PDDL's model would refuse
     foreign: int = 0  # answers about atoms the problem file does not declare (household scene objects)
+    # (position, atom text) whose truth iGibson's rules give, not the log (_hidden_unreachable)
+    assumed: set[tuple[int, str]] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.script.partial = self.partial
@@ -279,12 +281,45 @@ def grounder_episode(log: ViPlanLog, ep: ViPlanEpisode, walk: Walk) -> dict[str,
         walk.events.append({"phase": "plan", "step": walk.executed, "plan": list(replan["actions"]), "complete": True})
         latest, consumed = [str(a) for a in replan["actions"]], 0
         if walk.partial:
+            if "enum_results" in replan:
+                _hidden_unreachable(walk, replan["enum_results"])
             _hidden_truth_from_plan(walk, latest, replan.get("enum_results") or {})
     if not stop:
         stop = _queue_stop(log, walk, attempts, remaining, latest, consumed, enum)
     plan_lengths = [len(e["plan"]) for e in walk.events if e["phase"] == "plan" and e.get("complete")]
     return _grounder_fields(walk, data, stop, len(attempts), replan_index, plan_lengths, False, enum is not None,
                             remaining)
+
+
+def _hidden_unreachable(walk: Walk, enumerated: dict[str, Any]) -> None:
+    """iGibson's ``reachable`` is false for every object its view does not show, at a replan's enumeration.
+
+    iGibson's symbolic state computes ``reachable(x)`` as ``_is_near(x) and _is_visible(x)``
+    (nicoladainese96/iGibson, ``igibson/action_primitives/igibson_semantic_actions_env.py``,
+    ``_is_reachable``), for every task object. ViPlan's replan enumerates
+    ``env.visible_predicates`` (``viplan/planning/igibson_client_env.py``: the state's atoms whose
+    arguments are all visible objects; ``reachable`` is in the state for every task object) and
+    plans from ``update_vlm_state(copy.deepcopy(env.state), enum_results)``
+    (``benchmark_igibson_plan.py``, ``check_plan``), so an object whose ``reachable`` the
+    enumeration did not ask is not visible and is unreachable in the state the replan starts
+    from. An object iGibson does not report keeps the problem file's value (``update_problem``'s
+    "Quickfix / failsafe"), and no household problem file makes an object reachable, so that
+    value is false too. PDDL's prediction can say otherwise (``open-container`` makes the
+    contents reachable; a later ``grasp`` hides them from the view), and the replan's plan
+    depends on it (InternVL3-8B, cleaning_out_drawers hard: ViPlan closes and reopens the
+    cabinet to reach the cloth). A truth the log gives at this position is kept.
+    """
+    try:
+        reachable = _resolve_predicate(walk.task, "reachable")
+    except PgtError:
+        return  # not ViPlan's household domain
+    asked = {str(walk.atom(key)) for key in enumerated}
+    logged = walk.script.truth[-1]
+    for name in walk.task.objects:
+        atom = Atom(reachable, (name,))
+        if str(atom) not in asked and str(atom) not in logged:
+            walk._know(atom, False, False)
+            walk.assumed.add((walk.script.position, str(atom)))
 
 
 def _hidden_truth_from_plan(walk: Walk, plan: list[str], enumerated: dict[str, Any]) -> None:
@@ -412,7 +447,8 @@ def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]
     walk.unlogged_replies(f"the check of {text} raised before it was logged")
     if any((atom in walk.state) != value for atom, value in hidden):
         return "hidden_precondition"
-    unlogged = [(atom, value) for atom, value in hidden if str(atom) not in walk.script.truth[-1]]
+    unlogged = [(atom, value) for atom, value in hidden if str(atom) not in walk.script.truth[-1]
+                or (walk.script.position, str(atom)) in walk.assumed]
     if unlogged and not any(walk.can_see(atom) for atom, _ in expected):
         # nothing was asked, so nothing could be a bad reply: a hidden precondition was false in
         # ViPlan's world where PDDL's effects predict it true; the world script records it so

@@ -321,3 +321,24 @@ def test_a_conditional_effect_viplan_asked_tells_its_hidden_condition(tmp_path):
                                {"open cabinet_1": answer, "reachable book_1": answer, "all_correct": True})
     assert Atom("inside", ("book_1", "cabinet_1")) in walk.state
     assert walk.script.truth[0] == {"(inside book_1 cabinet_1)": True}
+
+
+def test_a_replan_starts_from_igibsons_unreachable_hidden_objects(tmp_path):
+    """iGibson's reachable is near and visible: what the replan enumeration did not show is unreachable."""
+    from benchmarks.viplan_episodes import Walk, _hidden_unreachable
+
+    problem = tmp_path / "p.pddl"
+    problem.write_text("(define (problem p) (:domain igibson) (:objects cabinet_1 - container book_1 cloth_1 - movable"
+                       " sink_1 - object) (:init (reachable book_1) (reachable cloth_1) (reachable sink_1))"
+                       " (:goal (and (holding book_1))))")
+    task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
+    walk = Walk(task, "simple/p/seed0", "TestVLM", partial=True)
+    walk._know(Atom("reachable", ("sink_1",)), True, False)  # a truth the log gives here wins
+    enumerated = {"reachable cabinet_1": ["yes", "yes"], "open cabinet_1": ["no", "no"],
+                  "reachable book_1": ["yes", "yes"], "reachable cabinet_2": ["no", "no"]}
+    walk.enumerate(enumerated)
+    _hidden_unreachable(walk, enumerated)
+    assert Atom("reachable", ("cloth_1",)) not in walk.state  # not shown: not visible, so not reachable
+    assert walk.script.truth[-1]["(reachable cloth_1)"] is False
+    assert {Atom("reachable", ("book_1",)), Atom("reachable", ("sink_1",))} <= walk.state
+    assert "(reachable cabinet_1)" not in walk.script.truth[-1] or walk.script.truth[-1]["(reachable cabinet_1)"]
