@@ -156,7 +156,7 @@ class ReplayedWorld:
     def reset(self, seed: int | None = None) -> Observation:
         self.position = 0
         self._tried: dict[tuple[int, str], int] = defaultdict(int)
-        self._state = self._corrected(self.task.init, 0)
+        self._state = self._corrected(self.task.init, 0, final=not self.script.moves)
         return self.observe()
 
     def observe(self) -> Observation:
@@ -183,7 +183,10 @@ class ReplayedWorld:
         index = min(self._tried[key], len(recorded) - 1)
         self._tried[key] += 1
         mv = recorded[index]
+        final = mv is self.script.moves[-1]
         if not mv.executed:
+            if final and self.script.goal_checked:  # the refused last move is when the goal came to hold
+                self._state = self._corrected(self._state, self.position, final=True)
             return StepOutcome(str(action), False, None, self.observe())
         failure = None
         state = self._state
@@ -197,11 +200,20 @@ class ReplayedWorld:
                 failure = f"ran {ran}"
             state = ran.apply(state)
         self.position += 1
-        self._state = self._corrected(state, self.position)
+        self._state = self._corrected(state, self.position, final=final)
         return StepOutcome(str(action), True, failure, self.observe())
 
-    def _corrected(self, state: frozenset[Atom], position: int) -> frozenset[Atom]:
-        """``state`` with the values the log recorded at ``position`` (and the goal outcome at the last one)."""
+    def _corrected(self, state: frozenset[Atom], position: int, final: bool = False) -> frozenset[Atom]:
+        """``state`` with the values the log recorded at ``position`` (and the goal outcome at the end).
+
+        The end is the last position; where the run checked the goal before every action
+        (``goal_checked``), it is the last move itself: ViPlan's household planning_loop
+        (``benchmark_igibson_vila.py``: ``while not env.goal_reached``) reads ``env.state``, which
+        ``apply_action`` replaces after every action, refused ones included
+        (``igibson_client_env.py``), so the goal did not hold after any move before the last one,
+        refused or not, even at the last position (gpt-4.1 no CoT, sorting_groceries medium: the
+        goal held only after three refused actions at the last position).
+        """
         frame = self.script.truth[position] if position < len(self.script.truth) else {}
         out = set(state)
         for text, value in frame.items():
@@ -210,7 +222,7 @@ class ReplayedWorld:
                 out.add(atom)
             else:
                 out.discard(atom)
-        last = position == self.script.position
+        last = final if self.script.goal_checked else position == self.script.position
         if last and self.script.goal_reached and not self.task.goal_holds(frozenset(out)):
             for atom, value in goal_literals(self.task.problem.goal):  # the environment said the goal holds
                 if value:

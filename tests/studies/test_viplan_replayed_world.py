@@ -342,3 +342,15 @@ def test_a_replan_starts_from_igibsons_unreachable_hidden_objects(tmp_path):
     assert walk.script.truth[-1]["(reachable cloth_1)"] is False
     assert {Atom("reachable", ("book_1",)), Atom("reachable", ("sink_1",))} <= walk.state
     assert "(reachable cabinet_1)" not in walk.script.truth[-1] or walk.script.truth[-1]["(reachable cabinet_1)"]
+
+
+def test_goal_checked_run_reaches_the_goal_only_after_its_last_move():
+    """planning_loop checks the goal before every action, refused ones too: it held only after the last move."""
+    task, move = _blocks()
+    script = WorldScript(goal_checked=True)
+    script.move("moveblock(r, c2)", True)  # PDDL: (on R G), the goal; the run went on, so not yet
+    script.move("moveblock(r, c2)", False)  # refused, and after it the environment said the goal held
+    script.goal_reached = True
+    world = ReplayedWorld(task, script)
+    assert world.execute(move).executed and not task.goal_holds(world.true_state())
+    assert not world.execute(move).executed and task.goal_holds(world.true_state())
