@@ -22,7 +22,7 @@ from typing import Any
 from benchmarks.viplan_logs import ViPlanEpisode, ViPlanLog, parse_action, parse_key
 from grounders.records import AnswerRecord, state_key_text
 from grounders.replay import ANY_ATOM
-from toolkit.agents.viplan_atoms import precondition_expectations
+from toolkit.agents.viplan_atoms import precondition_expectations, precondition_literals
 from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.replayed_world import WorldScript, action_text
@@ -359,7 +359,8 @@ def _hidden_truth_from_plan(walk: Walk, plan: list[str], enumerated: dict[str, A
 
     for text in plan:
         action = walk.action(text)
-        if action is None or not settle(precondition_expectations(walk.task, action)):
+        # the planner's plan meets the whole precondition, not only what ViPlan asks of it
+        if action is None or not settle(precondition_literals(walk.task, action)):
             return
         after = action.apply(state)
         touched |= after ^ state

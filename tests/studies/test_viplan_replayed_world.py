@@ -354,3 +354,25 @@ def test_goal_checked_run_reaches_the_goal_only_after_its_last_move():
     world = ReplayedWorld(task, script)
     assert world.execute(move).executed and not task.goal_holds(world.true_state())
     assert not world.execute(move).executed and task.goal_holds(world.true_state())
+
+
+def test_a_replans_plan_tells_the_whole_precondition_it_relied_on(tmp_path):
+    """grasp(m) needs (not (holding m)) though ViPlan never asks it: a logged replan grasping m says m was not held.
+
+    iGibson's place actions can fail after releasing the object ("executed but failed"); the replay keeps
+    it held, and only the plan ViPlan made next tells otherwise (InternVL3-78B, collect_misplaced_items).
+    """
+    from benchmarks.viplan_episodes import Walk, _hidden_truth_from_plan
+    from toolkit.agents.viplan_atoms import precondition_expectations, precondition_literals
+
+    problem = tmp_path / "p.pddl"
+    problem.write_text("(define (problem p) (:domain igibson) (:objects shoe_1 sock_1 - movable table_1 - object)"
+                       " (:init (holding shoe_1)) (:goal (and (ontop shoe_1 table_1))))")
+    task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
+    grasp = task.action("grasp", ["shoe_1"])
+    assert (Atom("holding", ("shoe_1",)), False) in precondition_literals(task, grasp)
+    assert Atom("holding", ("shoe_1",)) not in dict(precondition_expectations(task, grasp))
+    walk = Walk(task, "simple/p/seed0", "TestVLM", partial=True)
+    _hidden_truth_from_plan(walk, ["navigate-to(shoe_1)", "grasp(shoe_1)"], {})
+    assert walk.script.truth[-1]["(holding shoe_1)"] is False
+    assert Atom("holding", ("shoe_1",)) not in walk.state

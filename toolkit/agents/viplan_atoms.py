@@ -39,31 +39,48 @@ def precondition_expectations(task: Task, action: GroundAction) -> list[tuple[At
     return list(out.items())
 
 
+def precondition_literals(task: Task, action: GroundAction) -> list[tuple[Atom, bool]]:
+    """The literals ``action``'s precondition requires in PDDL's meaning, which a planner's plan satisfies.
+
+    Unlike :func:`precondition_expectations` (the questions ViPlan asks), a ``forall`` covers
+    every object of its type, the action's own arguments included: ``grasp(m)`` needs
+    ``(not (holding m))`` though ViPlan never asks it. ``or`` and the rest are skipped.
+    """
+    binding: dict[str, str] = {var: arg for (var, _), arg in zip(action.schema.params, action.args)}
+    out: dict[Atom, bool] = {}
+    for atom, value in _walk(action.schema.precondition, binding, True, task.objects_of, skip_bound=False):
+        out[atom] = value
+    return list(out.items())
+
+
 def _walk(node: m.Condition, binding: dict[str, str], value: bool,
-          objects_of: Callable[[tuple[str, ...]], tuple[str, ...]]) -> Iterator[tuple[Atom, bool]]:
+          objects_of: Callable[[tuple[str, ...]], tuple[str, ...]], skip_bound: bool = True
+          ) -> Iterator[tuple[Atom, bool]]:
     if isinstance(node, m.Pred):
         yield Atom(node.predicate, tuple(binding.get(t, t) for t in node.terms)), value
     elif isinstance(node, m.Not):
-        yield from _walk(node.arg, binding, not value, objects_of)
+        yield from _walk(node.arg, binding, not value, objects_of, skip_bound)
     elif isinstance(node, m.And):
         for part in node.parts:
-            yield from _walk(part, binding, value, objects_of)
+            yield from _walk(part, binding, value, objects_of, skip_bound)
     elif isinstance(node, m.Forall):
-        yield from _forall(node.params, node.body, binding, value, objects_of)
+        yield from _forall(node.params, node.body, dict(binding) if not skip_bound else binding, value, objects_of,
+                           skip_bound)
     # Or, Imply, Exists, Equals: nothing to ask one atom at a time (see the module docstring)
 
 
 def _forall(params: tuple[m.Param, ...], body: m.Condition, binding: dict[str, str], value: bool,
-            objects_of: Callable[[tuple[str, ...]], tuple[str, ...]]) -> Iterator[tuple[Atom, bool]]:
+            objects_of: Callable[[tuple[str, ...]], tuple[str, ...]], skip_bound: bool = True
+            ) -> Iterator[tuple[Atom, bool]]:
     (var, types), rest = params[0], params[1:]
     for obj in objects_of(types):
-        if obj in binding.values():  # ViPlan: `if str(value) in grounded_args.values(): continue`
+        if skip_bound and obj in binding.values():  # ViPlan: `if str(value) in grounded_args.values(): continue`
             continue
         binding[var] = obj
         if rest:
-            yield from _forall(rest, body, binding, value, objects_of)
+            yield from _forall(rest, body, binding, value, objects_of, skip_bound)
         else:
-            yield from _walk(body, binding, value, objects_of)
+            yield from _walk(body, binding, value, objects_of, skip_bound)
 
 
 def effect_expectations(action: GroundAction, true_before: frozenset[Atom]) -> list[tuple[Atom, bool]]:
