@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -60,9 +61,24 @@ from benchmarks.viplan_import import ImportedRun, import_results  # noqa: E402
 from benchmarks.viplan_logs import find_logs, read_log  # noqa: E402
 
 TARGETS = {"outcome": 0.99, "questions": 0.95, "steps": 0.99}
+ROOT = Path(__file__).resolve().parents[1]
+# the code that decides what a replay does: a kept row measured with other versions of it is measured again
+REPLAY_CODE = ("benchmarks/viplan_episodes.py", "benchmarks/viplan_import.py", "benchmarks/viplan_logs.py",
+               "toolkit/replayed_world.py", "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py",
+               "toolkit/agents/viplan_goals.py", "toolkit/agents/vlm_planner.py", "grounders/replay.py",
+               "toolkit/planners/up_oneshot.py", "toolkit/planners/up_oneshot_call.py")
+
+
+def replay_code_digest() -> str:
+    """A digest of :data:`REPLAY_CODE`'s bytes: part of a kept row's key, beside the engine versions."""
+    digest = hashlib.sha256()
+    for name in REPLAY_CODE:
+        path = ROOT / name
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
+    return digest.hexdigest()[:16]
 def checkout(path: str) -> Path:
     """A folder with ViPlan's ``data/planning`` and ``results/final``: the checkout, or the bare snapshot extracted."""
-    root = Path(path)
+    root = Path(path).resolve()  # absolute: each group's result files are linked from another folder
     if (root / "data" / "planning").is_dir():
         return root
     if (root / "HEAD").is_file() and (root / "objects").is_dir():
@@ -84,6 +100,7 @@ class Row:
     seconds: float = 0.0
     disagreements: list[str] = field(default_factory=list)
     engines: str = ""  # the planner's engine versions the row was measured with
+    code: str = ""  # replay_code_digest() when it was measured
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -92,13 +109,13 @@ class Row:
         tmp.replace(path)
 
     @classmethod
-    def load(cls, path: Path, engines: str) -> Row | None:
-        """The kept row, if there is one measured with these engines."""
+    def load(cls, path: Path, engines: str, code: str | None = None) -> Row | None:
+        """The kept row, if there is one measured with these engines and this replay code."""
         try:
             row = cls(**json.loads(path.read_text()))
         except (OSError, ValueError, TypeError):
             return None
-        return row if row.engines == engines else None
+        return row if row.engines == engines and (code is None or row.code == code) else None
 
 
 def _norm_action(text: str) -> str:
@@ -208,7 +225,7 @@ def main(argv: list[str] | None = None) -> int:
         os.environ["PGT_UP_PLAN_STORE"] = args.plan_cache
     if args.up_python:
         os.environ["PGT_UP_ONESHOT_PYTHON"] = args.up_python
-    engines = _engines(args.planner)
+    engines, code = _engines(args.planner), replay_code_digest()
     root = checkout(args.viplan)
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="viplan-replay-"))
     files = [f for f in find_logs(root / "results" / "final") if _wanted(f, args)]
@@ -217,10 +234,10 @@ def main(argv: list[str] | None = None) -> int:
         groups[read_log(f).group].append(f)
     rows: dict[tuple, Row] = {}
     began, skipped = time.perf_counter(), 0
-    print(f"planner {args.planner}: {engines}", flush=True)
+    print(f"planner {args.planner}: {engines}; replay code {code}", flush=True)
     for group, members in sorted(groups.items(), key=lambda kv: tuple(map(str, kv[0]))):
         name = _name(group)
-        kept = Row.load(work / "rows" / f"{name}.json", engines)
+        kept = Row.load(work / "rows" / f"{name}.json", engines, code)
         if kept is not None:
             rows[group] = kept
             print(_line(group, kept) + "  [kept]", flush=True)
@@ -229,10 +246,10 @@ def main(argv: list[str] | None = None) -> int:
             skipped += 1
             continue
         rows[group] = measure(group, members, root, work, args)
-        rows[group].engines = engines
+        rows[group].engines, rows[group].code = engines, code
         rows[group].save(work / "rows" / f"{name}.json")
         print(_line(group, rows[group]), flush=True)
-    _summary(rows, args.list)
+    _summary(rows, args.list, groups)
     if skipped:
         print(f"\n{skipped} of {len(groups)} selected groups not measured yet (--budget-minutes); rerun with "
               f"--out {work} to go on")
@@ -301,26 +318,33 @@ def _met(protocol: str, row: Row) -> bool:
     return bool(n) and row.outcome / n >= TARGETS["outcome"] and row.counts / n >= target and row.crashes == 0
 
 
-def _summary(rows: dict[tuple, Row], listed: int) -> None:
+def _summary(rows: dict[tuple, Row], listed: int, selected: dict[tuple, Any] | None = None) -> None:
+    """Per protocol x domain and in total: groups measured, episodes, outcomes, counts, gaps, crashes, targets."""
+    selected = selected if selected is not None else rows
     print("\nTotals (targets: outcome >= 99%, question counts >= 95% (grounder), step counts >= 99% (planner), "
           "0 crashes):")
+    print(f"  {'protocol':15} {'domain':11} {'groups':>7} {'episodes':>8} {'outcomes':>8} {'questions':>9} "
+          f"{'steps':>7} {'gaps':>5} {'crashes':>7}  targets")
     for protocol, kind in (("viplan-grounder", "questions"), ("viplan-planner", "steps")):
         for domain in ("blocksworld", "igibson", None):
             sel = [r for g, r in rows.items() if g[1] == protocol and domain in (None, g[0])]
+            chosen = sum(1 for g in selected if g[1] == protocol and domain in (None, g[0]))
             n = sum(r.episodes for r in sel)
             if not n:
                 continue
             out, cnt = sum(r.outcome for r in sel), sum(r.counts for r in sel)
             gaps, crashes = sum(r.gaps for r in sel), sum(r.crashes for r in sel)
             met = _met(protocol, Row(n, out, cnt, gaps, crashes))
-            print(f"  {protocol:15} {domain or 'all':11} {n:6} episodes: outcome {_pct(out, n)}, {kind} "
-                  f"{_pct(cnt, n)}, replay gaps {gaps}, crashes {crashes}  "
-                  f"[{'targets met' if met else 'targets NOT met'}]")
+            questions, steps = (_pct(cnt, n), "") if kind == "questions" else ("", _pct(cnt, n))
+            print(f"  {protocol:15} {domain or 'all':11} {f'{len(sel)}/{chosen}':>7} {n:8} {_pct(out, n):>8} "
+                  f"{questions:>9} {steps:>7} {gaps:5} {crashes:7}  {'met' if met else 'NOT met'}")
     n = sum(r.episodes for r in rows.values())
     if n:
         out, crashes = sum(r.outcome for r in rows.values()), sum(r.crashes for r in rows.values())
-        print(f"  {'every protocol':15} {'all':11} {n:6} episodes: outcome {_pct(out, n)}, crashes {crashes}, "
-              f"groups meeting their targets {sum(_met(g[1], r) for g, r in rows.items())} of {len(rows)}")
+        gaps = sum(r.gaps for r in rows.values())
+        print(f"  {'every protocol':15} {'all':11} {f'{len(rows)}/{len(selected)}':>7} {n:8} {_pct(out, n):>8} "
+              f"{'':>9} {'':>7} {gaps:5} {crashes:7}  groups meeting their targets "
+              f"{sum(_met(g[1], r) for g, r in rows.items())} of {len(rows)}")
     if listed:
         print("\nDisagreements (first diverging event):")
         for group, row in rows.items():

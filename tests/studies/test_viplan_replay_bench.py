@@ -62,3 +62,22 @@ def test_a_budget_leaves_groups_for_a_rerun(tmp_path, capsys, monkeypatch):
     text = _run(capsys, tmp_path, "--budget-minutes", "0")
     assert "2 of 2 selected groups not measured yet" in text and f"--out {tmp_path}" in text
     assert not (tmp_path / "rows").exists()
+
+
+def test_a_row_measured_with_other_replay_code_is_measured_again(tmp_path, capsys, monkeypatch):
+    """A fix to the replay (importer, replayed world, protocol) makes every kept row stale, with no manual step."""
+    first = _run(capsys, tmp_path)
+    rows = sorted((tmp_path / "rows").glob("*.json"))
+    kept = json.loads(rows[0].read_text())
+    assert kept["code"] == bench.replay_code_digest() and len(kept["code"]) == 16
+    rows[0].write_text(json.dumps({**kept, "code": "0" * 16}))
+    measured = []
+    monkeypatch.setattr(bench, "measure", lambda group, *a: measured.append(group) or bench.Row(**{
+        k: v for k, v in kept.items() if k not in ("engines", "code")}))
+    again = _run(capsys, tmp_path)
+    assert [g[1] for g in measured] == ["viplan-grounder"] and again.count("[kept]") == 1
+    assert json.loads(rows[0].read_text())["code"] == bench.replay_code_digest()
+    # the table: one line per protocol x domain with the groups measured of those selected
+    table = again[again.index("Totals"):]
+    assert "viplan-grounder blocksworld     1/1" in table and "viplan-planner  blocksworld     1/1" in table
+    assert "every protocol  all             2/2" in table
