@@ -26,8 +26,9 @@ rerun plans nothing twice. ``--up-python`` plans in another interpreter
 
 With ``--out DIR`` the measurement accumulates: each finished group (domain x
 protocol x CoT x failures x model) is kept as ``DIR/rows/NAME.json`` with the
-engine versions it was measured with, and a rerun with the same ``DIR`` and
-engines reuses it; ``--budget-minutes`` stops starting new groups after that long.
+engine versions and the digest of pgt's replay code (:data:`REPLAY_CODE`) it was
+measured with, and a rerun with the same ``DIR``, engines and code reuses it;
+``--budget-minutes`` stops starting new groups after that long.
 So the whole release (hours on two cores) can be measured over several sessions;
 the totals always cover every kept group, and say how many of the selected
 groups are still unmeasured.
