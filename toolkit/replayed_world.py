@@ -19,8 +19,9 @@ replay takes the environment's side from the log, in this one place:
   outcome (ViPlan's ``env.goal_reached``: at the end, and, where the run checked it
   after every action, before the end too);
 - **what the view shows**: on a partially observable run, the atoms the log asked
-  about at that position (ViPlan asks exactly ``env.visible_predicates``), including
-  atoms over scene objects the problem file does not declare; on a fully
+  about since the last move, refused moves included (ViPlan asks exactly
+  ``env.visible_predicates``, and iGibson's view can change on a refused action),
+  including atoms over scene objects the problem file does not declare; on a fully
   observable one, everything.
 - **what the environment did not report**: atoms iGibson's state held no key for at
   a position, so that ViPlan's ``update_problem`` kept the problem file's value for
@@ -76,13 +77,19 @@ class WorldScript:
 
     partial: bool = False
     truth: list[dict[str, bool]] = field(default_factory=lambda: [{}])  # per position: atom text -> value
-    visible: list[list[str]] = field(default_factory=lambda: [[]])  # per position (partial runs)
+    # the view (partial runs): per move made so far, refused moves included (view_per_move), else per position
+    visible: list[list[str]] = field(default_factory=lambda: [[]])
     moves: list[Move] = field(default_factory=list)
     goal_reached: bool | None = None
     # the run asked its environment whether the goal held after every action and went on while it did not
     # (ViPlan's planning_loop: ``while not env.goal_reached``), so it did not hold before the last position
     goal_checked: bool = False
     unreported: list[tuple[int, str]] = field(default_factory=list)  # (position, atom text) the state lacked
+    # iGibson's view can change on a refused action (its server steps and renders the scene after every
+    # request; the released runs' enumerations right after one show other objects than before it, e.g.
+    # Phi-4 no CoT, putting_away_toys medium), so a view frame starts at every move; scripts written
+    # before this was known hold one frame per position
+    view_per_move: bool = True
 
     @property
     def position(self) -> int:
@@ -104,6 +111,7 @@ class WorldScript:
         self.moves.append(Move(self.position, action, executed, ran))
         if executed:
             self.truth.append({})
+        if executed or self.view_per_move:
             self.visible.append([])
 
     def to_json(self) -> dict[str, Any]:
@@ -115,6 +123,7 @@ class WorldScript:
             out["unreported"] = [[at, text] for at, text in self.unreported]
         if self.partial:
             out["visible"] = self.visible
+            out["view_per_move"] = self.view_per_move
         return out
 
     @classmethod
@@ -129,7 +138,7 @@ class WorldScript:
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise PgtError(f"a recorded world script that does not read: {type(exc).__name__}: {exc}") from None
         return cls(partial, truth, visible, moves, data.get("goal_reached"), bool(data.get("goal_checked")),
-                   unreported)
+                   unreported, bool(data.get("view_per_move", False)))
 
 
 def action_text(name: str, args: tuple[str, ...] | list[str]) -> str:
@@ -155,6 +164,7 @@ class ReplayedWorld:
 
     def reset(self, seed: int | None = None) -> Observation:
         self.position = 0
+        self.moves_made = 0  # the view frame after them (WorldScript.view_per_move)
         self._tried: dict[tuple[int, str], int] = defaultdict(int)
         self._state = self._corrected(self.task.init, 0, final=not self.script.moves)
         return self.observe()
@@ -162,7 +172,8 @@ class ReplayedWorld:
     def observe(self) -> Observation:
         visible = None
         if self.script.partial:
-            frame = self.script.visible[self.position] if self.position < len(self.script.visible) else []
+            at = self.moves_made if self.script.view_per_move else self.position
+            frame = self.script.visible[at] if at < len(self.script.visible) else []
             visible = frozenset(Atom.parse(a) for a in frame)
         return Observation(self.position, self._state, visible, None, ("replayed", self.position))
 
@@ -184,6 +195,7 @@ class ReplayedWorld:
         self._tried[key] += 1
         mv = recorded[index]
         final = mv is self.script.moves[-1]
+        self.moves_made += 1
         if not mv.executed:
             if final and self.script.goal_checked:  # the refused last move is when the goal came to hold
                 self._state = self._corrected(self._state, self.position, final=True)

@@ -94,7 +94,7 @@ def test_household_replay_meets_igibsons_refusal_and_scene_objects(tmp_path):
     assert logged["stop_reason"] == "loop" and logged["questions"] == 3
     world = logged["world"]
     assert world["partial"] and world["moves"] == [{"at": 0, "action": PLAN[0], "executed": False}] * 2
-    assert "(ontop book_2 table_1)" in world["visible"][0]
+    assert "(ontop book_2 table_1)" in world["visible"][1]  # the view after the first refused move
     got = _replay(run, tmp_path)[logged["id"]]
     assert got["outcome"] == "failure" and got["stop_reason"] == "loop", got.get("error")
     assert got["questions"] == 3
@@ -376,3 +376,23 @@ def test_a_replans_plan_tells_the_whole_precondition_it_relied_on(tmp_path):
     _hidden_truth_from_plan(walk, ["navigate-to(shoe_1)", "grasp(shoe_1)"], {})
     assert walk.script.truth[-1]["(holding shoe_1)"] is False
     assert Atom("holding", ("shoe_1",)) not in walk.state
+
+
+def test_the_view_starts_again_at_a_refused_move():
+    """iGibson's view after a refused action is not the view before it: each move opens a view frame."""
+    task, move = _blocks()
+    script = WorldScript(partial=True)
+    script.observe(Atom("clear", ("R",)), True, True)
+    script.move("moveblock(r, c2)", False)  # refused: same position, another view
+    script.observe(Atom("clear", ("G",)), True, True)
+    world = ReplayedWorld(task, WorldScript.from_json(json.loads(json.dumps(script.to_json()))))
+    before = world.observe()
+    assert before.can_see(Atom("clear", ("R",))) and not before.can_see(Atom("clear", ("G",)))
+    after = world.execute(move).observation
+    assert after.can_see(Atom("clear", ("G",))) and not after.can_see(Atom("clear", ("R",)))
+    assert after.state_key == before.state_key  # the same position: answers are looked up there
+    # a script written before views were kept per move keeps one view per position
+    old = {**script.to_json(), "visible": [["(clear R)", "(clear G)"]]}
+    del old["view_per_move"]
+    world = ReplayedWorld(task, WorldScript.from_json(old))
+    assert world.execute(move).observation.can_see(Atom("clear", ("R",)))
