@@ -134,6 +134,7 @@ class Walk:
         Its raw text starts with :data:`UNLOGGED_ANSWER`; a count compared with ViPlan's
         (which holds only what it logged) leaves such answers out.
         """
+        self.script.carry_view()  # what the view showed here went unlogged with the questions
         self.answers.append(AnswerRecord(ANY_ATOM, "", "unknown", 1.0, f"{UNLOGGED_ANSWER}: {why})",
                                          self.state_key, "unparseable", self.executed, "viplan-log", self.model,
                                          episode=self.episode_id))
@@ -307,18 +308,26 @@ def _hidden_unreachable(walk: Walk, enumerated: dict[str, Any]) -> None:
     value is false too. PDDL's prediction can say otherwise (``open-container`` makes the
     contents reachable; a later ``grasp`` hides them from the view), and the replan's plan
     depends on it (InternVL3-8B, cleaning_out_drawers hard: ViPlan closes and reopens the
-    cabinet to reach the cloth). A truth the log gives at this position is kept.
+    cabinet to reach the cloth). The value holds at this moment (``WorldScript.moment``): a truth
+    the log gives at a later moment of the same position, after a refused action, is iGibson's
+    state then (Phi-4 no CoT, packing_food_for_work medium). A truth it gave earlier at this
+    position wins: iGibson computes ``reachable`` in the state an action returns and the view in
+    a separate ``get_visible_objects`` request, and the two can disagree (Phi-4 no CoT,
+    putting_away_toys medium: the held plaything_2, reported reachable, was not in the view
+    after a refused place, and ViPlan's replan placed it next to itself).
     """
     try:
         reachable = _resolve_predicate(walk.task, "reachable")
     except PgtError:
         return  # not ViPlan's household domain
     asked = {str(walk.atom(key)) for key in enumerated}
-    logged = walk.script.truth[-1]
+    logged = walk.script.truth[-1]  # so far: what the log gave at this position before this moment
     for name in walk.task.objects:
         atom = Atom(reachable, (name,))
         if str(atom) not in asked and str(atom) not in logged:
-            walk._know(atom, False, False)
+            # at this moment only: a refused action can change iGibson's view, and with it reachable
+            walk.script.observe_moment(atom, False)
+            walk.state = walk.state - {atom}
             walk.assumed.add((walk.script.position, str(atom)))
 
 
@@ -459,6 +468,7 @@ def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]
         # iGibson's state held no key for the atom, so update_problem kept the file's value, and reading
         # it raised a KeyError in check_preconditions, which ended the episode (check_plan's except: break)
         walk.script.unreport(atom)
+        walk.script.moment[-1].pop(str(atom), None)  # no value at all: not _hidden_unreachable's false
         walk.state = walk.state - {atom} if value else walk.state | {atom}
         return "hidden_precondition"
     return "bad_answer"

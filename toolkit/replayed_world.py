@@ -90,6 +90,9 @@ class WorldScript:
     # Phi-4 no CoT, putting_away_toys medium), so a view frame starts at every move; scripts written
     # before this was known hold one frame per position
     view_per_move: bool = True
+    # per view frame: true values that held at that moment only (iGibson's reachable is near and visible,
+    # so it can change with the view on a refused action); read over the position's values
+    moment: list[dict[str, bool]] = field(default_factory=lambda: [{}])
 
     @property
     def position(self) -> int:
@@ -107,12 +110,34 @@ class WorldScript:
         if (self.position, str(atom)) not in self.unreported:
             self.unreported.append((self.position, str(atom)))
 
+    def carry_view(self) -> None:
+        """An empty view frame after refused moves takes the last view recorded at this position.
+
+        For a moment whose questions went unlogged (an enumeration that raised, a reply that
+        was neither yes nor no) the log does not say what the view showed; the last view it
+        recorded since the last executed move is what the replay asks about there.
+        """
+        if not (self.partial and self.view_per_move) or self.visible[-1]:
+            return
+        at = len(self.visible) - 1
+        while at > 0 and not self.moves[at - 1].executed:
+            at -= 1
+            if self.visible[at]:
+                self.visible[-1].extend(self.visible[at])
+                return
+
     def move(self, action: str, executed: bool, ran: str | None = "") -> None:
         self.moves.append(Move(self.position, action, executed, ran))
         if executed:
             self.truth.append({})
         if executed or self.view_per_move:
             self.visible.append([])
+        if self.view_per_move:
+            self.moment.append({})
+
+    def observe_moment(self, atom: Atom, value: bool) -> None:
+        """A true value that held since the last move (see ``moment``)."""
+        self.moment[-1][str(atom)] = value
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"partial": self.partial, "truth": self.truth, "moves": [mv.to_json() for mv in self.moves],
@@ -124,6 +149,8 @@ class WorldScript:
         if self.partial:
             out["visible"] = self.visible
             out["view_per_move"] = self.view_per_move
+            if any(self.moment):
+                out["moment"] = self.moment
         return out
 
     @classmethod
@@ -135,10 +162,12 @@ class WorldScript:
             partial = bool(data.get("partial"))
             visible = [list(map(str, v)) for v in data["visible"]] if partial else [[] for _ in truth]
             unreported = [(int(at), str(text)) for at, text in data.get("unreported", ())]
+            moment = [{str(k): bool(v) for k, v in frame.items()} for frame in data.get("moment", ())]
+            moment += [{} for _ in range(len(visible) - len(moment))]
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise PgtError(f"a recorded world script that does not read: {type(exc).__name__}: {exc}") from None
         return cls(partial, truth, visible, moves, data.get("goal_reached"), bool(data.get("goal_checked")),
-                   unreported, bool(data.get("view_per_move", False)))
+                   unreported, bool(data.get("view_per_move", False)), moment)
 
 
 def action_text(name: str, args: tuple[str, ...] | list[str]) -> str:
@@ -175,10 +204,16 @@ class ReplayedWorld:
             at = self.moves_made if self.script.view_per_move else self.position
             frame = self.script.visible[at] if at < len(self.script.visible) else []
             visible = frozenset(Atom.parse(a) for a in frame)
-        return Observation(self.position, self._state, visible, None, ("replayed", self.position))
+        return Observation(self.position, self.true_state(), visible, None, ("replayed", self.position))
 
     def true_state(self) -> frozenset[Atom]:
-        return self._state
+        """The position's state with the values that held at this moment only (``WorldScript.moment``)."""
+        frame = self.script.moment[self.moves_made] if self.script.view_per_move and \
+            self.moves_made < len(self.script.moment) else None
+        if not frame:
+            return self._state
+        return frozenset(a for a in self._state if frame.get(str(a), True)) | \
+            frozenset(Atom.parse(text) for text, value in frame.items() if value)
 
     def unreported(self) -> frozenset[Atom]:
         """Atoms the recorded environment's state held no value for here (see the module docstring)."""

@@ -333,15 +333,21 @@ def test_a_replan_starts_from_igibsons_unreachable_hidden_objects(tmp_path):
                        " (:goal (and (holding book_1))))")
     task = load_task(ROOT / "pddl_domains" / "household" / "domain.pddl", problem)
     walk = Walk(task, "simple/p/seed0", "TestVLM", partial=True)
-    walk._know(Atom("reachable", ("sink_1",)), True, False)  # a truth the log gives here wins
+    walk._know(Atom("reachable", ("sink_1",)), True, False)  # a truth logged earlier at this position wins
     enumerated = {"reachable cabinet_1": ["yes", "yes"], "open cabinet_1": ["no", "no"],
                   "reachable book_1": ["yes", "yes"], "reachable cabinet_2": ["no", "no"]}
     walk.enumerate(enumerated)
     _hidden_unreachable(walk, enumerated)
     assert Atom("reachable", ("cloth_1",)) not in walk.state  # not shown: not visible, so not reachable
-    assert walk.script.truth[-1]["(reachable cloth_1)"] is False
+    assert walk.script.moment[-1] == {"(reachable cloth_1)": False}
     assert {Atom("reachable", ("book_1",)), Atom("reachable", ("sink_1",))} <= walk.state
-    assert "(reachable cabinet_1)" not in walk.script.truth[-1] or walk.script.truth[-1]["(reachable cabinet_1)"]
+    # the replay reads it at this moment only: after a refused move the position's own values hold again
+    world = ReplayedWorld(task, WorldScript.from_json(json.loads(json.dumps(walk.script.to_json()))))
+    assert Atom("reachable", ("cloth_1",)) not in world.true_state()
+    walk.script.move("grasp(book_1)", False)
+    world = ReplayedWorld(task, WorldScript.from_json(json.loads(json.dumps(walk.script.to_json()))))
+    world.execute(task.action("grasp", ["book_1"]))
+    assert {Atom("reachable", ("cloth_1",)), Atom("reachable", ("sink_1",))} <= world.true_state()
 
 
 def test_goal_checked_run_reaches_the_goal_only_after_its_last_move():
@@ -396,3 +402,14 @@ def test_the_view_starts_again_at_a_refused_move():
     del old["view_per_move"]
     world = ReplayedWorld(task, WorldScript.from_json(old))
     assert world.execute(move).observation.can_see(Atom("clear", ("R",)))
+
+
+def test_an_unlogged_moment_after_a_refusal_sees_the_last_view_recorded_there():
+    script = WorldScript(partial=True)
+    script.observe(Atom("clear", ("R",)), True, True)
+    script.move("moveblock(r, c2)", False)
+    script.carry_view()  # the enumeration after the refusal raised before it was logged
+    assert script.visible == [["(clear R)"], ["(clear R)"]]
+    script.move("moveblock(r, c2)", True)
+    script.carry_view()  # an executed move: the view before it says nothing of the view after it
+    assert script.visible[-1] == []
