@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 import grounders.replay as replay_module
 from grounders.records import AnswerRecord, RecordWriter
 from grounders.replay import ReplayGrounder
+from toolkit.errors import PgtError
 from toolkit.model import Atom
 from toolkit.protocols import Observation
 
@@ -55,10 +58,6 @@ def test_episode_answers_keep_the_log_order_with_shared_records(tmp_path):
 
 
 def test_missing_log_is_one_clear_error(tmp_path):
-    import pytest
-
-    from toolkit.errors import PgtError
-
     with pytest.raises(PgtError, match="cannot read answer log .*nothing.jsonl"):
         ReplayGrounder(tmp_path / "nothing.jsonl")
 
