@@ -230,13 +230,14 @@ class ReplayedWorld:
         self._tried[key] += 1
         mv = recorded[index]
         final = mv is self.script.moves[-1]
+        met = self.true_state()  # the action meets what held at its moment (as the importer's walk does)
         self.moves_made += 1
         if not mv.executed:
             if final and self.script.goal_checked:  # the refused last move is when the goal came to hold
                 self._state = self._corrected(self._state, self.position, final=True)
             return StepOutcome(str(action), False, None, self.observe())
         failure = None
-        state = self._state
+        state = met
         if mv.ran is None:
             failure = "no_effect"
         else:

@@ -413,3 +413,16 @@ def test_an_unlogged_moment_after_a_refusal_sees_the_last_view_recorded_there():
     script.move("moveblock(r, c2)", True)
     script.carry_view()  # an executed move: the view before it says nothing of the view after it
     assert script.visible[-1] == []
+
+
+def test_an_action_meets_the_values_of_its_moment():
+    """The replay's state after a move starts from what held at the moment of the move, as the importer's does."""
+    task, move = _blocks()
+    script = WorldScript(partial=True)
+    held = next(a for a in task.init if a.predicate == "inColumn" and a.args[0] == "G")
+    script.observe_moment(held, False)  # held at this moment only
+    script.move("moveblock(r, c2)", True)
+    world = ReplayedWorld(task, script)
+    assert held not in world.true_state()
+    world.execute(move)  # the move does not touch G
+    assert held not in world.true_state()
