@@ -171,10 +171,14 @@ def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
         steps = [line for line in err.splitlines() if " done " in line]
         reached = steps[-1] if steps else "pgt not done"
         return {"error": f"over {timeout:g}s", "reached": reached, "peak_mb": round(peak or 0)}
+    steps = [line for line in err.splitlines() if " done " in line]
     if proc.returncode != 0:
         lines = [line for line in (err or out).strip().splitlines() if " done " not in line]
         return {"error": lines[-1][:120] if lines else f"exit {proc.returncode}"}
-    return json.loads(out.strip().splitlines()[-1])
+    rec = json.loads(out.strip().splitlines()[-1])
+    if "peak_mb" in rec:  # out of memory
+        rec["reached"] = steps[-1] if steps else "pgt not done"
+    return rec
 
 
 def main() -> None:
@@ -193,6 +197,9 @@ def main() -> None:
     ap.add_argument("--proxy", type=int, default=0, metavar="N",
                     help="with --diff: for a largest problem over the limit, compare up to N next-largest of its "
                          "folder instead (until one compares)")
+    ap.add_argument("--no-run", action="store_true",
+                    help="with --diff and --out: run nothing, print the table from what --out holds (a problem "
+                         "it lacks is not compared: not run)")
     ap.add_argument("--by-size", action="store_true",
                     help="with --diff: run the problems smallest file first (a long limit then compares the most)")
     ap.add_argument("--questions", nargs=2, action="append", metavar=("DOMAIN", "PROBLEM"),
@@ -211,10 +218,13 @@ def main() -> None:
             print(json.dumps(measure_diff(dom, prob)))
         except PgtError as exc:
             print(json.dumps({"error": "pgt: " + str(exc).splitlines()[0][:150]}))
+        except MemoryError:  # the limit above: say so, with how far it got (run_one adds the last step)
+            print(json.dumps({"error": "out of memory (8 GB address space)", "peak_mb": round(_rss_mb())}))
         return
     if args.diff is not None:
         diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,
-                  args.every, args.smallest, args.by_size, args.proxy)
+                  args.every, args.smallest, args.by_size, args.proxy,
+                  args.no_run)
         return
     if args.one:
         tool, dom, prob = args.one
@@ -342,7 +352,8 @@ def _diff_row(rec: dict) -> str:
 
 
 def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list[str] | None, out: Path | None,
-              every: bool, smallest: bool = False, by_size: bool = False, proxy: int = 0) -> None:
+              every: bool, smallest: bool = False, by_size: bool = False, proxy: int = 0,
+              no_run: bool = False) -> None:
     """The differential benchmark (see the module's docstring)."""
     import tempfile
 
@@ -356,7 +367,8 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
             with contextlib.suppress(ValueError):
                 rec = json.loads(line)
                 over = re.fullmatch(r"over ([0-9.]+)s", rec.get("error", ""))
-                if (over and float(over.group(1)) < timeout) or ("error" in rec and not over):
+                failed = "error" in rec and not over and "peak_mb" not in rec  # out of memory is kept
+                if not no_run and ((over and float(over.group(1)) < timeout) or failed):
                     # ran out of a shorter limit: run again under this one; a refusal or a failure (quick)
                     # is run again too, since the code may read the input now
                     done.pop(rec["case"], None)
@@ -378,6 +390,8 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
 
         def kept_or_run(name: str, dom: Path, prob: Path, **extra: str) -> dict:
             rec = done.get(name)
+            if rec is None and no_run:
+                return {"case": name, "error": "not run", "counts": {}}
             if rec is None:
                 t0 = time.perf_counter()
                 rec = run_one("diff", dom, prob, timeout)
@@ -413,6 +427,8 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
         ranked = ranked_folders(roots, only) if proxy else {}
         for rec in [r for r in records if over_limit(r)]:
             for name, dom, prob in proxy_candidates(ranked, rec["case"], proxy):
+                if no_run and name not in done:
+                    continue
                 proxies[rec["case"]] = kept_or_run(name, dom, prob, proxy_for=rec["case"])
                 print(f"{name}: proxy for {rec['case']}: {_diff_row(proxies[rec['case']])}", flush=True)
                 if "pgt_actions" in proxies[rec["case"]]:

@@ -86,7 +86,7 @@ def summary(records: list[dict], proxies: dict[str, dict]) -> Iterator[str]:
         for r in repaired:
             yield f"  {r['case']}: FD: {r['fd_refuses']}; copy: {'; '.join(r['fd_read_copy'])}; {_result(r)}"
     if missing:
-        reasons = collections.Counter(r["error"] if over_limit(r) else "failed"
+        reasons = collections.Counter(r["error"] if over_limit(r) or r["error"].startswith("out of memory") else "failed"
                                       for r in missing)
         yield "# not compared (" + ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) + "):"
         for r in missing:
