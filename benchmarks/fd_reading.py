@@ -107,16 +107,20 @@ def repaired_for_fd(domain: Path, problem: Path, folder: Path, rounds: int = 50)
         dom, prob = _GLUED_HYPHEN.sub("- ", dom), _GLUED_HYPHEN.sub("- ", prob)
         changes.append(f"{', '.join(glued)} read as '- {glued[0][1:]}' (a name starts with a letter; VAL's lexer)")
     out_dom, out_prob = folder / "domain.pddl", folder / "problem.pddl"
+    constants: list[str] = []
     for _ in range(rounds):
         out_dom.write_text(dom)
         out_prob.write_text(prob)
         refusal = fd_refusal(out_dom, out_prob)
         if refusal is None:
+            if constants:
+                changes.append(f"problem objects {', '.join(constants)} declared as domain constants (the domain "
+                               "names them)")
             return out_dom, out_prob, changes
         undefined = _UNDEFINED.search(refusal)
         moved = _move_to_constants(dom, prob, undefined.group(1)) if undefined else None
         if moved is None:
             return None
         dom, prob = moved
-        changes.append(f"problem object {undefined.group(1)} declared as a domain constant (the domain names it)")
+        constants.append(undefined.group(1))
     return None

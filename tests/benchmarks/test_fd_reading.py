@@ -53,7 +53,7 @@ def _files(tmp_path: Path, domain: str, problem: str) -> tuple[Path, Path]:
 @needs_fd
 @pytest.mark.parametrize(("domain", "problem", "refusal", "change"), [
     (GLUED, GLUED_PROBLEM, "Got: -compressor", "-compressor read as '- compressor'"),
-    (NAMED, NAMED_PROBLEM, "Undefined object Got: wrench", "problem object wrench declared as a domain constant"),
+    (NAMED, NAMED_PROBLEM, "Undefined object Got: wrench", "problem objects wrench declared as domain constants"),
 ], ids=["glued-hyphen", "domain-names-problem-object"])
 def test_fd_refuses_what_pgt_reads_and_the_benchmark_compares_a_repaired_copy(
         tmp_path: Path, domain: str, problem: str, refusal: str, change: str) -> None:
