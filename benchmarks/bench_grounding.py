@@ -406,6 +406,7 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
             key = hashlib.sha1(dom.read_bytes() + b"\0" + prob.read_bytes()).hexdigest()
             if key in seen:
                 records.append({"case": name, "same_as": seen[key]})
+                print(f"{name}: the same files as {seen[key]}, run once", flush=True)
                 continue
             seen[key] = name
             rec = kept_or_run(name, dom, prob)
