@@ -10,6 +10,12 @@ the ground action and fluent atom sets of both tools and prints every difference
 with its class (:mod:`benchmarks.grounding_diff`), per problem, then a table per
 domain. ``--out FILE`` keeps one JSON line per problem; a killed run resumes from it.
 Identical (domain, problem) files met twice (the collections overlap) run once.
+Every problem ends in one row class (:mod:`benchmarks.grounding_diff_report`):
+compared; compared on FD's reading of a repaired copy where FD's parser refuses
+what pgt reads (:mod:`benchmarks.fd_reading`); not compared, with how far each side
+got and the peak memory at the kill, and with ``--proxy N`` the folder's
+next-largest problems compared in its place; or a duplicate. ``--by-size`` runs
+the smallest files first; ``--no-run`` only prints the table from ``--out``.
 
 With ``--questions DOMAIN PROBLEM`` (repeatable) it times whole commands as users
 run them, each in a fresh process: ``pgt questions --json`` of this checkout, of
