@@ -10,9 +10,10 @@ a numeric task gets two functions, built on its first use:
   numeric effects, every value computed in the old state (PDDL 2.1, section 7.2), and
   the targets' old values for the stepper's undo record.
 
-The generated code reads the fluents' values (``state.values``, a dict keyed by
-fluent atom) with the task's own key objects, so a lookup hits by identity, and does
-the arithmetic of :func:`toolkit.fluents.evaluate` in the same order and types: an
+The generated check reads a stepper's working state by fluent number (its value list,
+``state.slots``: :mod:`toolkit.fluent_slots`) and a frozen state's ``values`` dict with
+the task's own atom objects, so a lookup hits by identity; the stepper's own writes
+by number are :mod:`toolkit.fluent_writes`. Both do the arithmetic of :func:`toolkit.fluents.evaluate` in the same order and types: an
 arithmetic node starts from ``float`` of its first argument, ``/`` is VAL's IEEE
 division (:func:`toolkit.fluents.divide`), a comparison holds within VAL's 0.0001, and
 an integral result is stored as an int. Anything out of the ordinary (a fluent
