@@ -38,6 +38,14 @@ class FluentIndex:
         for atom in atoms:
             self.number(atom)
 
+    def __getstate__(self) -> tuple[dict[Atom, int], list[Atom]]:
+        """Pickled without the last numbered values (a read-only proxy, which pickle refuses)."""
+        return self.ids, self.atoms
+
+    def __setstate__(self, state: tuple[dict[Atom, int], list[Atom]]) -> None:
+        self.ids, self.atoms = state
+        self._last = (None, [])
+
     def number(self, atom: Atom) -> int:
         """The fluent's number (a new one for an atom not met before)."""
         i = self.ids.get(atom)
