@@ -43,6 +43,7 @@ from typing import Hashable, Sequence
 
 from toolkit.agents.base import (Clock, EpisodeResult, Ledger, accepts_wording, condition_atoms, condition_literals,
                                  disjunctive_atoms, required_literals)
+from toolkit.agents import belief_survey
 from toolkit.agents.belief_scope import goal_only_predicates, relevant_atoms
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
 from toolkit.invariants import Group, groups, invariants_of
@@ -186,11 +187,17 @@ class _Episode:
     # ------------------------------------------------------------ phases
 
     def survey(self) -> None:
+        """The first look (:mod:`toolkit.agents.belief_survey`): ask under the preserved groups until the atoms
+        are ``settle`` certain, keep the groups the answers support, ask what no kept group covers."""
         skip = goal_only_predicates(self.task)
         atoms = [a for a in self.belief.logodds if a.predicate not in skip]
-        self.ask(atoms, "survey")
-        for g in self._groups_the_survey_supports():
+        answered, held = belief_survey.survey(self, atoms)
+        kept = belief_survey.supported_patterns(self, answered, held)
+        self.belief.clear_groups()
+        for g in groups(self.task, kept):
             self.belief.add_group(g)
+        covered = {a for g in self.belief.groups for a in g.atoms}
+        self.ask([a for a in atoms if a not in answered and a not in covered], "survey")
         self.settle(atoms)
 
     def _groups_the_survey_supports(self) -> list[Group]:
@@ -284,9 +291,27 @@ class _Episode:
         if p_success > 0.5:  # decided, or the most likely outcome once the questions ran out
             for atom in changed:
                 self.belief.set(atom, atom in predicted, min(p_success, strength.get(atom, 1.0)))
+            self._predict_group_mates(changed, predicted)
             return True
         self.reestablish(action, changed)
         return False
+
+    def _predict_group_mates(self, changed: Sequence[Atom], predicted: frozenset[Atom]) -> None:
+        """Give the unchanged atoms of a changed atom's invariant groups the prediction's certainty, where weaker.
+
+        The prediction places the disc on its new peg, and with it off every other
+        place of its group; an atom the survey left to the group (no answer, log-odds
+        0) would otherwise keep the changed atom's group posterior below ``goal_trust``
+        (with six such places, 0.995 after a 0.999 prediction), and the goal check
+        would ask what the prediction already says.
+        """
+        for atom in changed:
+            sure = self.belief.confidence(atom)
+            weight = self.belief.weight(sure)
+            for g in self.belief.groups_of.get(atom, ()):
+                for mate in g.atoms:
+                    if mate not in changed and abs(self.belief.logodds[mate]) < weight:
+                        self.belief.set(mate, mate in predicted, sure)
 
     def _outcome_prior(self) -> list[float]:
         """log P(H) before looking, for H = as predicted, did nothing, something else.
