@@ -65,6 +65,7 @@ class BeliefAgentConfig:
     goal_trust: float = 0.999  # stop only when every goal atom is at least this certain
     effect_trust: float = 0.999  # ask changed atoms until "it worked" or "it failed" is this certain
     settle: float = 0.9  # re-ask atoms of a disturbed invariant group below this certainty
+    survey_trust: float = 0.95  # the first look asks grouped atoms until each is this certain (belief_survey)
     action_success_prior: float = 0.9  # before looking, P(an action did what the model predicts)
     silent_failure: float = 0.1  # P(an applicable action does nothing): blames preconditions less
     change_trust: float = 0.99  # a visibly changed picture: the action ran, its preconditions held

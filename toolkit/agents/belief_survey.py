@@ -6,8 +6,10 @@ survey before issue 28's hanoi measurement: 21.3 of 24.4 questions per hanoi epi
 spends most questions on what one answer already says. The survey therefore holds
 the groups the action model proves *preserved* (:func:`toolkit.invariants.find_patterns`)
 as provisional while it asks, one question at a time, the atom of most expected
-information about the atoms still below ``settle`` certainty, and stops when all
-are that certain. Whether the problem's start satisfies each pattern is then judged
+information about the atoms still below ``survey_trust`` (0.95) certainty, and
+stops when all are that certain (at ``settle``, 0.9, one wrong "yes" among four
+Blocksworld columns passed as 0.915 certain, and the plan built on it ran out of
+steps on a hard problem). Whether the problem's start satisfies each pattern is then judged
 from the answers (:func:`supported_patterns`: a group contradicts its pattern only
 through answers, two "yes" in an at-most-one group or every atom "no" in an
 exactly-one group), never read from the problem file; the atoms that no supported
@@ -49,7 +51,7 @@ def _strongest(pattern: Pattern, witnesses: Sequence[Group], yes: set[Atom]) -> 
 
 
 def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern]]:
-    """Ask about ``atoms`` until each is ``settle`` certain under the verified groups.
+    """Ask about ``atoms`` until each is ``survey_trust`` certain under the verified groups.
 
     Returns the atoms answered and the patterns held (as their witnesses judged them).
 
@@ -96,7 +98,7 @@ def _ask_by_information(ep: _Episode, targets: Sequence[Atom], answered: set[Ato
     every target gives the same number, at a cost quadratic in the atoms). Scores
     are cached and recomputed only around the atom last asked.
     """
-    level = ep.config.settle
+    level = ep.config.survey_trust
     wanted = set(targets)
     scores: dict[Atom, float] = {}
     for _ in range(3 * len(wanted) + 1):  # at most the three phrasings of every target
