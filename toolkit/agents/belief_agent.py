@@ -98,6 +98,7 @@ class _Episode:
         self.information: dict[str, float] = {}  # predicate -> |log-odds| of its latest answer
         self.failure = config.action_failure if config.action_failure is not None else declared_failure(env)
         self.used: dict[tuple[Hashable, Atom], int] = {}  # (picture, atom) -> wordings asked about it
+        self.left_to_groups: set[Atom] = set()  # surveyed atoms no answer was about (their groups decided them)
 
     def state(self) -> frozenset[Atom]:
         """The most likely state: the belief's atoms plus the known facts read from the problem, closed
@@ -189,16 +190,40 @@ class _Episode:
 
     def survey(self) -> None:
         """The first look (:mod:`toolkit.agents.belief_survey`): ask under the preserved groups until the atoms
-        are ``settle`` certain, keep the groups the answers support, ask what no kept group covers."""
+        are ``survey_trust`` certain, keep the groups the answers support, ask what no kept group covers,
+        settle the groups the answers disturb. What a group decided unasked is asked where a plan breaks
+        (:meth:`complete_survey`)."""
         skip = goal_only_predicates(self.task)
         atoms = [a for a in self.belief.logodds if a.predicate not in skip]
         answered, held = belief_survey.survey(self, atoms)
+        self.left_to_groups = {a for a in atoms if a not in answered}
         kept = belief_survey.supported_patterns(self, answered, held)
         self.belief.clear_groups()
         for g in groups(self.task, kept):
             self.belief.add_group(g)
         covered = {a for g in self.belief.groups for a in g.atoms}
         self.ask([a for a in atoms if a not in answered and a not in covered], "survey")
+        self.left_to_groups &= covered
+        self.settle(atoms)
+
+    def complete_survey(self, action: GroundAction) -> None:
+        """The plan broke at ``action``: ask what the survey left to a group about its arguments, then settle.
+
+        A survey answer decides its group's other atoms without asking them (one
+        "yes" for a block's column says it is in no other); a wrong "yes" is then
+        contradicted by nothing the agent asks before acting, and at accuracy 0.99 the
+        group holds the wrong column 0.99 certain, so no precondition check asks
+        either. Where a precondition turns out false or an action does nothing, the
+        atoms naming its arguments are the suspects; those never answered are asked
+        once (each survey gap at most once per episode).
+        """
+        args = set(action.args)
+        gaps = sorted(a for a in self.left_to_groups if args & set(a.args))
+        self.left_to_groups.difference_update(gaps)
+        answered = [a for a, value, _ in self.ask([a for a in gaps if a in self.belief], "recheck")
+                    if value is not None]
+        if answered:
+            self.settle(answered)
         self.settle(atoms)
 
     def _groups_the_survey_supports(self) -> list[Group]:
@@ -258,6 +283,7 @@ class _Episode:
             self.ledger.note("effect_check", self.step, action=str(action), p_success=0.0, picture="unchanged")
             self.belief.observe_no_effect(required_literals(action), self.config.silent_failure)
             self.doubt_disjunctions(action)
+            self.complete_survey(action)
             return False
         if seen is True:
             logp[1] = -math.inf
@@ -492,6 +518,7 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
             if ep.step >= config.max_steps:
                 break
             if not ep.preconditions_hold(action):
+                ep.complete_survey(action)
                 break
             ok = ep.act(action)
             if not ok or not _plan_still_works(task, plan[i + 1:], ep.state()):
