@@ -224,7 +224,6 @@ class _Episode:
                     if value is not None]
         if answered:
             self.settle(answered)
-        self.settle(atoms)
 
     def _groups_the_survey_supports(self) -> list[Group]:
         """Invariant groups whose pattern the surveyed state satisfies in most instances.
