@@ -4,12 +4,18 @@ Where the ViPlan protocol (:mod:`toolkit.agents.viplan`) re-enumerates every ato
 after any surprise, this agent keeps an :class:`~toolkit.agents.evidence.EvidenceBelief`
 and spends questions where a wrong belief would hurt:
 
-1. **Survey** once: every visible atom of a *relevant* predicate (one that some
-   precondition, effect condition or the goal mentions; ``leftOf`` in ViPlan-BW is
-   not), except those only the goal mentions (tsp's ``visited``: the plan achieves
-   them whatever they were; see :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
-   are kept when the survey shows them holding; answers that break a group are
-   re-asked until the group is settled.
+1. **Survey** once (:mod:`toolkit.agents.belief_survey`): the atoms of *relevant*
+   predicates (one that some precondition, effect condition or the goal mentions;
+   ``leftOf`` in ViPlan-BW is not), except those only the goal mentions (tsp's
+   ``visited``: the plan achieves them whatever they were; see
+   :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups the
+   action model proves preserved (:mod:`toolkit.invariants`) are held once two of
+   their groups, asked in full, satisfy them; their other atoms are asked one at a
+   time by expected information until each is ``survey_trust`` certain (one "yes"
+   for a disc's place answers every other place), atoms in no group once each. The
+   groups the answers support are kept; answers that break one are re-asked until
+   it is settled. An atom a group decided unasked is asked where a plan breaks at
+   an action naming it (:meth:`_Episode.complete_survey`).
 2. **Plan** on the most likely state.
 3. Before each action, make the precondition atoms certain enough (``trust``),
    one question at a time, choosing among them and their invariant group-mates the

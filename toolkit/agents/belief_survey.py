@@ -5,16 +5,23 @@ An invariant group such as "a disc sits on exactly one thing" turns one "yes" in
 survey before issue 28's hanoi measurement: 21.3 of 24.4 questions per hanoi episode)
 spends most questions on what one answer already says. The survey therefore holds
 the groups the action model proves *preserved* (:func:`toolkit.invariants.find_patterns`)
-as provisional while it asks, one question at a time, the atom of most expected
-information about the atoms still below ``survey_trust`` (0.95) certainty, and
-stops when all are that certain (at ``settle``, 0.9, one wrong "yes" among four
-Blocksworld columns passed as 0.915 certain, and the plan built on it ran out of
-steps on a hard problem). Whether the problem's start satisfies each pattern is then judged
-from the answers (:func:`supported_patterns`: a group contradicts its pattern only
-through answers, two "yes" in an at-most-one group or every atom "no" in an
-exactly-one group), never read from the problem file; the atoms that no supported
-group covers and that were never answered are then asked as before, so a pattern
-the answers refute costs questions, never a guess.
+once its answers show them holding: the two smallest groups of each pattern
+(``WITNESSES``) are asked in full, and a pattern is held when one of them satisfies
+it (one wrong answer in one witness does not drop it; a pattern of one group, such
+as hanoi's ``{(clear *)}``, a count the moves keep rather than "exactly one", is not
+held, since verifying it is asking it all). The other atoms of held groups are
+asked one question at a time, the atom of most expected information about the
+atoms still below ``survey_trust`` (0.95) certainty, until all are that certain (at
+``settle``, 0.9, one wrong "yes" among four Blocksworld columns passed as 0.915
+certain, and the plan built on it ran out of steps on a hard problem).
+
+Whether the problem's start satisfies each pattern is then judged from the answers
+(:func:`supported_patterns`), never read from the problem file; the atoms that no
+supported group covers and that were never answered are asked as before, so a
+pattern the answers refute costs questions, never a guess. An atom a kept group
+decided without a question is asked where a plan breaks at an action that names
+it (``_Episode.complete_survey``): a wrong "yes" is otherwise contradicted by
+nothing asked before acting.
 
 Atoms in no group, and atoms the view cannot show (filled from privileged
 information, as the ViPlan protocol does), are asked in one batch first, as the
@@ -55,11 +62,9 @@ def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pa
 
     Returns the atoms answered and the patterns held (as their witnesses judged them).
 
-    A preserved pattern is held for the survey once its smallest group, asked in
-    full with the atoms no pattern covers and the hidden ones, satisfies it (a
-    pattern with one group is thus asked in full, as before). The other groups of
-    a held pattern are asked by expected information; atoms of no held pattern are
-    asked once each.
+    The witness groups are asked in full with the atoms no pattern covers and the
+    hidden ones; a pattern is held when a witness satisfies it. The other atoms of
+    held groups are asked by expected information; atoms of no held pattern once each.
     """
     wanted = set(atoms)
     # a pattern of one group is not held: verifying it would be asking it all (``{(clear *)}`` in hanoi, a
