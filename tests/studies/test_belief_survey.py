@@ -59,7 +59,7 @@ def test_a_wrong_survey_yes_is_found_where_the_plan_breaks():
 
     The plan that moves the block breaks (a false precondition, or a move that does
     nothing); the atoms the survey left to the groups about the action's arguments
-    are then asked (phase ``recheck``), which finds the true column. Each block of a
+    are then asked (phase ``survey_gap``), which finds the true column. Each block of a
     medium problem is given a wrong column in turn; where the survey asked the true
     column anyway (a witness group) there is nothing to find.
     """
@@ -74,7 +74,7 @@ def test_a_wrong_survey_yes_is_found_where_the_plan_breaks():
         surveyed = set(survey_atoms(events))
         if str(wrong) not in surveyed or str(block) in surveyed:
             continue
-        rechecked = {e["atom"] for e in events if e.get("phase") == "recheck"}
+        rechecked = {e["atom"] for e in events if e.get("phase") == "survey_gap"}
         assert str(block) in rechecked  # the survey's gap about the block was asked once its plan broke
         found += 1
     assert found

@@ -221,12 +221,12 @@ class _Episode:
         group holds the wrong column 0.99 certain, so no precondition check asks
         either. Where a precondition turns out false or an action does nothing, the
         atoms naming its arguments are the suspects; those never answered are asked
-        once (each survey gap at most once per episode).
+        once (each survey gap at most once per episode), under the phase ``survey_gap``.
         """
         args = set(action.args)
         gaps = sorted(a for a in self.left_to_groups if args & set(a.args))
         self.left_to_groups.difference_update(gaps)
-        answered = [a for a, value, _ in self.ask([a for a in gaps if a in self.belief], "recheck")
+        answered = [a for a, value, _ in self.ask([a for a in gaps if a in self.belief], "survey_gap")
                     if value is not None]
         if answered:
             self.settle(answered)
