@@ -15,7 +15,7 @@ and spends questions where a wrong belief would hurt:
    for a disc's place answers every other place), atoms in no group once each. The
    groups the answers support are kept; answers that break one are re-asked until
    it is settled. An atom a group decided unasked is asked where a plan breaks at
-   an action naming it (:meth:`_Episode.complete_survey`).
+   an action naming it (:func:`toolkit.agents.belief_survey.complete_survey`).
 2. **Plan** on the most likely state.
 3. Before each action, make the precondition atoms certain enough (``trust``),
    one question at a time, choosing among them and their invariant group-mates the
@@ -198,7 +198,7 @@ class _Episode:
         """The first look (:mod:`toolkit.agents.belief_survey`): ask under the preserved groups until the atoms
         are ``survey_trust`` certain, keep the groups the answers support, ask what no kept group covers,
         settle the groups the answers disturb. What a group decided unasked is asked where a plan breaks
-        (:meth:`complete_survey`)."""
+        (:func:`belief_survey.complete_survey`)."""
         skip = goal_only_predicates(self.task)
         atoms = [a for a in self.belief.logodds if a.predicate not in skip]
         answered, held = belief_survey.survey(self, atoms)
@@ -211,25 +211,6 @@ class _Episode:
         self.ask([a for a in atoms if a not in answered and a not in covered], "survey")
         self.left_to_groups &= covered
         self.settle(atoms)
-
-    def complete_survey(self, action: GroundAction) -> None:
-        """The plan broke at ``action``: ask what the survey left to a group about its arguments, then settle.
-
-        A survey answer decides its group's other atoms without asking them (one
-        "yes" for a block's column says it is in no other); a wrong "yes" is then
-        contradicted by nothing the agent asks before acting, and at accuracy 0.99 the
-        group holds the wrong column 0.99 certain, so no precondition check asks
-        either. Where a precondition turns out false or an action does nothing, the
-        atoms naming its arguments are the suspects; those never answered are asked
-        once (each survey gap at most once per episode), under the phase ``survey_gap``.
-        """
-        args = set(action.args)
-        gaps = sorted(a for a in self.left_to_groups if args & set(a.args))
-        self.left_to_groups.difference_update(gaps)
-        answered = [a for a, value, _ in self.ask([a for a in gaps if a in self.belief], "survey_gap")
-                    if value is not None]
-        if answered:
-            self.settle(answered)
 
     def _groups_the_survey_supports(self) -> list[Group]:
         """Invariant groups whose pattern the surveyed state satisfies in most instances.
@@ -288,7 +269,7 @@ class _Episode:
             self.ledger.note("effect_check", self.step, action=str(action), p_success=0.0, picture="unchanged")
             self.belief.observe_no_effect(required_literals(action), self.config.silent_failure)
             self.doubt_disjunctions(action)
-            self.complete_survey(action)
+            belief_survey.complete_survey(self, action)
             return False
         if seen is True:
             logp[1] = -math.inf
@@ -323,27 +304,10 @@ class _Episode:
         if p_success > 0.5:  # decided, or the most likely outcome once the questions ran out
             for atom in changed:
                 self.belief.set(atom, atom in predicted, min(p_success, strength.get(atom, 1.0)))
-            self._predict_group_mates(changed, predicted)
+            belief_survey.predict_group_mates(self, changed, predicted)
             return True
         self.reestablish(action, changed)
         return False
-
-    def _predict_group_mates(self, changed: Sequence[Atom], predicted: frozenset[Atom]) -> None:
-        """Give the unchanged atoms of a changed atom's invariant groups the prediction's certainty, where weaker.
-
-        The prediction places the disc on its new peg, and with it off every other
-        place of its group; an atom the survey left to the group (no answer, log-odds
-        0) would otherwise keep the changed atom's group posterior below ``goal_trust``
-        (with six such places, 0.995 after a 0.999 prediction), and the goal check
-        would ask what the prediction already says.
-        """
-        for atom in changed:
-            sure = self.belief.confidence(atom)
-            weight = self.belief.weight(sure)
-            for g in self.belief.groups_of.get(atom, ()):
-                for mate in g.atoms:
-                    if mate not in changed and abs(self.belief.logodds[mate]) < weight:
-                        self.belief.set(mate, mate in predicted, sure)
 
     def _outcome_prior(self) -> list[float]:
         """log P(H) before looking, for H = as predicted, did nothing, something else.
@@ -523,7 +487,7 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
             if ep.step >= config.max_steps:
                 break
             if not ep.preconditions_hold(action):
-                ep.complete_survey(action)
+                belief_survey.complete_survey(ep, action)
                 break
             ok = ep.act(action)
             if not ok or not _plan_still_works(task, plan[i + 1:], ep.state()):

@@ -20,7 +20,7 @@ Whether the problem's start satisfies each pattern is then judged from the answe
 supported group covers and that were never answered are asked as before, so a
 pattern the answers refute costs questions, never a guess. An atom a kept group
 decided without a question is asked where a plan breaks at an action that names
-it (``_Episode.complete_survey``): a wrong "yes" is otherwise contradicted by
+it (:func:`complete_survey`): a wrong "yes" is otherwise contradicted by
 nothing asked before acting.
 
 Atoms in no group, and atoms the view cannot show (filled from privileged
@@ -39,6 +39,7 @@ WITNESSES = 2  # groups of a pattern asked in full before the survey holds it
 
 if TYPE_CHECKING:  # the episode class imports this module
     from toolkit.agents.belief_agent import _Episode
+    from toolkit.task import GroundAction
 
 
 def _verdict(pattern: Pattern, atoms: frozenset[Atom], yes: set[Atom]) -> Pattern | None:
@@ -152,3 +153,41 @@ def supported_patterns(ep: _Episode, answered: set[Atom], held: frozenset[Patter
         elif 2 * many < len(instances):
             kept.append(Pattern(pattern.members, False))
     return drop_implied(ep.task, kept)
+
+
+def complete_survey(ep: _Episode, action: GroundAction) -> None:
+    """The plan broke at ``action``: ask what the survey left to a group about its arguments, then settle.
+
+    A survey answer decides its group's other atoms without asking them (one
+    "yes" for a block's column says it is in no other); a wrong "yes" is then
+    contradicted by nothing the agent asks before acting, and at accuracy 0.99 the
+    group holds the wrong column 0.99 certain, so no precondition check asks
+    either. Where a precondition turns out false or an action does nothing, the
+    atoms naming its arguments are the suspects; those never answered are asked
+    once (each survey gap at most once per episode), under the phase ``survey_gap``.
+    """
+    args = set(action.args)
+    gaps = sorted(a for a in ep.left_to_groups if args & set(a.args))
+    ep.left_to_groups.difference_update(gaps)
+    answered = [a for a, value, _ in ep.ask([a for a in gaps if a in ep.belief], "survey_gap")
+                if value is not None]
+    if answered:
+        ep.settle(answered)
+
+
+def predict_group_mates(ep: _Episode, changed: Sequence[Atom], predicted: frozenset[Atom]) -> None:
+    """Give the unchanged atoms of a changed atom's invariant groups the prediction's certainty, where weaker.
+
+    The prediction places the disc on its new peg, and with it off every other
+    place of its group; an atom the survey left to the group (no answer, log-odds
+    0) would otherwise keep the changed atom's group posterior below ``goal_trust``
+    (with six such places, 0.995 after a 0.999 prediction), and the goal check
+    would ask what the prediction already says.
+    """
+    for atom in changed:
+        sure = ep.belief.confidence(atom)
+        weight = ep.belief.weight(sure)
+        for g in ep.belief.groups_of.get(atom, ()):
+            for mate in g.atoms:
+                if mate not in changed and abs(ep.belief.logodds[mate]) < weight:
+                    ep.belief.set(mate, mate in predicted, sure)
