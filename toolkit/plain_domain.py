@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, typed_list
+from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 
@@ -54,36 +54,6 @@ def read_plain_domain(code: str) -> SimpleNamespace | None:
         return _Reader().domain(_sexpr(code))
     except (_NotPlain, RecursionError, ValueError):
         return None
-
-
-def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
-                repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
-    """``a b - t c`` as [(a, (t,)), (b, (t,)), (c, ())]; ``?x`` names when ``variables`` (without the ``?``).
-
-    A name listed twice (unless ``repeats`` and the list is untyped, as in logistics'
-    ``(in ?obj ?obj)``, which the package keeps), or anything beyond names, ``-`` and
-    (where allowed) ``(either ...)``, is not plain.
-    """
-    def kind(tok: SExpr) -> tuple[str, ...]:
-        if not isinstance(tok, list):
-            return (_name(tok),)
-        if not (either and len(tok) > 1 and tok[0] == "either"):
-            raise _NotPlain
-        tags = tuple(_name(k) for k in tok[1:])
-        if len({t.lower() for t in tags}) != len(tags):
-            raise _NotPlain
-        return tags
-
-    out = typed_list(items, kind, _variable if variables else _name)
-    if not (repeats and "-" not in items) and len({n.lower() for n, _ in out}) != len(out):
-        raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
-    return out
-
-
-def _variable(tok: SExpr) -> str:
-    if not (isinstance(tok, str) and tok.startswith("?")):
-        raise _NotPlain
-    return _name(tok[1:])
 
 
 def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] | None:
