@@ -209,24 +209,85 @@ def _run_pair(domain: Path, problem: Path, warmup: Path, args: argparse.Namespac
     return json.loads(last)
 
 
+# The cold runs: a fresh interpreter per run, the same phases as the warm ones, imports included.
+COLD = {
+    "pgt": "import sys\nfrom toolkit.task import load_task\nload_task(sys.argv[1], sys.argv[2]).grounding()",
+    "fd": ("import contextlib, io, sys\nfrom fast_downward.translate import instantiate, normalize, options, "
+           "pddl_parser\noptions.set_options(sys.argv[1:3])\nwith contextlib.redirect_stdout(io.StringIO()):\n"
+           "    task = pddl_parser.open(domain_filename=sys.argv[1], problem_filename=sys.argv[2])\n"
+           "    normalize.normalize(task)\n    instantiate.explore(task)"),
+}
+
+
+def _cold_cpu(side: str, domain: Path, problem: Path, timeout: float) -> float | None:
+    """CPU seconds (user + system, from the child's own rusage) of one fresh process running ``COLD[side]``:
+    interpreter start, imports and the work; None if it failed or ran out of time."""
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)  # bytecode cache on for both, as a normal install has it
+    proc = subprocess.Popen([sys.executable, "-c", COLD[side], str(domain), str(problem)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        return None
+    return None if proc.returncode else _child_cpu()
+
+
+def _child_cpu() -> float:
+    """CPU seconds of the children reaped so far, minus what :func:`_child_cpu` saw last time."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = usage.ru_utime + usage.ru_stime
+    seen, _CHILD_CPU[0] = _CHILD_CPU[0], total
+    return total - seen
+
+
+_CHILD_CPU = [0.0]
+
+
+def measure_cold(domain: Path, problem: Path, args: argparse.Namespace) -> tuple[float, float] | None:
+    """Median cold CPU seconds of each side, interleaved (order alternating), at least 3 runs each and until
+    each side has spent ``--min-cpu`` (at most ``--cold-max`` runs)."""
+    cpu: dict[str, list[float]] = {"pgt": [], "fd": []}
+    _child_cpu()
+    while len(cpu["fd"]) < 3 or (len(cpu["fd"]) < args.cold_max and min(map(sum, cpu.values())) < args.min_cpu):
+        for side in (("pgt", "fd") if len(cpu["fd"]) % 2 == 0 else ("fd", "pgt")):
+            got = _cold_cpu(side, domain, problem, args.timeout)
+            if got is None:
+                return None
+            cpu[side].append(got)
+    return statistics.median(cpu["pgt"]), statistics.median(cpu["fd"])
+
+
 def parse_ground(ipc: Path, only: list[str] | None, args: argparse.Namespace) -> None:
     print(f"# parse + ground, largest problem of each IPC sample domain: pgt (load_task + Task.grounding) against "
-          f"FD's translator (parse + normalize + instantiate.explore); one process per problem, warm-up on the "
-          f"domain's smallest problem, then interleaved rounds; median CPU seconds; {load_text()}")
-    print(f"{'domain':<26} {'problem':<26} {'pgt CPU s':>9} {'FD CPU s':>9} {'x FD':>6} {'wall x':>6} {'rounds':>6}  load")
-    ratios = []
+          f"FD's translator (parse + normalize + instantiate.explore). warm: one process per problem, imports "
+          f"and a warm-up run on the domain's smallest problem left out on both sides, then interleaved rounds, "
+          f"median CPU seconds; cold: a fresh interpreter per run (start, imports, work), interleaved, median "
+          f"CPU seconds; {load_text()}")
+    print(f"{'domain':<26} {'problem':<24} {'pgt CPU s':>9} {'FD CPU s':>9} {'x FD':>6} {'rounds':>6} "
+          f"{'cold pgt':>8} {'cold FD':>8} {'cold x':>6}  load")
+    ratios, colds = [], []
     for name, dom, prob, warm in largest_problems(ipc, only):
         got = _run_pair(dom, prob, warm, args)
         if "error" in got:
-            print(f"{name:<26} {prob.name[:26]:<26} skipped: {got['error'].replace(str(ipc) + '/', '')}", flush=True)
+            print(f"{name:<26} {prob.name[:24]:<24} skipped: {got['error'].replace(str(ipc) + '/', '')}", flush=True)
             continue
         ratio = got["pgt_cpu"] / got["fd_cpu"]
         ratios.append(ratio)
-        print(f"{name:<26} {prob.name[:26]:<26} {got['pgt_cpu']:>9.4f} {got['fd_cpu']:>9.4f} {ratio:>6.2f} "
-              f"{got['pgt_wall'] / got['fd_wall']:>6.2f} {got['rounds']:>6}  {os.getloadavg()[0]:.1f}", flush=True)
-    if ratios:
-        print(f"# median pgt/FD (CPU) {statistics.median(ratios):.2f}, worst {max(ratios):.2f}, "
-              f"{sum(r <= 1.0 for r in ratios)} of {len(ratios)} at most 1.0x  {load_text()}")
+        cold = measure_cold(dom, prob, args) if not args.skip_cold else None
+        cold_text = "" if cold is None else f"{cold[0]:>8.3f} {cold[1]:>8.3f} {cold[0] / cold[1]:>6.2f}"
+        if cold is not None:
+            colds.append(cold[0] / cold[1])
+        print(f"{name:<26} {prob.name[:24]:<24} {got['pgt_cpu']:>9.4f} {got['fd_cpu']:>9.4f} {ratio:>6.2f} "
+              f"{got['rounds']:>6} {cold_text or ' ' * 24}  {os.getloadavg()[0]:.1f}", flush=True)
+    for label, rs in (("warm", ratios), ("cold", colds)):
+        if rs:
+            print(f"# {label}: median pgt/FD (CPU) {statistics.median(rs):.2f}, worst {max(rs):.2f}, "
+                  f"{sum(r <= 1.0 for r in rs)} of {len(rs)} at most 1.0x  {load_text()}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -240,6 +301,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-rounds", type=int, default=61, help="parse + ground: at most this many rounds")
     ap.add_argument("--min-cpu", type=float, default=1.0,
                     help="parse + ground: rounds go on until each side has spent this many CPU seconds")
+    ap.add_argument("--cold-max", type=int, default=9, help="parse + ground: at most this many cold runs per side")
+    ap.add_argument("--skip-cold", action="store_true", help="parse + ground: no cold (fresh process) runs")
     ap.add_argument("--skip-slope", action="store_true")
     ap.add_argument("--skip-ground", action="store_true")
     ap.add_argument("--pair", nargs=3, type=Path, metavar=("DOMAIN", "PROBLEM", "WARMUP"), help=argparse.SUPPRESS)

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
+from toolkit.gc_pause import paused_gc
 from toolkit.plain_domain import read_plain_domain
 from toolkit.plain_problem import read_plain_problem
 from toolkit.reading.build import (action_starts, check_types, fold_costs, functions_of, ground_preds,
@@ -304,7 +305,8 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
 
     ``typing``: see :func:`read_problem`.
     """
-    return read_problem(text, domain, path, typing).result()
+    with paused_gc():  # a large :init is thousands of atoms that all survive (toolkit.gc_pause)
+        return read_problem(text, domain, path, typing).result()
 
 
 def _read(path: str | Path) -> str:

@@ -25,6 +25,7 @@ from toolkit.derived import DerivedRules, derived_rules_of
 from toolkit.fluent_code import Changes, compile_changes, compile_check
 from toolkit.fluent_effects import ground_updates, update_values, with_values
 from toolkit.fluents import FluentState
+from toolkit.gc_pause import paused_gc
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
@@ -312,7 +313,8 @@ class Task:
         state = self.init if init is None else frozenset(init)
         hit = self._groundings.get(state)
         if hit is None:
-            hit = reach.ground(self, state, deadline=deadline, max_actions=max_actions)
+            with paused_gc():  # tens of thousands of objects that all survive (toolkit.gc_pause)
+                hit = reach.ground(self, state, deadline=deadline, max_actions=max_actions)
             if len(self._groundings) >= 8:
                 self._groundings.pop(next(iter(self._groundings)))
             self._groundings[state] = hit
