@@ -249,11 +249,11 @@ _CHILD_CPU = [0.0]
 
 
 def measure_cold(domain: Path, problem: Path, args: argparse.Namespace) -> tuple[float, float] | None:
-    """Median cold CPU seconds of each side, interleaved (order alternating), at least 3 runs each and until
+    """Median cold CPU seconds of each side, interleaved (order alternating), at least 5 runs each and until
     each side has spent ``--min-cpu`` (at most ``--cold-max`` runs)."""
     cpu: dict[str, list[float]] = {"pgt": [], "fd": []}
     _child_cpu()
-    while len(cpu["fd"]) < 3 or (len(cpu["fd"]) < args.cold_max and min(map(sum, cpu.values())) < args.min_cpu):
+    while len(cpu["fd"]) < 5 or (len(cpu["fd"]) < args.cold_max and min(map(sum, cpu.values())) < args.min_cpu):
         for side in (("pgt", "fd") if len(cpu["fd"]) % 2 == 0 else ("fd", "pgt")):
             got = _cold_cpu(side, domain, problem, args.timeout)
             if got is None:
@@ -301,7 +301,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-rounds", type=int, default=61, help="parse + ground: at most this many rounds")
     ap.add_argument("--min-cpu", type=float, default=1.0,
                     help="parse + ground: rounds go on until each side has spent this many CPU seconds")
-    ap.add_argument("--cold-max", type=int, default=9, help="parse + ground: at most this many cold runs per side")
+    ap.add_argument("--cold-max", type=int, default=15, help="parse + ground: at most this many cold runs per side")
     ap.add_argument("--skip-cold", action="store_true", help="parse + ground: no cold (fresh process) runs")
     ap.add_argument("--skip-slope", action="store_true")
     ap.add_argument("--skip-ground", action="store_true")
