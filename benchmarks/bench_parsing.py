@@ -8,18 +8,36 @@ in a list per object) turns a 2,500-object file into seconds.
 1. **Slope.** For visitall (sat11), nomystery (opt11) and logistics (logistics00) problems of a
    git mirror of aibasel/downward-benchmarks (:mod:`benchmarks.heldout`), pgt's problem loading
    (``toolkit.loader.load_problem``, domain loaded before) and FD's parser
-   (``fast_downward.translate.pddl_parser.open``) are timed in this process, interleaved, median of
-   ``--repeat``; the slope of log(seconds) against log(objects), and against log(file size), is
+   (``fast_downward.translate.pddl_parser.open``, which reads the domain file too) are timed in
+   this process, CPU seconds, interleaved, median of ``--repeat``; the slope of log(seconds) against log(objects), and against log(file size), is
    fitted by least squares. Linear reading has slope near 1.0 in the file's size; in objects where
    the file grows linearly in them (visitall, logistics; nomystery's fuel facts grow faster, and
    FD's slope shows it).
 2. **Parse + ground.** For the largest problem (by file size) of each domain folder of the IPC
-   sample (``--ipc``), pgt's load + relaxed grounding against FD's parse + normalize + relaxed
-   exploration, each in a fresh process (:func:`benchmarks.bench_grounding.run_one`), with the
-   ratio. ``--only`` picks domain folders.
+   sample (``--ipc``), the same phases on both sides: pgt reads the domain and problem files and
+   grounds (``toolkit.task.load_task`` + ``Task.grounding``: parsing, the model with every name,
+   arity and type checked, and relaxed reachability); FD's translator runs the phases its ``main``
+   (translate/main.py) runs before writing its task, up to grounding: ``pddl_parser.open`` (reading
+   both files), ``normalize.normalize`` and ``instantiate.explore`` (relaxed reachability, the first
+   step of ``pddl_to_sas``). Two figures per problem, each a median of CPU seconds (user + system,
+   so that other jobs on a loaded machine shift them far less than wall time):
 
-The machine load is printed with each table. Run: ``python -m benchmarks.bench_parsing``
-(``--repeat N``, ``--skip-slope``, ``--skip-ground``, ``--only DOMAIN...``).
+   - *warm*: both sides in one fresh process per problem (:func:`measure_pair`); the modules of both
+     imported and one untimed run of each on the domain's smallest problem first (imports,
+     first-use set-up, pgt's Lark cache: fixed costs left out of both alike), then rounds of one run
+     of each, the order alternating per round, until each side has spent ``--min-cpu`` seconds
+     (``--min-rounds`` to ``--max-rounds``). Before each run the garbage of the last is collected
+     and pgt's process-wide memo (``flat_literals``) cleared, and a run's result is freed after its
+     clocks stop, on both sides.
+   - *cold*: a fresh interpreter per run for each side (``COLD``: interpreter start, the imports and
+     the work, and its exit), interleaved, CPU seconds from the child's own resource usage; at least
+     5 runs each and until each side has spent ``--min-cpu`` seconds (``--cold-max`` runs at most).
+
+   ``--only`` picks domain folders; ``--skip-cold`` leaves out the cold runs.
+
+The machine load is printed with each table and each parse + ground row. Run:
+``python -m benchmarks.bench_parsing`` (``--repeat N``, ``--skip-slope``, ``--skip-ground``,
+``--only DOMAIN...``).
 """
 
 from __future__ import annotations
@@ -59,25 +77,25 @@ def slope(xs: list[float], ys: list[float]) -> float:
 def time_pgt(domain, problem: Path) -> float:
     from toolkit.loader import load_problem
 
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     load_problem(problem, domain)
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def time_fd(domain: Path, problem: Path) -> float:
     from fast_downward.translate import options, pddl_parser
 
     options.set_options([str(domain), str(problem)])
-    t0 = time.perf_counter()
+    t0 = time.process_time()
     with contextlib.redirect_stdout(io.StringIO()):
         pddl_parser.open(domain_filename=str(domain), problem_filename=str(problem))
-    return time.perf_counter() - t0
+    return time.process_time() - t0
 
 
 def slopes(mirror: Path, repeat: int) -> None:
     from toolkit.loader import load_domain
 
-    print(f"# problem reading: seconds (median of {repeat}, interleaved) by objects; slope of log time in log objects; "
+    print(f"# problem reading: CPU seconds (median of {repeat}, interleaved) by objects; slope of log time in log objects; "
           f"{load_text()}")
     print(f"{'domain':<10} {'problem':<28} {'objects':>7} {'pgt s':>8} {'FD parse s':>10} {'x FD':>6}")
     with tempfile.TemporaryDirectory() as tmp:
