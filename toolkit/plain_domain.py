@@ -31,6 +31,7 @@ from types import SimpleNamespace
 from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
+from toolkit.reading.text import blank_comments, line_col, listed_at, section
 
 # The requirement keys the grammar knows (the loader's normalisation leaves only these).
 _REQUIREMENTS = frozenset({
@@ -70,6 +71,23 @@ def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] 
     if p1 == "object":
         return 0, p2
     return None
+
+
+def type_twice(where: str, name: str, parent: str) -> str:
+    return f"{where}: type '{name}' declared twice; kept as a subtype of {parent}"
+
+
+def redeclared_warnings(path: str, text: str, redeclared: dict[str, str]) -> list[str]:
+    """The warnings for the types the plain reader found listed twice, each at its second listing (as the full parser's).
+
+    Here, not beside the full parser's repairs: a plain file such as IPC's storage must not import Lark for it."""
+    code = blank_comments(text)
+    sec = section(code, ":types") or (0, len(code))
+    out = []
+    for name, parent in redeclared.items():
+        hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
+        out.append(type_twice("{}:{}:{}".format(path, *line_col(text, hits[1 if len(hits) > 1 else 0])), name, parent))
+    return out
 
 
 class _Reader:

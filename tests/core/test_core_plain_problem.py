@@ -145,3 +145,18 @@ def test_a_type_listed_under_object_and_a_proper_parent_keeps_the_parent_with_a_
 def test_a_type_with_two_proper_parents_is_still_refused() -> None:
     with pytest.raises(DuplicateNameError, match=r"^s.pddl:5:3: "):
         parse_domain(STORAGE.replace("place area - object", "place - object area - place"), "s.pddl")
+
+
+def test_a_type_listed_twice_is_warned_about_without_importing_the_full_parser() -> None:
+    """IPC's storage is plain: its warning must not pull in Lark and the pddl package (~35 ms of a cold load)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom toolkit.loader import parse_domain\n"
+            f"d = parse_domain({STORAGE!r}, 's.pddl')\n"
+            "assert d.warnings == (\"s.pddl:5:3: type 'area' declared twice; kept as a subtype of surface\",), d.warnings\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'pddl', 'difflib')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
