@@ -27,6 +27,7 @@ from toolkit.fluent_writes import Step, Writes, compile_step, compile_writes
 from toolkit.fluent_slots import FluentIndex
 from toolkit.fluent_effects import ground_updates, update_values, with_values
 from toolkit.fluents import FluentState
+from toolkit.gc_pause import paused_gc
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
@@ -155,6 +156,31 @@ def _never(state: frozenset[Atom], record: list) -> bool:
     return False
 
 
+class TypedObjects:
+    """A task's objects by type (``task.objects_of(types)``), memoised, with no reference to the task.
+
+    The action templates and derived rules keep it; when it was a bound method of the task, every
+    ground action was on a cycle back to the task, so a task was freed only by the cyclic collector,
+    which traversed all of it (measured on IPC's grid prob03: 0.14 s against 0.02 s freed by reference
+    counts).
+    """
+
+    __slots__ = ("objects", "domain", "by_type")
+
+    def __init__(self, objects: dict[str, str], domain: m.Domain) -> None:
+        self.objects, self.domain = objects, domain
+        self.by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
+
+    def __call__(self, types: tuple[str, ...]) -> tuple[str, ...]:
+        """Objects (and constants) whose type is one of ``types`` or a subtype, sorted."""
+        hit = self.by_type.get(types)
+        if hit is None:
+            hit = tuple(sorted(o for o, t in self.objects.items()
+                               if any(self.domain.is_subtype(t, want) for want in types)))
+            self.by_type[types] = hit
+        return hit
+
+
 class Task:
     """A domain plus a problem, with cached grounding."""
 
@@ -168,7 +194,8 @@ class Task:
                                       else problem.init)
         # The fluents by number, seeded with the values' own keys (compiled numeric code reads by them).
         self.fluent_index = FluentIndex(problem.function_values)
-        self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
+        # objects_of(types): the objects (and constants) of one of ``types`` or a subtype, sorted.
+        self.objects_of: TypedObjects = TypedObjects(self.objects, domain)
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
@@ -187,15 +214,6 @@ class Task:
             self.init = self.derived.closure(self.init)
 
     # ------------------------------------------------------------ objects
-
-    def objects_of(self, types: tuple[str, ...]) -> tuple[str, ...]:
-        """Objects (and constants) whose type is one of ``types`` or a subtype, sorted."""
-        hit = self._by_type.get(types)
-        if hit is None:
-            hit = tuple(sorted(o for o, t in self.objects.items()
-                               if any(self.domain.is_subtype(t, want) for want in types)))
-            self._by_type[types] = hit
-        return hit
 
     def resolve_action(self, name: str) -> str:
         hit = self._action_names.get(name.lower())
@@ -335,7 +353,8 @@ class Task:
         state = self.init if init is None else frozenset(init)
         hit = self._groundings.get(state)
         if hit is None:
-            hit = reach.ground(self, state, deadline=deadline, max_actions=max_actions)
+            with paused_gc():  # tens of thousands of objects that all survive (toolkit.gc_pause)
+                hit = reach.ground(self, state, deadline=deadline, max_actions=max_actions)
             if len(self._groundings) >= 8:
                 self._groundings.pop(next(iter(self._groundings)))
             self._groundings[state] = hit
