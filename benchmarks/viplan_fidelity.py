@@ -29,6 +29,9 @@ from benchmarks.store import collect, read_records
 from toolkit.errors import PgtError
 
 SPLITS = ("simple", "medium", "hard")
+# ViPlan's household runs met iGibson, not the household domain's effects: simulate them in the world that follows
+# iGibson's logged truth (reach by proximity, the atoms iGibson reports), scene_graphs/igibson.py
+IGIBSON_WORLD = "scene_graphs.igibson:IGibsonHouseholdWorld"
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,8 @@ def studies(run: Path, calibration: Path, seeds: int) -> list[tuple[str, Any]]:
         config = RunConfig(suite=str(folder), domain=first["config"]["domain"], protocol="viplan-grounder",
                            grounder="noisy", calibration=str(calibration), seeds=scenes * seeds,
                            max_steps=int(first["imported"]["max_steps"]),
-                           action_failure=float(first["imported"].get("fail_probability") or 0.0))
+                           action_failure=float(first["imported"].get("fail_probability") or 0.0),
+                           world=IGIBSON_WORLD if "/igibson/" in first["imported"]["file"] else None)
         out.append((split, config))
     return out
 
