@@ -88,8 +88,8 @@ def in_sight(g: nx.MultiDiGraph) -> set[str]:
     ``(reachable t)`` precondition asked) in 4,727 of 7,542 attempts, and reachable
     already in 4,257 of those 4,727. Before any action the robot stands where the
     scene put it, which the problem does not say; it sees what the problem makes
-    reachable and that vicinity (ViPlan's problems: nothing; the released first
-    targets were out of sight in 1,685 of 3,018 episodes).
+    reachable and that vicinity (ViPlan's problems: nothing; a released ``navigate-to``
+    target was out of sight in 1,685 of the 3,018 attempts before any action).
     """
     held = set(targets(g, AGENT, "holds"))
     stand = g.nodes[AGENT]["at"]
