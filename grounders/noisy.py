@@ -34,6 +34,11 @@ state's objects) and a share f of every rate falls on the atoms that mention it,
 the others wrong at ``(1 - f)`` times their rate: a real model's errors in an
 episode mostly concern one misread object, the rest of the scene read right.
 
+With a ``[neither]`` share (a fitted calibration's, per split: one for the
+episode's first state, one for later ones) a reply is neither yes nor no
+(``unparseable``, drawn per state and atom): ViPlan's protocols end the episode
+on one, and the released runs of some models end a third of their replans so.
+
 No draw depends on batch order, batch size or process, so two protocols that ask
 the same questions in different groupings see the same answers.
 
@@ -135,6 +140,11 @@ class NoisyOracle:
                 self.book.question(atom) if self.book is not None else str(atom)
             if not self.privileged and not observation.can_see(atom):
                 out.append(Answer(atom, Verdict.UNKNOWN, 0.5, "not visible", question, "not_visible"))
+                continue
+            neither = self.model.neither[0 if observation.step == 0 else 1]
+            if neither and uniform(self.seed, "neither", state, atom) < neither:
+                out.append(Answer(atom, Verdict.UNKNOWN, 0.5, "noisy oracle: neither yes nor no", question,
+                                  "unparseable"))
                 continue
             truth = atom in observation.truth
             if self.noise.deterministic:
