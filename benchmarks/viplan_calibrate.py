@@ -117,7 +117,7 @@ class Fit:
     # episodes without a wrong answer: (split, first answers, per predicate (answers truth yes, truth no))
     error_free: list[tuple[str, int, dict[str, tuple[int, int]]]] = field(default_factory=list)
     _focus: float | None = field(default=None, repr=False)  # fitted once (a Monte Carlo fit, not free)
-    # per split: replies neither yes nor no and all replies, in the first state and in later ones
+    # per split: replies neither yes nor no and all replies, in the episode's first question batch and later
     replies: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0, 0]))
     # per split: each episode's replans whose enumeration went unlogged (a bad reply ended it), and the size
     # of its first logged enumeration (None: none logged); the sizes of every logged enumeration
@@ -177,7 +177,11 @@ class Fit:
         return min(1.0, fp), min(1.0, fn)
 
     def neither(self, split: str) -> tuple[float, float]:
-        """Shares of replies neither yes nor no in the first state and in later ones.
+        """Shares of replies neither yes nor no in the episode's first question batch and in later ones.
+
+        The first batch is the run of answers before anything else happens (Blocksworld:
+        the initial enumeration; household, which starts from the true state: the first
+        action's check).
 
         A replan whose enumeration ViPlan never logged ended on such a reply
         (:func:`benchmarks.viplan_episodes.grounder_episode`: ``logged: False``); it
@@ -228,13 +232,18 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
     for record in records:
         first: dict[tuple[int, str], str] = {}
         wrong_first = 0
+        batch: tuple[Any, Any] | None = None  # (phase, step) of the episode's first question batch
         for event in record.get("events", ()):
             if "atom" not in event or "truth" not in event:
+                if batch is not None:
+                    batch = ("done", None)  # a plan, an action, a replan: the first batch is over
                 continue
             atom, answer, truth = str(event["atom"]), str(event.get("answer")), bool(event["truth"])
             predicate = atom.strip("()").split(" ", 1)[0].lower()
             fit.tallies[record["split"]].setdefault(predicate, Tally()).add(answer, truth)
-            later = 2 if int(event.get("step", 0)) else 0
+            if batch is None:
+                batch = (event.get("phase"), event.get("step"))
+            later = 0 if batch == (event.get("phase"), event.get("step")) else 2
             fit.replies[record["split"]][later] += answer not in ("yes", "no")
             fit.replies[record["split"]][later + 1] += 1
             if answer not in ("yes", "no"):
@@ -352,7 +361,7 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
     lines += [f"{split} = {fit.clean(split):g}" for split in splits]
     neither = {split: fit.neither(split) for split in splits}
     if any(any(pair) for pair in neither.values()):
-        lines += ["", "[neither]  # per split: share of replies neither yes nor no [first state, later states]; "
+        lines += ["", "[neither]  # per split: share of replies neither yes nor no [first question batch, later ones]; "
                   "a replan enumeration ViPlan never logged (a reply ended it) counts as one among its atoms"]
         lines += [f"{split} = [{first:.4g}, {later:.4g}]" for split, (first, later) in neither.items()]
     noise = fit.noise()
