@@ -23,6 +23,8 @@ from toolkit import model as m
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.derived import DerivedRules, derived_rules_of
 from toolkit.fluent_code import Changes, compile_changes, compile_check
+from toolkit.fluent_writes import Step, Writes, compile_step, compile_writes
+from toolkit.fluent_slots import FluentIndex
 from toolkit.fluent_effects import ground_updates, update_values, with_values
 from toolkit.fluents import FluentState
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
@@ -115,21 +117,42 @@ class NumericGroundAction(GroundAction):
     action: a step calls them without a method frame around them.
     """
 
-    # The task's fluent atoms, one object per fluent (the state's value keys): compiled reads hit by identity.
-    fluent_keys: dict[Atom, Atom] = field(default_factory=dict, repr=False)
+    # The task's fluents by number (a working state's value list; a frozen state's dict keys by identity).
+    fluent_index: FluentIndex = field(default_factory=FluentIndex, repr=False)
     atom_table: AtomTable | None = field(default=None, repr=False)  # the task's atom objects, for the same reason
 
     @functools.cached_property
     def is_applicable(self) -> Callable[[frozenset[Atom]], bool]:  # type: ignore[override]
-        return compile_check(self.precondition, self.fluent_keys, self.atom_table)
+        return compile_check(self.precondition, self.fluent_index, self.atom_table)
 
     @functools.cached_property
     def value_changes(self) -> Changes:  # type: ignore[override]
-        return compile_changes(self.updates or (), self.fluent_keys)
+        return compile_changes(self.updates or (), self.fluent_index)
+
+    @functools.cached_property
+    def write_values(self) -> Writes:
+        """The numeric effects written into a working state's value list in place (the stepper's path)."""
+        return compile_writes(self.updates or (), self.fluent_index)
+
+    @functools.cached_property
+    def step_in_place(self) -> Step:
+        """The whole step applied to a working state in place, record included (the validator's path); an
+        action with conditional effects, or in a task with derived predicates, never takes it."""
+        ground = self.ground_effect
+        if not ground.plain or self.derived is not None:
+            return _never
+        return compile_step(self.updates or (), self.fluent_index, ground.adds, ground.dels)
 
     def __getstate__(self) -> dict[str, object]:
         """Pickled without the compiled functions (rebuilt on first use in the other process)."""
-        return {k: v for k, v in self.__dict__.items() if k not in ("is_applicable", "value_changes")}
+        return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
+
+
+_COMPILED = ("is_applicable", "value_changes", "write_values", "step_in_place")
+
+
+def _never(state: frozenset[Atom], record: list) -> bool:
+    return False
 
 
 class Task:
@@ -143,8 +166,8 @@ class Task:
         self.numeric: bool = domain.numeric or problem.numeric or problem.metric_expr is not None
         self.init: frozenset[Atom] = (FluentState(problem.init, problem.function_values) if self.numeric
                                       else problem.init)
-        # One object per fluent atom, seeded with the values' own keys (compiled numeric code reads by them).
-        self.fluent_keys: dict[Atom, Atom] = {k: k for k in problem.function_values}
+        # The fluents by number, seeded with the values' own keys (compiled numeric code reads by them).
+        self.fluent_index = FluentIndex(problem.function_values)
         self._by_type: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
@@ -244,7 +267,7 @@ class Task:
         if not self.numeric:
             return GroundAction(schema, args, *parts, None, self.derived)
         return NumericGroundAction(schema, args, *parts, ground_updates(schema, args, self.objects_of), self.derived,
-                                   self.fluent_keys, self.atom_table)
+                                   self.fluent_index, self.atom_table)
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.
