@@ -10,6 +10,12 @@ the ground action and fluent atom sets of both tools and prints every difference
 with its class (:mod:`benchmarks.grounding_diff`), per problem, then a table per
 domain. ``--out FILE`` keeps one JSON line per problem; a killed run resumes from it.
 Identical (domain, problem) files met twice (the collections overlap) run once.
+Every problem ends in one row class (:mod:`benchmarks.grounding_diff_report`):
+compared; compared on FD's reading of a repaired copy where FD's parser refuses
+what pgt reads (:mod:`benchmarks.fd_reading`); not compared, with how far each side
+got and the peak memory at the kill, and with ``--proxy N`` the folder's
+next-largest problems compared in its place; or a duplicate. ``--by-size`` runs
+the smallest files first; ``--no-run`` only prints the table from ``--out``.
 
 With ``--questions DOMAIN PROBLEM`` (repeatable) it times whole commands as users
 run them, each in a fresh process: ``pgt questions --json`` of this checkout, of
@@ -106,31 +112,79 @@ def measure_fd(domain: str, problem: str) -> dict:
             "mb": _rss_mb() - base}
 
 
+def _progress(step: str, t0: float) -> None:
+    """One line on stderr per finished step, so a run killed at its limit still says how far each side got."""
+    print(f"{step} {time.perf_counter() - t0:.1f} s {_rss_mb():.0f} MB", file=sys.stderr, flush=True)
+
+
 def measure_diff(domain: str, problem: str) -> dict:
     """Both groundings of one problem, their sizes and seconds, and every difference with its class."""
+    import tempfile
+
+    from fast_downward.translate.pddl_parser import ParseError
+
+    from benchmarks.fd_reading import fd_refusal, repaired_for_fd
     from benchmarks.grounding_diff import classify, counts, fd_side, pgt_side
 
     t0 = time.perf_counter()
     ours = pgt_side(domain, problem)
     t1 = time.perf_counter()
-    fd = fd_side(domain, problem)
+    _progress(f"pgt done ({len(ours.actions)} actions) after", t0)
+    read: dict = {}
+    try:
+        fd = fd_side(domain, problem)
+    except ParseError:  # FD refuses what pgt reads: compare FD's grounding of a repaired copy
+        refusal = (fd_refusal(Path(domain), Path(problem)) or "").replace("\n", " ")
+        with tempfile.TemporaryDirectory(prefix="fd-reading-") as tmp:
+            repaired = repaired_for_fd(Path(domain), Path(problem), Path(tmp))
+            if repaired is None:
+                raise SystemExit(f"FD refuses it: {refusal}") from None
+            read = {"fd_refuses": refusal, "fd_read_copy": repaired[2]}
+            fd = fd_side(str(repaired[0]), str(repaired[1]))
     t2 = time.perf_counter()
+    _progress(f"FD done ({len(fd.actions)} actions) after", t0)
     diffs = classify(ours, fd)
     return {"pgt_actions": len(ours.actions), "fd_actions": len(fd.actions), "pgt_atoms": len(ours.atoms),
-            "fd_atoms": len(fd.atoms), "pgt_s": round(t1 - t0, 2), "fd_s": round(t2 - t1, 2),
+            "fd_atoms": len(fd.atoms), "pgt_s": round(t1 - t0, 2), "fd_s": round(t2 - t1, 2), **read,
             "counts": counts(diffs), "diffs": [dataclasses.astuple(d) for d in diffs]}
 
 
-def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
-    cmd = [sys.executable, __file__, "--one", tool, str(domain), str(problem)]
+def _peak_mb(pid: int) -> float | None:
+    """Peak resident memory (VmHWM) of a live process, in MB; None where it is gone."""
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
+    """One measurement in a fresh process. Killed at ``timeout``: the error says how far it got (the last
+    step it finished, from its stderr) and its peak memory, under ``reached`` and ``peak_mb``."""
+    import os
+    import signal
+
+    cmd = [sys.executable, __file__, "--one", tool, str(domain), str(problem)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"error": f"over {timeout:g}s"}
-    if out.returncode != 0:
-        lines = (out.stderr or out.stdout).strip().splitlines()
-        return {"error": lines[-1][:120] if lines else f"exit {out.returncode}"}
-    return json.loads(out.stdout.strip().splitlines()[-1])
+        peak = _peak_mb(proc.pid)
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        steps = [line for line in err.splitlines() if " done " in line]
+        reached = steps[-1] if steps else "pgt not done"
+        return {"error": f"over {timeout:g}s", "reached": reached, "peak_mb": round(peak or 0)}
+    steps = [line for line in err.splitlines() if " done " in line]
+    if proc.returncode != 0:
+        lines = [line for line in (err or out).strip().splitlines() if " done " not in line]
+        return {"error": lines[-1][:120] if lines else f"exit {proc.returncode}"}
+    rec = json.loads(out.strip().splitlines()[-1])
+    if "peak_mb" in rec:  # out of memory
+        rec["reached"] = steps[-1] if steps else "pgt not done"
+    return rec
 
 
 def main() -> None:
@@ -146,6 +200,14 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="with --diff: one JSON line per problem here; problems in it are kept")
     ap.add_argument("--every", action="store_true", help="with --diff: print every difference, not 3 per class")
     ap.add_argument("--smallest", action="store_true", help="with --diff: only the smallest problem per domain folder")
+    ap.add_argument("--proxy", type=int, default=0, metavar="N",
+                    help="with --diff: for a largest problem over the limit, compare up to N next-largest of its "
+                         "folder instead (until one compares)")
+    ap.add_argument("--no-run", action="store_true",
+                    help="with --diff and --out: run nothing, print the table from what --out holds (a problem "
+                         "it lacks is not compared: not run)")
+    ap.add_argument("--by-size", action="store_true",
+                    help="with --diff: run the problems smallest file first (a long limit then compares the most)")
     ap.add_argument("--questions", nargs=2, action="append", metavar=("DOMAIN", "PROBLEM"),
                     help="time `pgt questions` against FD's translator on this problem (repeatable)")
     ap.add_argument("--base", type=Path, help="with --questions: also time the pgt checkout in this folder")
@@ -162,10 +224,13 @@ def main() -> None:
             print(json.dumps(measure_diff(dom, prob)))
         except PgtError as exc:
             print(json.dumps({"error": "pgt: " + str(exc).splitlines()[0][:150]}))
+        except MemoryError:  # the limit above: say so, with how far it got (run_one adds the last step)
+            print(json.dumps({"error": "out of memory (8 GB address space)", "peak_mb": round(_rss_mb())}))
         return
     if args.diff is not None:
         diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,
-                  args.every, args.smallest)
+                  args.every, args.smallest, args.by_size, args.proxy,
+                  args.no_run)
         return
     if args.one:
         tool, dom, prob = args.one
@@ -293,11 +358,13 @@ def _diff_row(rec: dict) -> str:
 
 
 def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list[str] | None, out: Path | None,
-              every: bool, smallest: bool = False) -> None:
+              every: bool, smallest: bool = False, by_size: bool = False, proxy: int = 0,
+              no_run: bool = False) -> None:
     """The differential benchmark (see the module's docstring)."""
     import tempfile
 
     from benchmarks.grounding_diff import CLASSES
+    from benchmarks.grounding_diff_report import over_limit, proxy_candidates, ranked_folders, summary
     from benchmarks.sweep_ipc import extract
 
     done: dict[str, dict] = {}
@@ -306,7 +373,8 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
             with contextlib.suppress(ValueError):
                 rec = json.loads(line)
                 over = re.fullmatch(r"over ([0-9.]+)s", rec.get("error", ""))
-                if (over and float(over.group(1)) < timeout) or ("error" in rec and not over):
+                failed = "error" in rec and not over and "peak_mb" not in rec  # out of memory is kept
+                if not no_run and ((over and float(over.group(1)) < timeout) or failed):
                     # ran out of a shorter limit: run again under this one; a refusal or a failure (quick)
                     # is run again too, since the code may read the input now
                     done.pop(rec["case"], None)
@@ -319,28 +387,39 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
             roots.append(root.rename(root.parent / mirror.parent.name.split("+")[-1]) if mirror.name == "repo"
                          else root)
         cases = [c for root in roots for c in smallest_and_largest(root, only, smallest)]
+        if by_size:
+            cases.sort(key=lambda c: (c[1].stat().st_size + c[2].stat().st_size, c[0]))
         print(f"# {len(cases)} problems (smallest and largest per domain folder) under {', '.join(map(str, roots))}; "
               f"{timeout:g} s per problem for both tools; {len(done)} kept from {out}", flush=True)
         seen: dict[str, str] = {}
         records = []
-        for name, dom, prob in cases:
-            key = hashlib.sha1(dom.read_bytes() + b"\0" + prob.read_bytes()).hexdigest()
-            if key in seen:
-                records.append({"case": name, "same_as": seen[key]})
-                continue
-            seen[key] = name
+
+        def kept_or_run(name: str, dom: Path, prob: Path, **extra: str) -> dict:
             rec = done.get(name)
+            if rec is None and no_run:
+                return {"case": name, "error": "not run", "counts": {}}
             if rec is None:
                 t0 = time.perf_counter()
                 rec = run_one("diff", dom, prob, timeout)
-                rec = {"case": name, **rec, "seconds": round(time.perf_counter() - t0, 1)}
+                rec = {"case": name, **rec, **extra, "seconds": round(time.perf_counter() - t0, 1)}
                 rec.setdefault("counts", {})
                 if out:
                     with open(out, "a") as f:
                         f.write(json.dumps(rec) + "\n")
+            return rec
+
+        for name, dom, prob in cases:
+            key = hashlib.sha1(dom.read_bytes() + b"\0" + prob.read_bytes()).hexdigest()
+            if key in seen:
+                records.append({"case": name, "same_as": seen[key]})
+                print(f"{name}: the same files as {seen[key]}, run once", flush=True)
+                continue
+            seen[key] = name
+            rec = kept_or_run(name, dom, prob)
             records.append(rec)
             if "error" in rec:
-                print(f"{name}: skipped: {rec['error']}", flush=True)
+                got = f" ({rec['reached']}; peak {rec['peak_mb']} MB at the kill)" if "reached" in rec else ""
+                print(f"{name}: skipped: {rec['error']}{got}", flush=True)
                 continue
             print(f"{name}: pgt {rec['pgt_actions']} actions {rec['pgt_atoms']} atoms ({rec['pgt_s']} s), FD "
                   f"{rec['fd_actions']} actions {rec['fd_atoms']} atoms ({rec['fd_s']} s): {_diff_row(rec)}", flush=True)
@@ -351,15 +430,27 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
                     print(f"    {cls:<18} {kind} only {only_side}: {item}: {reason}")
                 elif shown[kind, only_side, cls] == 4:
                     print(f"    {cls:<18} {kind}s only {only_side}: and more (--every lists them all)")
+        proxies: dict[str, dict] = {}
+        ranked = ranked_folders(roots, only) if proxy else {}
+        for rec in [r for r in records if over_limit(r)]:
+            for name, dom, prob in proxy_candidates(ranked, rec["case"], proxy):
+                if no_run and name not in done:
+                    continue
+                proxies[rec["case"]] = kept_or_run(name, dom, prob, proxy_for=rec["case"])
+                print(f"{name}: proxy for {rec['case']}: {_diff_row(proxies[rec['case']])}", flush=True)
+                if "pgt_actions" in proxies[rec["case"]]:
+                    break
+    print()
+    for line in summary(records, proxies):
+        print(line)
     ran = [r for r in records if "pgt_actions" in r]
     per_class = collections.Counter()
     for r in ran:
         for k, v in r["counts"].items():
             per_class[k.split(": ", 1)[1]] += v
     differing = [r for r in ran if r["counts"]]
-    print(f"\n# {len(ran)} problems compared ({sum(1 for r in records if 'same_as' in r)} duplicates run once, "
-          f"{sum(1 for r in records if 'error' in r)} skipped); equal on {len(ran) - len(differing)}; "
-          "differences by class: " + (", ".join(f"{c} {per_class[c]}" for c in CLASSES if per_class[c]) or "none"))
+    print(f"# differences by class over the {len(ran)} problems compared (a repaired copy included): "
+          + (", ".join(f"{c} {per_class[c]}" for c in CLASSES if per_class[c]) or "none"))
     print("\n| problem | pgt actions | FD actions | pgt atoms | FD atoms | differences (class: count) |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     for r in differing:

@@ -8,9 +8,16 @@ trucks-with-fuel domain (``tests/core/data/numeric``) and, with ``--ipc DIR`` (a
 checkout of ipc2023-numeric/ipc2023-dataset; its files are read there, never
 copied), on the first problem of every IPC 2023 numeric domain that both read.
 
-UP's side is its ``SequentialSimulator`` (built once, not timed) and its
-``PlanValidator`` on the same actions. Every walk is checked to be applicable in
-both, and both validators must give the same verdict.
+Stepping: UP's side is its ``SequentialSimulator`` (built once, not timed); pgt's is
+``Stepper.advance`` over the task's working state, as validation steps. Validation is
+timed phase by phase, each side given the same files and the same plan text: *load*
+(domain and problem files into each side's model: pgt's loader, UP's ``PDDLReader``)
+and *check* (the text read and checked against the loaded problem, with the set-up each
+validator does per call: pgt's ``check_plan`` on a fresh ``Task``, whose ground actions
+are made and compiled on first use; UP's ``parse_plan_string`` and
+``SequentialPlanValidator.validate``, which builds a ``SequentialSimulator`` in every
+call). Every walk is checked to be applicable in both, and both validators must give
+the same verdict.
 Run: ``python -m benchmarks.bench_numeric`` (``--steps``, ``--seed``, ``--ipc DIR``).
 """
 
@@ -40,6 +47,7 @@ def up_refuses(sim, up_plan: list) -> int | None:
 DATA = Path(__file__).resolve().parents[1] / "tests" / "core" / "data" / "numeric"
 TARGET = 100.0
 OURS_RUNS, UP_RUNS = 500, 10  # one UP run is 100-1000x longer: the fewest runs that still find a quiet one
+LOAD_RUNS, UP_LOAD_RUNS = 20, 3  # reading the files: a few ms for pgt, 10-100x that for UP
 
 
 def cpu_best(fn, runs: int) -> float:
@@ -61,12 +69,13 @@ def walk(task, steps: int, seed: int) -> list:
     return random_walk(task, random.Random(seed), steps)
 
 
-def delta_stepping(plan: list, init) -> None:
-    """Validation's stepping (:class:`toolkit.stepping.Stepper`): one mutable state, each applicable
-    step's delta applied in place (``Stepper.advance``, as ``check_plan`` does)."""
+def delta_stepping(plan: list, init, index) -> None:
+    """Validation's stepping (:class:`toolkit.stepping.Stepper`): one mutable state, the fluents' values
+    in a list by the task's fluent numbers (``index``), each applicable step's delta applied in place
+    (``Stepper.advance``, as ``check_plan`` does)."""
     from toolkit.stepping import Stepper
 
-    stepper = Stepper(init)
+    stepper = Stepper(init, None, index)
     for act in plan:
         if not act.is_applicable(stepper.state):
             raise AssertionError(f"{act} not applicable")
@@ -76,7 +85,7 @@ def delta_stepping(plan: list, init) -> None:
 
 def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, float] | None:
     from unified_planning.io import PDDLReader
-    from unified_planning.plans import ActionInstance, SequentialPlan
+    from unified_planning.plans import ActionInstance
     from unified_planning.shortcuts import PlanValidator, SequentialSimulator
 
     from toolkit import loader
@@ -102,7 +111,7 @@ def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, flo
         print(f"#   {domain.parent.name}: unified-planning cannot read it ({type(exc).__name__}: {str(exc)[:80]})")
         return None
     out = {"steps": len(plan)}
-    out["ours_steps_s"] = len(plan) / cpu_best(lambda: delta_stepping(plan, task.init), OURS_RUNS)
+    out["ours_steps_s"] = len(plan) / cpu_best(lambda: delta_stepping(plan, task.init, task.fluent_index), OURS_RUNS)
     out["frozen_steps_s"] = len(plan) / cpu_best(lambda: our_stepping(plan, task.init), OURS_RUNS)
     with SequentialSimulator(problem=up_problem) as sim:
         refused = up_refuses(sim, up_plan)
@@ -111,11 +120,20 @@ def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, flo
                   "pgt and VAL do not (VAL's 0.0001 tolerance in comparisons); not timed")
             return None
         out["up_steps_s"] = len(plan) / cpu_best(lambda: up_stepping(sim, up_plan), UP_RUNS)
+    # Validation, phase by phase, each side given the same files and the same plan text:
+    # load: domain and problem files read into each side's model;
+    # check: the plan text read and checked against the loaded problem, with the per-problem set-up
+    # each side's validator does per call (pgt: a fresh Task, its ground-action cache empty; UP: the
+    # SequentialSimulator its SequentialPlanValidator builds in every validate call).
+    reader = PDDLReader()
     ours = check_plan(task, text)
-    out["ours_validate_s"] = cpu_best(lambda: check_plan(Task(dom, task.problem), text), OURS_RUNS // 4)
+    out["ours_load_s"] = cpu_best(lambda: loader.load_problem(problem, loader.load_domain(domain)), LOAD_RUNS)
+    out["up_load_s"] = cpu_best(lambda: reader.parse_problem(str(domain), str(problem)), UP_LOAD_RUNS)
+    out["ours_check_s"] = cpu_best(lambda: check_plan(Task(dom, task.problem), text), OURS_RUNS // 4)
     with PlanValidator(problem_kind=up_problem.kind) as validator:
-        theirs = validator.validate(up_problem, SequentialPlan(up_plan))
-        out["up_validate_s"] = cpu_best(lambda: validator.validate(up_problem, SequentialPlan(up_plan)), UP_RUNS)
+        theirs = validator.validate(up_problem, reader.parse_plan_string(up_problem, text))
+        out["up_check_s"] = cpu_best(lambda: validator.validate(up_problem, reader.parse_plan_string(up_problem, text)),
+                                     UP_RUNS)
     out["agree"] = float(ours.valid == (theirs.status.name == "VALID"))
     return out
 
@@ -137,11 +155,19 @@ def main(argv: list[str] | None = None) -> int:
         pairs += [(d.name, d / "domain.pddl", d / "instances" / "pfile1.pddl")
                   for d in sorted(args.ipc.iterdir()) if (d / "domain.pddl").is_file()]
     print(f"bench_numeric: seed {args.seed}, random applicable walks of up to {args.steps} steps; "
-          f"pgt vs unified-planning (target >= {TARGET:.0f}x); pgt steps one state by deltas as validation does "
-          f"(frozen: a new frozen state per step, GroundAction.apply); CPU time, best of {OURS_RUNS} runs of the "
-          f"walk for pgt (validation: {OURS_RUNS // 4}, a fresh Task each), {UP_RUNS} for UP; {load_text()}")
-    print(f"{'domain':<26} {'steps':>5} {'pgt steps/s':>12} {'frozen':>9} {'UP steps/s':>11} {'x':>7} "
-          f"{'pgt validate':>13} {'UP validate':>12} {'x':>7} {'agree':>5}")
+          f"pgt vs unified-planning (target >= {TARGET:.0f}x); CPU time; {load_text()}")
+    print(f"stepping: best of {OURS_RUNS} runs of the walk for pgt, {UP_RUNS} for UP (a ready SequentialSimulator: "
+          "is_applicable + apply_unsafe); pgt steps one working state as validation does (Stepper.advance; "
+          "frozen: a new frozen state per step, GroundAction.apply)")
+    print(f"validation by phase, each side given the same files and plan text: load = domain + problem files "
+          f"read (best of {LOAD_RUNS} / {UP_LOAD_RUNS}); check = the plan text read and checked against the loaded "
+          f"problem with each validator's per-call set-up (pgt: check_plan on a fresh Task; UP: parse_plan_string + "
+          f"SequentialPlanValidator.validate, which builds its simulator per call; best of {OURS_RUNS // 4} / "
+          f"{UP_RUNS}); load+check = the two summed")
+    print(f"{'domain':<19} {'steps':>5} {'pgt st/s':>9} {'frozen':>8} {'UP st/s':>8} {'x':>5} | "
+          f"{'load ms pgt':>11} {'UP':>6} {'x':>4} | {'check ms pgt':>12} {'UP':>6} {'x':>4} | "
+          f"{'load+check x':>12} {'agree':>5}")
+    rows = []
     for label, domain, problem in pairs:
         try:
             res = measure(domain, problem, args.steps, args.seed)
@@ -150,12 +176,23 @@ def main(argv: list[str] | None = None) -> int:
             continue
         if res is None:
             continue
+        rows.append(res)
         step_x = res["ours_steps_s"] / res["up_steps_s"]
-        val_x = res["up_validate_s"] / res["ours_validate_s"]
-        print(f"{label:<26} {res['steps']:>5.0f} {res['ours_steps_s']:>12,.0f} {res['frozen_steps_s']:>9,.0f} "
-              f"{res['up_steps_s']:>11,.0f} "
-              f"{step_x:>6,.0f}x {1000 * res['ours_validate_s']:>10.2f} ms {1000 * res['up_validate_s']:>9.0f} ms "
-              f"{val_x:>6,.0f}x {'yes' if res['agree'] else 'NO':>5}")
+        load_x = res["up_load_s"] / res["ours_load_s"]
+        check_x = res["up_check_s"] / res["ours_check_s"]
+        both_x = (res["up_load_s"] + res["up_check_s"]) / (res["ours_load_s"] + res["ours_check_s"])
+        res["x"] = (step_x, load_x, check_x, both_x)
+        print(f"{label[:19]:<19} {res['steps']:>5.0f} {res['ours_steps_s']:>9,.0f} {res['frozen_steps_s']:>8,.0f} "
+              f"{res['up_steps_s']:>8,.0f} {step_x:>4,.0f}x | {1000 * res['ours_load_s']:>11.2f} "
+              f"{1000 * res['up_load_s']:>6.0f} {load_x:>3.0f}x | {1000 * res['ours_check_s']:>12.2f} "
+              f"{1000 * res['up_check_s']:>6.0f} {check_x:>3.0f}x | {both_x:>11.0f}x {'yes' if res['agree'] else 'NO':>5}")
+    if rows:
+        names = ("stepping", "load", "check", "load+check")
+        spans = ", ".join(f"{n} {min(r['x'][k] for r in rows):.0f}-{max(r['x'][k] for r in rows):.0f}x"
+                          for k, n in enumerate(names))
+        met = sum(r["x"][0] >= TARGET for r in rows)
+        print(f"# {len(rows)} domains: {spans}; stepping >= {TARGET:.0f}x on {met} of {len(rows)}; "
+              f"verdicts agree on {sum(r['agree'] == 1.0 for r in rows)} of {len(rows)}")
     return 0
 
 

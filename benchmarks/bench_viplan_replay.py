@@ -21,8 +21,8 @@ true values, and the failures of the runs with ``fail_probability`` 0.1
 UP's plans are kept in up-oneshot's shared answer store (``--plan-cache`` names
 another file), keyed by the files' bytes, the belief and the engine versions, so a
 rerun plans nothing twice. ``--up-python`` plans in another interpreter
-(``PGT_UP_ONESHOT_PYTHON``): ViPlan's runs were planned by ``up-fast-downward``
-0.5.0, whose ties differ from the pinned 1.0's (toolkit/planners/up_oneshot_call.py).
+(``PGT_UP_ONESHOT_PYTHON``); pgt pins ``up-fast-downward`` 0.5.0, the engine ViPlan's
+runs were planned by, so this interpreter's plans are ViPlan's (toolkit/planners/up_oneshot_call.py).
 
 With ``--out DIR`` the measurement accumulates: each finished group (domain x
 protocol x CoT x failures x model) is kept as ``DIR/rows/NAME.json`` with the

@@ -117,6 +117,12 @@ class Fit:
     # episodes without a wrong answer: (split, first answers, per predicate (answers truth yes, truth no))
     error_free: list[tuple[str, int, dict[str, tuple[int, int]]]] = field(default_factory=list)
     _focus: float | None = field(default=None, repr=False)  # fitted once (a Monte Carlo fit, not free)
+    # per split: replies neither yes nor no and all replies, in the episode's first question batch and later
+    replies: dict[str, list[int]] = field(default_factory=lambda: defaultdict(lambda: [0, 0, 0, 0]))
+    # per split: each episode's replans whose enumeration went unlogged (a bad reply ended it), and the size
+    # of its first logged enumeration (None: none logged); the sizes of every logged enumeration
+    unlogged: list[tuple[str, int, int | None]] = field(default_factory=list)
+    enumeration_sizes: dict[str, list[int]] = field(default_factory=lambda: defaultdict(list))
 
     def error_rate(self) -> float:
         wrong = sum(t.true_no + t.false_yes for s in self.tallies.values() for t in s.values())
@@ -170,6 +176,27 @@ class Fit:
         fn = (1.0 - c) * tally.true_no / positives if positives > 0 else 0.0
         return min(1.0, fp), min(1.0, fn)
 
+    def neither(self, split: str) -> tuple[float, float]:
+        """Shares of replies neither yes nor no in the episode's first question batch and in later ones.
+
+        The first batch is the run of answers before anything else happens (Blocksworld:
+        the initial enumeration; household, which starts from the true state: the first
+        action's check).
+
+        A replan whose enumeration ViPlan never logged ended on such a reply
+        (:func:`benchmarks.viplan_episodes.grounder_episode`: ``logged: False``); it
+        counts as one among as many replies as the episode's first logged
+        enumeration held (else the split's mean logged enumeration).
+        """
+        first_other, first_all, later_other, later_all = self.replies[split]
+        sizes = self.enumeration_sizes[split]
+        mean = sum(sizes) / len(sizes) if sizes else 1.0
+        for where, count, size in self.unlogged:
+            if where == split and count:
+                later_other += count
+                later_all += count * (size if size is not None else mean)
+        return (first_other / first_all if first_all else 0.0, later_other / later_all if later_all else 0.0)
+
     def sticky(self) -> float:
         """The share of the error rate tied to the atom across states (module docstring); 0 without evidence."""
         if not self.carried_wrong or not self.carried_after_right:
@@ -205,12 +232,20 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
     for record in records:
         first: dict[tuple[int, str], str] = {}
         wrong_first = 0
+        batch: tuple[Any, Any] | None = None  # (phase, step) of the episode's first question batch
         for event in record.get("events", ()):
             if "atom" not in event or "truth" not in event:
+                if batch is not None:
+                    batch = ("done", None)  # a plan, an action, a replan: the first batch is over
                 continue
             atom, answer, truth = str(event["atom"]), str(event.get("answer")), bool(event["truth"])
             predicate = atom.strip("()").split(" ", 1)[0].lower()
             fit.tallies[record["split"]].setdefault(predicate, Tally()).add(answer, truth)
+            if batch is None:
+                batch = (event.get("phase"), event.get("step"))
+            later = 0 if batch == (event.get("phase"), event.get("step")) else 2
+            fit.replies[record["split"]][later] += answer not in ("yes", "no")
+            fit.replies[record["split"]][later + 1] += 1
             if answer not in ("yes", "no"):
                 continue
             key = (int(event.get("step", 0)), atom)
@@ -228,8 +263,23 @@ def fit_records(records: Iterable[dict[str, Any]]) -> Fit:
             fit.episodes.append((str(record["split"]), len(first), wrong_first))
             _error_free(fit, record)
         _carry(fit, record.get("events", ()))
+        _enumerations(fit, record)
         fit.distinct.append(episode_atoms(str(record["split"]), record.get("events", ())))
     return fit
+
+
+def _enumerations(fit: Fit, record: dict[str, Any]) -> None:
+    """Note the episode's logged enumeration sizes and its replans whose enumeration went unlogged."""
+    events = record.get("events", ())
+    sizes: dict[int, int] = {}
+    for event in events:
+        if event.get("phase") == "enumerate":
+            step = int(event.get("step", 0))
+            sizes[step] = sizes.get(step, 0) + 1
+    split = str(record["split"])
+    fit.enumeration_sizes[split].extend(sizes.values())
+    unlogged = sum(1 for e in events if e.get("phase") == "replan" and e.get("logged") is False)
+    fit.unlogged.append((split, unlogged, next(iter(sizes.values()), None)))
 
 
 def _error_free(fit: Fit, record: dict[str, Any]) -> None:
@@ -309,6 +359,11 @@ def calibration_text(fit: Fit, meta: dict[str, Any], source: str) -> str:
             lines += ["", f"[rates.{split}.{p}]", f"fp = {fp:.4f}", f"fn = {fn:.4f}"]
     lines += ["", "[clean]  # share of episodes without any error; the others are wrong at rates / (1 - clean)"]
     lines += [f"{split} = {fit.clean(split):g}" for split in splits]
+    neither = {split: fit.neither(split) for split in splits}
+    if any(any(pair) for pair in neither.values()):
+        lines += ["", "[neither]  # per split: share of replies neither yes nor no [first question batch, later ones]; "
+                  "a replan enumeration ViPlan never logged (a reply ended it) counts as one among its atoms"]
+        lines += [f"{split} = [{first:.4g}, {later:.4g}]" for split, (first, later) in neither.items()]
     noise = fit.noise()
     kind, _, params = noise.partition(":")
     lines += ["", "[noise]", f'kind = "{kind}"']

@@ -29,6 +29,9 @@ from benchmarks.store import collect, read_records
 from toolkit.errors import PgtError
 
 SPLITS = ("simple", "medium", "hard")
+# ViPlan's household runs met iGibson, not the household domain's effects: simulate them in the world that follows
+# iGibson's logged truth (reach by proximity, the atoms iGibson reports), scene_graphs/igibson.py
+IGIBSON_WORLD = "scene_graphs.igibson:IGibsonHouseholdWorld"
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,8 @@ def studies(run: Path, calibration: Path, seeds: int) -> list[tuple[str, Any]]:
         config = RunConfig(suite=str(folder), domain=first["config"]["domain"], protocol="viplan-grounder",
                            grounder="noisy", calibration=str(calibration), seeds=scenes * seeds,
                            max_steps=int(first["imported"]["max_steps"]),
-                           action_failure=float(first["imported"].get("fail_probability") or 0.0))
+                           action_failure=float(first["imported"].get("fail_probability") or 0.0),
+                           world=IGIBSON_WORLD if "/igibson/" in first["imported"]["file"] else None)
         out.append((split, config))
     return out
 
@@ -85,6 +89,16 @@ def evaluate_run(run: Path, calibration: Path, simulated: dict[str, list[dict[st
     return ReleasedResult(run.name, calibration, str(noise), verdicts, combined)
 
 
+def finished(study: Path) -> list[dict[str, Any]]:
+    """The judged episodes of one simulated split; an error naming the study when none finished."""
+    episodes = collect(read_records(study / "episodes.jsonl"))
+    if not episodes.judged:
+        first = episodes.errors[0].get("error", "") if episodes.errors else "no episode recorded"
+        raise PgtError(f"{study}: no simulated episode finished ({len(episodes.errors)} errors, the first: "
+                       f"{first}); run the same command again to retry them")
+    return episodes.judged
+
+
 def recorded(out: Path) -> list[ReleasedResult]:
     """Every run simulated to the end in ``out`` (this invocation's and earlier ones'), judged, by name."""
     results = []
@@ -94,8 +108,7 @@ def recorded(out: Path) -> list[ReleasedResult]:
         if not (released / "episodes.jsonl").is_file():
             raise PgtError(f"{marker}: the released run {released} is gone; import it again "
                            "(pgt import viplan-results) or remove the folder")
-        simulated = {split: collect(read_records(marker.parent / split / "episodes.jsonl")).judged
-                     for split in source["splits"]}
+        simulated = {split: finished(marker.parent / split) for split in source["splits"]}
         results.append(evaluate_run(released, Path(source["calibration"]), simulated))
     return results
 
@@ -131,6 +144,7 @@ def released_cmd(args: Any) -> int:
             if args.noise:
                 config = dataclasses.replace(config, noise=args.noise)
             run_study(config, out / run.name / split, max(1, args.workers), progress=not args.quiet)
+            finished(out / run.name / split)  # a split whose episodes all failed is not recorded as measured
             splits.append(split)
         (out / run.name).mkdir(parents=True, exist_ok=True)
         source = {"released": str(run.resolve()), "calibration": str(calibration.resolve()), "splits": splits}

@@ -20,6 +20,9 @@ File format::
     clear = 1.00
     [clean]                  # optional, per split: share of episodes without any error (the others are
     simple = 0.4             # wrong at rates / (1 - clean): errors cluster on some scenes); default 0
+    [neither]                # optional, per split: share of replies neither yes nor no, in the
+    simple = [0.0, 0.006]    # episode's first question batch and in later ones (a protocol may end on
+                             # one); default none
     [noise]                  # optional: how errors are drawn (grounders/noise); default deterministic
     kind = "scene"
     hard = 0.1
@@ -85,10 +88,15 @@ class ErrorModel:
     # How unevenly errors fall on episodes: the share of episodes answered without any error, the others
     # wrong at the rates / (1 - clean) (0: every episode alike). The noisy grounder draws it from its seed.
     clean: float = 0.0
+    # The share of replies that are neither yes nor no, in the episode's first question batch and in later
+    # ones: a real model's replies after actions and replans may fail where its first ones do not.
+    neither: tuple[float, float] = (0.0, 0.0)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.clean <= 0.99:
             raise PgtError(f"clean must be a share in [0, 0.99], got {self.clean}")
+        if len(self.neither) != 2 or not all(0.0 <= v <= 1.0 for v in self.neither):
+            raise PgtError(f"neither must be two shares in [0, 1] (first question batch, later ones), got {self.neither}")
         lowered = {k.lower(): v for k, v in self.per_predicate.items()}
         object.__setattr__(self, "per_predicate", MappingProxyType(lowered))
 
@@ -169,7 +177,18 @@ def load_calibration(name_or_path: str | Path, split: str = "simple") -> ErrorMo
     value = shares.get(split, 0.0) if isinstance(shares, dict) else None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 0.99:
         raise PgtError(f"{path}: clean.{split}: must be a share in [0, 0.99], got {value!r}")
-    return ErrorModel(default, per, source, float(value))
+    return ErrorModel(default, per, source, float(value), _neither(path, data, split))
+
+
+def _neither(path: Path, data: dict[str, Any], split: str) -> tuple[float, float]:
+    """The file's ``[neither]`` pair for ``split`` (first question batch, later ones); none: (0, 0)."""
+    table = data.get("neither", {})
+    pair = table.get(split, [0.0, 0.0]) if isinstance(table, dict) else None
+    if not isinstance(pair, list) or len(pair) != 2 or \
+            not all(isinstance(v, (int, float)) and not isinstance(v, bool) and 0.0 <= v <= 1.0 for v in pair):
+        raise PgtError(f"{path}: neither.{split}: must be two shares in [0, 1] (first question batch, later ones), "
+                       f"got {pair!r}")
+    return float(pair[0]), float(pair[1])
 
 
 def load_noise(name_or_path: str | Path):

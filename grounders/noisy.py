@@ -34,6 +34,11 @@ state's objects) and a share f of every rate falls on the atoms that mention it,
 the others wrong at ``(1 - f)`` times their rate: a real model's errors in an
 episode mostly concern one misread object, the rest of the scene read right.
 
+With a ``[neither]`` share (a fitted calibration's, per split: one for the
+episode's first question batch, one for later ones) a reply is neither yes nor no
+(``unparseable``, drawn per state and atom): ViPlan's protocols end the episode
+on one, and the released runs of some models end a third of their replans so.
+
 No draw depends on batch order, batch size or process, so two protocols that ask
 the same questions in different groupings see the same answers.
 
@@ -87,11 +92,13 @@ class NoisyOracle:
         self._objects: dict[frozenset[Atom], tuple[frozenset[str], str | None]] = {}
         self._asked: dict[tuple[str, Atom], int] = {}
         self._last_wrong: dict[tuple[str, Atom], bool] = {}
+        self._answered = False  # whether a batch with a visible atom was answered (the first batch: see ask)
 
     def reset(self) -> None:
         """Forget ask-counts and previous answers (a fresh episode)."""
         self._asked.clear()
         self._last_wrong.clear()
+        self._answered = False
 
     @staticmethod
     def state_text(observation: Observation) -> str:
@@ -129,12 +136,18 @@ class NoisyOracle:
         state = self.state_text(observation)
         state_id = digest(state) if self.noise.deterministic else ""
         objects, focus = self._focus(observation)
+        first = not self._answered  # the episode's first question batch (a protocol's initial enumeration)
         out = []
         for i, atom in enumerate(atoms):
             question = questions[i] if questions is not None else \
                 self.book.question(atom) if self.book is not None else str(atom)
             if not self.privileged and not observation.can_see(atom):
                 out.append(Answer(atom, Verdict.UNKNOWN, 0.5, "not visible", question, "not_visible"))
+                continue
+            neither = self.model.neither[0 if first else 1]
+            if neither and uniform(self.seed, "neither", state, atom) < neither:
+                out.append(Answer(atom, Verdict.UNKNOWN, 0.5, "noisy oracle: neither yes nor no", question,
+                                  "unparseable"))
                 continue
             truth = atom in observation.truth
             if self.noise.deterministic:
@@ -156,6 +169,7 @@ class NoisyOracle:
             verdict = Verdict.YES if truth != wrong else Verdict.NO
             confidence = reported(rates.confidence(verdict), self.noise.overconfidence)
             out.append(Answer(atom, verdict, confidence, "noisy oracle", question))
+        self._answered = self._answered or any(a.status != "not_visible" for a in out)
         return out
 
     def _focus(self, observation: Observation) -> tuple[frozenset[str], str | None]:

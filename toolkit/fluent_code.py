@@ -10,9 +10,10 @@ a numeric task gets two functions, built on its first use:
   numeric effects, every value computed in the old state (PDDL 2.1, section 7.2), and
   the targets' old values for the stepper's undo record.
 
-The generated code reads the fluents' values (``state.values``, a dict keyed by
-fluent atom) with the task's own key objects, so a lookup hits by identity, and does
-the arithmetic of :func:`toolkit.fluents.evaluate` in the same order and types: an
+The generated check reads a stepper's working state by fluent number (its value list,
+``state.slots``: :mod:`toolkit.fluent_slots`) and a frozen state's ``values`` dict with
+the task's own atom objects, so a lookup hits by identity; the stepper's own writes
+by number are :mod:`toolkit.fluent_writes`. Both do the arithmetic of :func:`toolkit.fluents.evaluate` in the same order and types: an
 arithmetic node starts from ``float`` of its first argument, ``/`` is VAL's IEEE
 division (:func:`toolkit.fluents.divide`), a comparison holds within VAL's 0.0001, and
 an integral result is stored as an int. Anything out of the ordinary (a fluent
@@ -30,6 +31,7 @@ from __future__ import annotations
 from typing import Callable, Sequence
 
 from toolkit.fluent_effects import GroundUpdate, update_values
+from toolkit.fluent_slots import FluentIndex
 from toolkit.fluents import MISSING, TOLERANCE, GArith, GCompare, divide
 from toolkit.grounding import CompiledCondition, GAnd, GLit, GOr
 from toolkit.model import Atom, Number
@@ -49,16 +51,18 @@ _GLOBALS = {"_BIG": _BIG, "_M": MISSING, "_div": divide, "_holds": holds, "_up":
 _FACTORIES: dict[str, Callable[..., Callable]] = {}  # source text -> factory: one exec per shape
 
 
-class _Unsupported(Exception):
+class Unsupported(Exception):
     """A node the generator has no rule for: the action keeps the interpreter."""
 
 
-class _Source:
-    """The parameters (atoms, numbers, conditions) of one function being generated."""
+class Source:
+    """The parameters (atoms, numbers, conditions) of one function being generated; with ``slots`` set,
+    a fluent is read from a working state's value list by its number, else from a dict by its atom."""
 
-    def __init__(self, keys: dict[Atom, Atom], table: AtomTable | None = None) -> None:
-        self.keys, self.table = keys, table
+    def __init__(self, index: FluentIndex, table: AtomTable | None = None) -> None:
+        self.index, self.table = index, table
         self.params: list[object] = []
+        self.slots = False
 
     def atoms(self, atoms: frozenset[Atom]) -> str:
         """A set of atoms made of the task's own atom objects (a state lookup then hits by identity)."""
@@ -71,7 +75,17 @@ class _Source:
         return f"_p{len(self.params) - 1}"
 
     def fluent(self, atom: Atom) -> str:
-        return f"v[{self.param(self.keys.setdefault(atom, atom))}]"
+        if self.slots:
+            return f"v[{self.param(self.index.number(atom))}]"
+        return f"v[{self.param(self.index.canonical(atom))}]"
+
+    def in_slots(self, make: Callable[[], str]) -> str:
+        """``make()`` with fluents read by number."""
+        self.slots = True
+        try:
+            return make()
+        finally:
+            self.slots = False
 
     def expr(self, e) -> str:
         """``evaluate(e, v)`` as a Python expression (a missing fluent raises KeyError)."""
@@ -91,11 +105,11 @@ class _Source:
                 elif e.op in _OPS:
                     out = f"({out} {_OPS[e.op]} {a})"
                 else:
-                    raise _Unsupported(e.op)
+                    raise Unsupported(e.op)
             return out
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             return self.param(e)
-        raise _Unsupported(type(e).__name__)
+        raise Unsupported(type(e).__name__)
 
     def node(self, n) -> str:
         """``_eval(n, s)`` of :mod:`toolkit.semantics` as a Python expression."""
@@ -111,26 +125,29 @@ class _Source:
         if n.__class__ is GCompare:
             test = _COMPARE[n.op].format(d=f"({self.expr(n.left)} - {self.expr(n.right)})")
             return f"({test})" if n.positive else f"(not ({test}))"
-        raise _Unsupported(type(n).__name__)
+        raise Unsupported(type(n).__name__)
 
 
-def _build(source: _Source, body: str) -> Callable:
-    names = ", ".join(f"_p{i}" for i in range(len(source.params)))
-    text = f"def _make({names}):\n{body}\n    return _f\n"
+def build_function(source: Source, body: str, names: dict[str, object] | None = None) -> Callable:
+    """The function ``_f`` defined by ``body`` over the source's parameters; one ``exec`` per text, which
+    also sees ``names`` (a module's own globals; the text must name the module's use)."""
+    params = ", ".join(f"_p{i}" for i in range(len(source.params)))
+    text = f"def _make({params}):\n{body}\n    return _f\n"
     factory = _FACTORIES.get(text)
     if factory is None:
         scope: dict[str, object] = {}
-        exec(compile(text, "<pgt numeric action>", "exec"), dict(_GLOBALS), scope)  # noqa: S102 - our own text
+        exec(compile(text, "<pgt numeric action>", "exec"), {**_GLOBALS, **(names or {})}, scope)  # noqa: S102
         factory = _FACTORIES[text] = scope["_make"]
     return factory(*source.params)
 
 
-def compile_check(cond: CompiledCondition, keys: dict[Atom, Atom], table: AtomTable | None = None) -> Check:
+def compile_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable | None = None) -> Check:
     """``holds(cond, state)`` as one function; the interpreter where the generator has no rule.
 
-    ``keys`` maps each fluent atom to the object the states' values are keyed by, ``table`` holds the
-    task's atom objects (both grow with the atoms first met here)."""
-    src = _Source(keys, table)
+    ``index`` numbers the task's fluents (a working state of the task holds their values in a list by
+    number, read here by subscript; a frozen state's dict is read with the index's own atom objects),
+    ``table`` holds the task's atom objects (both grow with the atoms first met here)."""
+    src = Source(index, table)
     fallback = src.param(cond)
     lines = ["    def _f(s):"]
     if cond.pos:
@@ -139,18 +156,49 @@ def compile_check(cond: CompiledCondition, keys: dict[Atom, Atom], table: AtomTa
         lines.append(f"        if not s.isdisjoint({src.atoms(cond.neg)}): return False")
     try:
         test = "True" if cond.tree is None else src.node(cond.tree)
-    except _Unsupported:
+        by_number = src.in_slots(lambda: src.node(cond.tree)) if "v[" in test else ""
+    except Unsupported:
         return lambda state: holds(cond, state)
     if "v[" in test:
-        lines += ["        try:", "            v = s.values", f"            return {test}",
+        # A value list (None: no value) fails as the dict does, by an exception: None in arithmetic, a
+        # number past the list's end. FluentState.index is None; a plain set has none (AttributeError).
+        lines += ["        try:", f"            if s.index is {src.param(index)}:", "                v = s.slots",
+                  f"                return {by_number}", "            v = s.values", f"            return {test}",
                   "        except Exception:",  # a fluent without a value, a state without values: as holds says
                   f"            return _holds({fallback}, s)"]
     else:
         lines.append(f"        return {test}")
-    return _build(src, "\n".join(lines))
+    return build_function(src, "\n".join(lines))
 
 
-def compile_changes(updates: tuple[GroundUpdate, ...], keys: dict[Atom, Atom]) -> Changes:
+# update_values' int-if-integral, tested as cheaply as an int (the common value) allows
+INTEGRAL = ("if {x}.__class__ is not int and isinstance({x}, float) and {x}.is_integer() and -_BIG < {x} < _BIG: "
+             "{x} = int({x})")
+
+
+def updated_value(u: GroundUpdate, value: str, current: Callable[[], str]) -> str:
+    """The update's new value as an expression over ``value`` and (not for ``assign``) ``current()``, the
+    target's old value with a target without one counting as 0 (VAL's State::update; toolkit.fluent_effects)."""
+    if u.op == "assign":
+        return value
+    cur = current()
+    if u.op == "increase":
+        return f"{cur} + {value}"
+    if u.op == "decrease":
+        return f"{cur} - {value}"
+    if u.op == "scale-up":
+        return f"{cur} * {value}"
+    if u.op == "scale-down":
+        return f"_div({cur}, {value})"
+    raise Unsupported(u.op)
+
+
+def _old_or_zero(src: Source, olds: dict[Atom, str], target: Atom) -> str:
+    old = olds.get(target)
+    return f"(0 if {old} is _M else {old})" if old else f"v.get({src.param(target)}, 0)"
+
+
+def compile_changes(updates: tuple[GroundUpdate, ...], index: FluentIndex) -> Changes:
     """``update_values(updates, state)`` as one function: every value read in the old state first.
 
     It returns ``(changes, undefined, old)``: ``old`` is the targets' values before the step, as
@@ -160,49 +208,33 @@ def compile_changes(updates: tuple[GroundUpdate, ...], keys: dict[Atom, Atom]) -
     """
     if not updates:
         return lambda state: ({}, (), ())
-    src = _Source(keys)
+    src = Source(index)
     fallback = src.param(updates)
     lines = ["    def _f(s):", "        try:", "            v = s.values"]
     plain = all(u.condition is None for u in updates)
     olds: dict[Atom, str] = {}  # target -> the local holding its old value (unconditional updates only)
     if plain:
         for u in updates:
-            target = keys.setdefault(u.target, u.target)
+            target = index.canonical(u.target)
             if target not in olds:
                 olds[target] = f"o{len(olds)}"
                 lines.append(f"            {olds[target]} = v.get({src.param(target)}, _M)")
     lines.append("            c = {}")
     try:
         for u in updates:
-            target = keys.setdefault(u.target, u.target)
+            target = index.canonical(u.target)
             pad = "            "
             if u.condition is not None:
                 lines.append(f"{pad}if _holds({src.param(u.condition)}, s):")
                 pad += "    "
-            value = src.expr(u.value)
-            if u.op == "assign":
-                lines.append(f"{pad}x = {value}")
-            else:
-                # VAL's State::update: a target without a value counts as 0 (toolkit.fluent_effects).
-                old = olds.get(target)
-                cur = f"(0 if {old} is _M else {old})" if old else f"v.get({src.param(target)}, 0)"
-                if u.op == "increase":
-                    lines.append(f"{pad}x = {cur} + {value}")
-                elif u.op == "decrease":
-                    lines.append(f"{pad}x = {cur} - {value}")
-                elif u.op == "scale-up":
-                    lines.append(f"{pad}x = {cur} * {value}")
-                elif u.op == "scale-down":
-                    lines.append(f"{pad}x = _div({cur}, {value})")
-                else:
-                    raise _Unsupported(u.op)
+            lines.append(f"{pad}x = {updated_value(u, src.expr(u.value), lambda: _old_or_zero(src, olds, target))}")
             # update_values' int-if-integral, tested as cheaply as an int (the common value) allows
-            lines.append(f"{pad}if x.__class__ is not int and isinstance(x, float) and x.is_integer() "
-                         "and -_BIG < x < _BIG: x = int(x)")
+            lines.append(f"{pad}{INTEGRAL.format(x='x')}")
             lines.append(f"{pad}c[{src.param(target)}] = x")
-    except _Unsupported:
+    except Unsupported:
         return lambda state: (*update_values(updates, state), None)
     old_pairs = "(" + "".join(f"({src.param(t)}, {o}), " for t, o in olds.items()) + ")" if plain else "None"
     lines += [f"            return c, (), {old_pairs}", "        except Exception:",  # an undefined read
               f"            return (*_up({fallback}, s), None)"]  # the interpreter's values and report
-    return _build(src, "\n".join(lines))
+    return build_function(src, "\n".join(lines))
+

@@ -52,6 +52,7 @@ class FluentState(frozenset):
     """
 
     __slots__ = ("values", "_fhash")
+    index = None  # no fluent numbering (toolkit.fluent_slots): compiled actions read ``values`` by atom
 
     def __new__(cls, atoms=(), values: Mapping[Atom, m.Number] | None = None) -> FluentState:
         return cls.owning(atoms, dict(values or {}))

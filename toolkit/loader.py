@@ -30,7 +30,8 @@ from pathlib import Path
 
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
-from toolkit.plain_domain import read_plain_domain
+from toolkit.gc_pause import paused_gc
+from toolkit.plain_domain import read_plain_domain, redeclared_warnings
 from toolkit.plain_problem import read_plain_problem
 from toolkit.reading.build import (action_starts, check_types, fold_costs, functions_of, ground_preds,
                                    in_file_order, none_if_empty, predicate_comments, read_metric, types_of)
@@ -78,8 +79,6 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
         pdom = _parse_full(norm, path, "domain", errors, text)
     else:
         if pdom.redeclared:
-            from toolkit.reading.repairs import redeclared_warnings
-
             errors.warnings += redeclared_warnings(path, text, pdom.redeclared)
     warnings += errors.warnings
     record_duplicates(text, path, errors)
@@ -304,7 +303,8 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
 
     ``typing``: see :func:`read_problem`.
     """
-    return read_problem(text, domain, path, typing).result()
+    with paused_gc():  # a large :init is thousands of atoms that all survive (toolkit.gc_pause)
+        return read_problem(text, domain, path, typing).result()
 
 
 def _read(path: str | Path) -> str:

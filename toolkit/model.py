@@ -42,9 +42,9 @@ class Atom:
         # Written out (the record's own would call a __post_init__): atoms are made by the ten thousand.
         if not isinstance(args, tuple):
             args = tuple(args)
-        _set(self, "predicate", predicate)
-        _set(self, "args", args)
-        _set(self, "_hash", hash((predicate, args)))
+        _set_predicate(self, predicate)  # the slots' own setters (below): no attribute lookup per field
+        _set_args(self, args)
+        _set_hash(self, hash((predicate, args)))
 
     def __reduce__(self):
         # Rebuilt through __init__ on unpickling: the cached hash of strings differs between processes.
@@ -79,6 +79,8 @@ class Atom:
             raise PgtError(f"not an atom: {text!r}")
         return cls(parts[0], tuple(parts[1:]))
 
+
+_set_predicate, _set_args, _set_hash = Atom.predicate.__set__, Atom.args.__set__, Atom._hash.__set__
 
 State = frozenset  # a state is a frozenset[Atom] of the true atoms (closed world)
 

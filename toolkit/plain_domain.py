@@ -28,9 +28,10 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, typed_list
+from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
+from toolkit.reading.text import blank_comments, line_col, listed_at, section
 
 # The requirement keys the grammar knows (the loader's normalisation leaves only these).
 _REQUIREMENTS = frozenset({
@@ -56,36 +57,6 @@ def read_plain_domain(code: str) -> SimpleNamespace | None:
         return None
 
 
-def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
-                repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
-    """``a b - t c`` as [(a, (t,)), (b, (t,)), (c, ())]; ``?x`` names when ``variables`` (without the ``?``).
-
-    A name listed twice (unless ``repeats`` and the list is untyped, as in logistics'
-    ``(in ?obj ?obj)``, which the package keeps), or anything beyond names, ``-`` and
-    (where allowed) ``(either ...)``, is not plain.
-    """
-    def kind(tok: SExpr) -> tuple[str, ...]:
-        if not isinstance(tok, list):
-            return (_name(tok),)
-        if not (either and len(tok) > 1 and tok[0] == "either"):
-            raise _NotPlain
-        tags = tuple(_name(k) for k in tok[1:])
-        if len({t.lower() for t in tags}) != len(tags):
-            raise _NotPlain
-        return tags
-
-    out = typed_list(items, kind, _variable if variables else _name)
-    if not (repeats and "-" not in items) and len({n.lower() for n, _ in out}) != len(out):
-        raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
-    return out
-
-
-def _variable(tok: SExpr) -> str:
-    if not (isinstance(tok, str) and tok.startswith("?")):
-        raise _NotPlain
-    return _name(tok[1:])
-
-
 def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] | None:
     """A type listed twice in ``:types``, under parent ``first`` then ``second`` (None: no parent).
 
@@ -100,6 +71,23 @@ def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] 
     if p1 == "object":
         return 0, p2
     return None
+
+
+def type_twice(where: str, name: str, parent: str) -> str:
+    return f"{where}: type '{name}' declared twice; kept as a subtype of {parent}"
+
+
+def redeclared_warnings(path: str, text: str, redeclared: dict[str, str]) -> list[str]:
+    """The warnings for the types the plain reader found listed twice, each at its second listing (as the full parser's).
+
+    Here, not beside the full parser's repairs: a plain file such as IPC's storage must not import Lark for it."""
+    code = blank_comments(text)
+    sec = section(code, ":types") or (0, len(code))
+    out = []
+    for name, parent in redeclared.items():
+        hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
+        out.append(type_twice("{}:{}:{}".format(path, *line_col(text, hits[1 if len(hits) > 1 else 0])), name, parent))
+    return out
 
 
 class _Reader:

@@ -23,7 +23,7 @@ from types import SimpleNamespace
 from typing import Callable, Union
 
 from toolkit.reading import forms
-from toolkit.reading.forms import Constant, Predicate
+from toolkit.reading.forms import Constant, Predicate, Variable
 from toolkit.reading.names import NAME_RE, NUMBER_RE
 
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
@@ -155,6 +155,36 @@ def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
     return out + [(n, ()) for n in pending]
 
 
+def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
+                repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """``a b - t c`` as [(a, (t,)), (b, (t,)), (c, ())]; ``?x`` names when ``variables`` (without the ``?``).
+
+    A name listed twice (unless ``repeats`` and the list is untyped, as in logistics'
+    ``(in ?obj ?obj)``, which the package keeps), or anything beyond names, ``-`` and
+    (where allowed) ``(either ...)``, is not plain.
+    """
+    def kind(tok: SExpr) -> tuple[str, ...]:
+        if not isinstance(tok, list):
+            return (_name(tok),)
+        if not (either and len(tok) > 1 and tok[0] == "either"):
+            raise _NotPlain
+        tags = tuple(_name(k) for k in tok[1:])
+        if len({t.lower() for t in tags}) != len(tags):
+            raise _NotPlain
+        return tags
+
+    out = typed_list(items, kind, _variable if variables else _name)
+    if not (repeats and "-" not in items) and len({n.lower() for n, _ in out}) != len(out):
+        raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
+    return out
+
+
+def _variable(tok: SExpr) -> str:
+    if not (isinstance(tok, str) and tok.startswith("?")):
+        raise _NotPlain
+    return _name(tok[1:])
+
+
 def _objects(items: list[SExpr], root: str) -> list[Constant]:
     pairs = typed_list(items, lambda kind: (kind if kind == root else _name(kind),))
     if len({n.lower() for n, _ in pairs}) != len(pairs):
@@ -212,18 +242,43 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
     return _atom(el, by_name)
 
 
-def _goal(el: SExpr, by_name: dict[str, Constant]):
+def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = frozenset()):
+    """A goal description: ``and``/``or``/``not``/``imply`` over atoms and equalities of objects, and
+    ``forall``/``exists`` (ADL goals such as miconic-fulladl's ``(forall (?p - passenger) (served ?p))``),
+    whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
-    if el[0] == "and":
-        return forms.And(*[_goal(x, by_name) for x in el[1:]])
-    if el[0] == "or":
-        return forms.Or(*[_goal(x, by_name) for x in el[1:]])
-    if el[0] == "not":
-        if len(el) != 2:
+    op = el[0]
+    if op == "and" or op == "or":
+        parts = [_goal(x, by_name, bound) for x in el[1:]]
+        return forms.And(*parts) if op == "and" else forms.Or(*parts)
+    if op == "not" or op == "imply":
+        if len(el) != (2 if op == "not" else 3):
             raise _NotPlain
-        return forms.Not(_goal(el[1], by_name))
-    return _atom(el, by_name)
+        return (forms.Not(_goal(el[1], by_name, bound)) if op == "not"
+                else forms.Imply(_goal(el[1], by_name, bound), _goal(el[2], by_name, bound)))
+    if op == "forall" or op == "exists":
+        if len(el) != 3 or not isinstance(el[1], list):
+            raise _NotPlain
+        variables = [Variable(n, tags) for n, tags in _typed_list(el[1], True)]
+        inner = bound | {str(v.name).lower() for v in variables}
+        cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
+        return cls(cond=_goal(el[2], by_name, inner), variables=variables)
+    if op == "=":
+        if len(el) != 3:
+            raise _NotPlain
+        return forms.EqualTo(_goal_term(el[1], by_name, bound), _goal_term(el[2], by_name, bound))
+    return Predicate(_name(op), *[_goal_term(t, by_name, bound) for t in el[1:]])
+
+
+def _goal_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]):
+    """An object, or a variable of an enclosing quantifier (a free one goes to the full parser)."""
+    if isinstance(tok, str) and tok.startswith("?"):
+        name = _variable(tok)
+        if name.lower() not in bound:
+            raise _NotPlain
+        return Variable(name, ())
+    return _object(tok, by_name)
 
 
 def _metric(items: list[SExpr] | None):

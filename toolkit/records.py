@@ -184,6 +184,9 @@ def _key(names: tuple[str, ...]):
     return lambda obj: ()
 
 
+_SLOT = type(type("_Probe", (), {"__slots__": ("x",)}).x)  # types.MemberDescriptorType, without importing types
+
+
 def _init_function(cls, fields: list[_Field], post_init: bool):
     """``cls``'s ``__init__``, compiled from its fields as ``dataclasses`` writes it (a frozen one).
 
@@ -196,7 +199,13 @@ def _init_function(cls, fields: list[_Field], post_init: bool):
     in_dict = "__slots__" not in cls.__dict__
 
     def store(name: str, value: str) -> str:
-        return f"_d[{name!r}] = {value}" if in_dict else f"_setattr(self, {name!r}, {value})"
+        if in_dict:
+            return f"_d[{name!r}] = {value}"
+        slot = getattr(cls, name, None)
+        if type(slot) is _SLOT:  # the slot's own setter: what object.__setattr__ ends in, without its lookup
+            env[f"_s_{name}"] = slot.__set__
+            return f"_s_{name}(self, {value})"
+        return f"_setattr(self, {name!r}, {value})"
 
     for f in fields:
         if not f.init:

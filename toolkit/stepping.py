@@ -20,9 +20,10 @@ derived atoms, so that they are recorded with the step's own change.
 from __future__ import annotations
 
 from operator import itemgetter
-from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, Callable, Iterable, Mapping, Sequence
 
-from toolkit.fluents import MISSING, FluentState, values_of
+from toolkit.fluent_slots import FluentIndex, SlotValues
+from toolkit.fluents import FluentState, values_of
 from toolkit.model import Atom, Number
 
 if TYPE_CHECKING:
@@ -30,26 +31,48 @@ if TYPE_CHECKING:
 
 # After a step, bring derived atoms up to date in the working state; returns (added, removed).
 DeriveHook = Callable[["WorkingState"], "tuple[Iterable[Atom], Iterable[Atom]]"]
-_MISSING = MISSING  # a fluent without a value before a step set it
 _EMPTY: frozenset[Atom] = frozenset()
 
 
 class WorkingState(set):
     """The mutable state a stepper owns: its true atoms (the set itself) and, in a numeric task, the
-    fluents' values (``values``, a dict). Every reader of states (``holds``, ``explain``,
-    :func:`toolkit.fluents.values_of`) reads it as it reads a frozen state."""
+    fluents' values: ``slots``, a list by the task's fluent numbers (``index``, a
+    :class:`~toolkit.fluent_slots.FluentIndex`; ``None`` where a fluent has no value), which compiled
+    actions read and write, and ``values``, the same list read as a mapping keyed by atom. Every reader of
+    states (``holds``, ``explain``, :func:`toolkit.fluents.values_of`) reads it as it reads a frozen state."""
 
-    __slots__ = ("values",)
+    __slots__ = ("slots", "index")
 
-    def __init__(self, atoms: Iterable[Atom] = (), values: dict[Atom, Number] | None = None) -> None:
+    def __init__(self, atoms: Iterable[Atom] = (), values: Mapping[Atom, Number] | None = None,
+                 index: FluentIndex | None = None) -> None:
         super().__init__(atoms)
-        self.values = values
+        if values is None:
+            self.slots = self.index = None
+        else:
+            index = index or FluentIndex(values)
+            self.index, self.slots = index, index.slots_of(values)
+
+    @property
+    def values(self) -> SlotValues | None:
+        """The values read as a mapping keyed by atom (a view of the list; None in a boolean task)."""
+        return None if self.index is None else SlotValues(self.index, self.slots)
+
+    def number_values(self, index: FluentIndex, slots: list | None = None) -> None:
+        """Keep the values in a list by ``index``'s numbers (empty, or ``slots`` itself)."""
+        self.index, self.slots = index, [None] * len(index.atoms) if slots is None else slots
+
+    def copy_state(self) -> WorkingState:
+        """An independent working copy (its own set and value list, the same index)."""
+        out = WorkingState(self)
+        if self.index is not None:
+            out.number_values(self.index, list(self.slots))
+        return out
 
     def frozen(self) -> frozenset[Atom]:
         """The state as the API's frozen value (a copy)."""
-        if self.values is None:
+        if self.index is None:
             return frozenset(self)
-        return FluentState.owning(self, dict(self.values))
+        return FluentState.owning(self, self.index.as_dict(self.slots))
 
 
 class Effect(tuple):
@@ -80,9 +103,10 @@ class Effect(tuple):
 
 class Change(tuple):
     """What one applied step did: ``added`` and ``removed`` (the atoms it really changed), ``old_values``
-    (``(fluent, value)`` pairs, the value ``_MISSING`` where the fluent had none) and ``new_values`` (a
-    dict keyed by fluent); both None when the step set no fluent. A tuple with named fields, as
-    :class:`Effect`."""
+    and ``new_values``, the set fluents' values before and after as flat ``(number, value, number, value,
+    ...)`` tuples (numbers of the working state's :class:`~toolkit.fluent_slots.FluentIndex`; the value
+    ``None`` where a fluent had none: one tuple, not one per fluent, as a step builds one); both None when
+    the step set no fluent. A tuple with named fields, as :class:`Effect`."""
 
     __slots__ = ()
     added = property(itemgetter(0))
@@ -91,8 +115,7 @@ class Change(tuple):
     new_values = property(itemgetter(3))
 
     def __new__(cls, added: frozenset[Atom], removed: frozenset[Atom],
-                old_values: Sequence[tuple[Atom, object]] | None = None,
-                new_values: dict[Atom, Number] | None = None) -> Change:
+                old_values: Sequence[object] | None = None, new_values: Sequence[object] | None = None) -> Change:
         return _new(cls, (added, removed, old_values, new_values))
 
 
@@ -115,12 +138,12 @@ class Stepper:
     True
     """
 
-    def __init__(self, init: frozenset[Atom], derive: DeriveHook | None = None) -> None:
+    def __init__(self, init: frozenset[Atom], derive: DeriveHook | None = None,
+                 index: FluentIndex | None = None) -> None:
         self.init = init
-        values = values_of(init)
         self.numeric = isinstance(init, FluentState)
-        # .copy(), not dict(): through a FluentState's read-only proxy dict() hashes every key again.
-        self.state = WorkingState(init, values.copy() if self.numeric else None)
+        # ``index``: the task's fluent numbers (Task.fluent_index), which its compiled actions read by.
+        self.state = WorkingState(init, init.values if self.numeric else None, index)  # type: ignore[attr-defined]
         self.changes: list[Change] = []
         self.derive = derive
         self._cached: tuple[int, frozenset[Atom]] = (0, init)
@@ -135,38 +158,63 @@ class Stepper:
             adds, dels, fired = ground.delta(state)
         if act.updates is None:
             return _new(Effect, (adds, dels, fired, None, _NOTHING, None))
-        # Compiled in a numeric task (toolkit.fluent_code), which also reads the old values for undo.
         return _new(Effect, (adds, dels, fired, *act.value_changes(state)))
 
     def apply(self, eff: Effect) -> None:
         """Apply an effect computed by :meth:`effect` in the current state: deletes, then adds, then values."""
-        self._commit(eff[0], eff[1], eff[3], eff[5])
+        self._commit(eff[0], eff[1], eff[3])
 
     def advance(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
         """:meth:`effect` and :meth:`apply` in one call, for a step whose precondition holds: returns the
         conditional effects that fired and the numeric effects that read a fluent without a value; where
         there are any (VAL refuses the step there) nothing is applied.
 
-        The validator's path for an applicable step: no :class:`Effect` is built, and the old values
-        the action's compiled code read go straight into the record.
+        The validator's path for an applicable step: no :class:`Effect` is built. In a numeric task the
+        action's compiled code (:mod:`toolkit.fluent_writes`) computes every value in the old state and
+        writes them into the working state's value list; for an action without conditional effects it
+        does the whole step, record included, in one call.
         """
+        if act.updates is not None:
+            if self.derive is None and act.step_in_place(self.state, self.changes):
+                return _NOTHING, _NOTHING
+            return self._advance_values(act)
+        ground = act.ground_effect
+        if ground.plain:
+            self._commit(ground.adds, ground.dels, None)
+            return _NOTHING, _NOTHING
+        adds, dels, fired = ground.delta(self.state)
+        self._commit(adds, dels, None)
+        return fired, _NOTHING
+
+    def _advance_values(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
+        """:meth:`advance` of a numeric step the action's whole-step code did not take."""
         state = self.state
         ground = act.ground_effect
         if ground.plain:
             adds, dels, fired = ground.adds, ground.dels, _NOTHING
         else:
             adds, dels, fired = ground.delta(state)
-        if act.updates is None:
-            self._commit(adds, dels, None, None)
+        written = act.write_values(state)  # None: not compiled for this state, or a value to report
+        if written is None:
+            new, undefined, _ = act.value_changes(state)
+            if undefined:
+                return fired, undefined
+            self._commit(adds, dels, new)
             return fired, _NOTHING
-        new, undefined, old = act.value_changes(state)
-        if undefined:
-            return fired, undefined
-        self._commit(adds, dels, new, old)
+        removed = (dels & state) - adds if dels else _EMPTY
+        added = adds - state if adds else _EMPTY
+        if removed:
+            state.difference_update(removed)
+        if added:
+            state.update(added)
+        if self.derive is not None:
+            more_added, more_removed = self.derive(state)
+            added, removed = added | frozenset(more_added), removed | frozenset(more_removed)
+        self.changes.append(_new(Change, (frozenset(added), frozenset(removed), *written)))
         return fired, _NOTHING
 
     def _commit(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom],
-                new: dict[Atom, Number] | None, old: Sequence[tuple[Atom, object]] | None) -> None:
+                new: dict[Atom, Number] | None) -> None:
         state = self.state
         # With frozensets from the ground effect (no conditional effect fired) the results are frozensets
         # already, and frozenset() of one is the object itself: no copy on the common path.
@@ -176,17 +224,21 @@ class Stepper:
             state.difference_update(removed)
         if added:
             state.update(added)
+        old = None
         if new:
-            current = state.values
-            if current is None:  # a numeric task run from a caller's plain set of atoms
-                current = state.values = {}
+            if state.index is None:  # a numeric task run from a caller's plain set of atoms
+                state.number_values(FluentIndex())
                 self.numeric = True
-            if old is None:
-                get = current.get
-                old = [(k, get(k, _MISSING)) for k in new]
-            current.update(new)
+            number, slots = state.index.number, state.slots
+            pairs = [(number(k), v) for k, v in new.items()]
+            if len(slots) < len(state.index.atoms):
+                slots.extend([None] * (len(state.index.atoms) - len(slots)))
+            old = tuple(x for i, _ in pairs for x in (i, slots[i]))
+            for i, v in pairs:
+                slots[i] = v
+            new = tuple(x for pair in pairs for x in pair)  # type: ignore[assignment]
         else:
-            new = old = None
+            new = None
         if self.derive is not None:
             more_added, more_removed = self.derive(state)
             added, removed = added | frozenset(more_added), removed | frozenset(more_removed)
@@ -205,12 +257,9 @@ class Stepper:
         state.difference_update(added)
         state.update(removed)
         if old_values:
-            values = state.values
-            for k, v in old_values:
-                if v is _MISSING:
-                    values.pop(k, None)
-                else:
-                    values[k] = v
+            slots, pairs = state.slots, iter(old_values)
+            for i, v in zip(pairs, pairs):
+                slots[i] = v
 
     @staticmethod
     def _forward(state: WorkingState, change: Change) -> None:
@@ -218,7 +267,9 @@ class Stepper:
         state.difference_update(removed)
         state.update(added)
         if new_values:
-            state.values.update(new_values)
+            slots, pairs = state.slots, iter(new_values)
+            for i, v in zip(pairs, pairs):
+                slots[i] = v
 
     def snapshot(self) -> frozenset[Atom]:
         """The current state as a frozen value (a copy, O(state))."""
@@ -241,11 +292,11 @@ class Stepper:
             self._cached = (k, frozen)
             return frozen
         if n - k < abs(k - at):  # nearer the working state: walk back from it
-            work = WorkingState(self.state, dict(self.state.values) if self.numeric else None)
+            work = self.state.copy_state()
             for change in reversed(self.changes[k:]):
                 self._rewind(work, change)
         else:
-            work = WorkingState(frozen, values_of(frozen).copy() if self.numeric else None)
+            work = WorkingState(frozen, values_of(frozen) if self.numeric else None, self.state.index)
             if k > at:
                 for change in self.changes[at:k]:
                     self._forward(work, change)

@@ -120,6 +120,9 @@ class ActionTemplate:
         if flat is not None:
             lits, eqs, self._pre_false = self._template_literals(flat, slots)
             self._pre_lits, self._pre_eqs = tuple(lits), tuple(eqs)
+            self._pre_pos = tuple(p for p, positive in lits if positive)
+            self._pre_neg = tuple(p for p, positive in lits if not positive)
+            self._lit_memo: dict[tuple[Atom, bool], GLit] = {}
         else:
             # Each part of the top-level conjunction is ground once per distinct value of the parameters it
             # mentions and shared (nodes are immutable): openstacks' make-product (?p ?avail) grounds its
@@ -280,12 +283,22 @@ class ActionTemplate:
             return _FALSE_CONDITION
         if not self._pre_lits:
             return _TRUE_CONDITION
-        lits = tuple([GLit(vec[p], positive) for p, positive in self._pre_lits])
-        pos = frozenset([lit.atom for lit in lits if lit.positive])
-        neg = frozenset([lit.atom for lit in lits if not lit.positive])
-        return CompiledCondition(pos, neg, lits, False if pos & neg else None)
+        # One literal object per (atom, sign), shared by every ground action of the schema that tests it
+        # (literals are immutable values): a dictionary lookup instead of a record built per action.
+        memo = self._lit_memo
+        lits = []
+        for p, positive in self._pre_lits:
+            key = (vec[p], positive)
+            lit = memo.get(key)
+            if lit is None:
+                lit = memo[key] = GLit(vec[p], positive)
+            lits.append(lit)
+        pos = frozenset([vec[p] for p in self._pre_pos])
+        neg = frozenset([vec[p] for p in self._pre_neg]) if self._pre_neg else _NO_ATOMS
+        return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else None)
 
 
+_NO_ATOMS: frozenset[Atom] = frozenset()
 _TRUE_CONDITION = CompiledCondition(frozenset(), frozenset(), ())
 _FALSE_CONDITION = CompiledCondition(frozenset(), frozenset(), (), False)
 

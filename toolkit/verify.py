@@ -230,7 +230,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     if refused is not None:
         return refused
     text_read = parsed
-    stepper = Stepper(state, _derive_hook(task))
+    stepper = Stepper(state, _derive_hook(task), task.fluent_index)
     reports: list[StepReport] = []
     violations: list[StepReport] = []
     cost: Number = 0

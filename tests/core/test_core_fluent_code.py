@@ -20,10 +20,11 @@ import pytest
 from benchmarks.walks import random_walk
 from toolkit import loader
 from toolkit.fluent_code import compile_changes
+from toolkit.fluent_slots import FluentIndex
 from toolkit.fluent_effects import update_values
 from toolkit.fluents import MISSING, FluentState, values_of
 from toolkit.semantics import apply_effect, holds
-from toolkit.stepping import Stepper
+from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import NumericGroundAction, Task
 
 DATA = Path(__file__).parent / "data" / "numeric"
@@ -100,6 +101,20 @@ def _agree(act: NumericGroundAction, state) -> None:
     if old is not None:  # the old values it read for the stepper's undo are the state's
         assert _same(list(old), [(k, values_of(state).get(k, MISSING)) for k, _ in old])
         assert set(changes) <= {k for k, _ in old}
+    # the same effects written into a working state's value list by number: the interpreter's values
+    work = WorkingState(state, values_of(state), act.fluent_index)
+    written = act.write_values(work)
+    if written is None:  # given up, nothing written: only where the interpreter reports an undefined read
+        assert want_undefined or not set(want) <= set(act.fluent_index.ids), str(act)
+        assert _same(dict(work.values), dict(values_of(state)))
+    else:
+        expected = {**values_of(state), **want}
+        assert not want_undefined and _same(dict(work.values), expected), (str(act), dict(values_of(state)))
+        old_record, new_record = written
+        index = act.fluent_index.atoms
+        assert _same([values_of(state).get(index[i]) for i in old_record[::2]], list(old_record[1::2]))
+        assert _same({index[i]: v for i, v in zip(new_record[::2], new_record[1::2])},
+                     {index[i]: expected.get(index[i]) for i in new_record[::2]})
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -143,9 +158,45 @@ def test_the_stepper_with_compiled_actions_steps_as_the_interpreter(seed: int) -
         assert _same(dict(stepper.state.values), dict(start.values))
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_the_stepper_by_fluent_numbers_steps_as_the_interpreter(seed: int) -> None:
+    """``Stepper.advance`` over the task's fluent numbers (whole-step code, value writes, or the
+    interpreter where a value is missing) equals the interpreter's successor; undo goes back exactly."""
+    rng = random.Random(seed)
+    for task in _tasks():
+        start = _scrambled(task.init, rng, sorted(task.init.values)) if seed % 2 else task.init
+        stepper, state = Stepper(start, None, task.fluent_index), start
+        actions = list(task.all_actions())
+        for _ in range(15):
+            act = rng.choice(actions)
+            values, undefined = update_values(act.updates, state)
+            _, refused = stepper.advance(act)
+            assert list(refused) == undefined, str(act)
+            if not undefined:
+                new = dict(values_of(state))
+                new.update(values)
+                state = FluentState(apply_effect(act.effect, state), new)
+            assert stepper.state == state and _same(dict(stepper.state.values), dict(state.values)), str(act)
+        for k in range(len(stepper.changes), 0, -1):
+            before = stepper.state_at(k - 1)
+            stepper.undo()
+            assert stepper.state == before and _same(dict(stepper.state.values), dict(before.values))
+        assert _same(dict(stepper.state.values), dict(start.values))
+
+
+def test_the_whole_step_code_runs_on_the_tasks_working_state_only() -> None:
+    task = _tasks()[0]
+    act = task.action("fill", ["b1"])
+    record: list = []
+    assert act.step_in_place(Stepper(task.init, None, task.fluent_index).state, record) and len(record) == 1
+    assert not act.step_in_place(Stepper(task.init).state, record)  # another numbering: the general path
+    assert not act.step_in_place(task.init, record) and len(record) == 1
+    assert task.action("sweep", []).step_in_place(Stepper(task.init, None, task.fluent_index).state, record) is False
+
+
 def test_an_update_the_generator_has_no_rule_for_keeps_the_interpreter() -> None:
     task = _tasks()[0]
     act = task.action("fill", ["b1"])
     odd = tuple(type(u)(u.op.replace("increase", "raise-to"), u.target, u.value, u.condition) for u in act.updates)
-    changes, undefined, old = compile_changes(odd, {})(task.init)
+    changes, undefined, old = compile_changes(odd, FluentIndex())(task.init)
     assert old is None and _same((changes, list(undefined)), update_values(odd, task.init))

@@ -232,3 +232,35 @@ def test_questions_say_that_fluents_are_not_asked_about(capsys):
     out = capsys.readouterr().out
     assert "# numeric fluents (capacity, cost, fuel, total-fuel-used, trips) are not asked about" in out
     assert "fuel" not in "".join(line for line in out.splitlines()[2:])
+
+
+# ------------------------------------------------------------ against unified-planning
+
+# IPC 2023 domains whose comparisons are all non-strict: there UP's exact comparisons and VAL's
+# 0.0001 tolerance (pgt's) decide alike (zenotravel's strict (> (capacity ?a) (fuel ?a)) does not:
+# UP refuses a refuel that VAL and pgt accept, see docs/core.md).
+UP_SAMPLE = ("block-grouping", "counters", "farmland", "sailing")
+
+
+@pytest.mark.skipif(not IPC.exists(), reason="no IPC 2023 numeric snapshot (set IPC2023_NUMERIC)")
+def test_a_sample_of_the_ipc_2023_numeric_track_agrees_with_unified_planning(tmp_path: Path):
+    """Verdict and first failing step equal to UP's SequentialPlanValidator on seeded walks and mutants."""
+    pytest.importorskip("unified_planning")
+    from core_support import up_validate
+    from unified_planning.io import PDDLReader
+
+    files = {domain.parent.name: (domain, problem) for domain, problem in _ipc_files(tmp_path)}
+    diffs, judged, invalid = [], 0, 0
+    for name in UP_SAMPLE:
+        domain, problem = files[name]
+        dom = loader.load_domain(domain)
+        task, rng = Task(dom, loader.load_problem(problem, dom)), random.Random(f"31/up/{name}")
+        up_problem = PDDLReader().parse_problem(str(domain), str(problem))
+        for _ in range(2):
+            for plan in mutants(random_walk(task, rng, rng.randint(4, 12)), rng):
+                ours, theirs = check_plan(task, plan), up_validate(up_problem, plan)
+                judged, invalid = judged + 1, invalid + (not ours.valid)
+                if (ours.valid, ours.failed_step) != theirs:
+                    diffs.append(f"{name}: pgt {ours.valid} at {ours.failed_step}, UP {theirs}: {[str(a) for a in plan]}")
+    assert diffs == [], "\n".join(diffs[:5])
+    assert judged >= 30 and invalid >= 10  # mutants that fail at a step or at the goal, not only valid walks

@@ -84,7 +84,7 @@ def test_the_plain_shape_is_read_by_the_plain_reader(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("old,new", [
-    ("(:goal (and", "(:goal (and (forall (?x - block) (clear ?x))"),   # quantified goal
+    ("(:goal (and", "(:goal (and (clear ?x)"),                       # a variable no quantifier binds
     ("(:domain bw)", "(:domain bw) (:requirements :typing)"),        # requirements in a problem
     ("a b - block c", "a b - (either block) c"),                     # either
     ("(on a b)", "(on a a b)"),                                      # wrong arity: our checker's message
@@ -102,6 +102,24 @@ def test_other_shapes_and_errors_are_left_to_the_full_parser(old, new, monkeypat
     assert text != PLAIN
     fast, full = _both(text, parse_domain(BW, "d.pddl"), "p.pddl", monkeypatch)
     assert fast == full  # same model, or the same located error
+
+
+@pytest.mark.parametrize("goal", [
+    "(forall (?x - block) (clear ?x))",                                  # miconic-fulladl's shape
+    "(exists (?x ?y - block) (and (on ?x ?y) (not (= ?x ?y))))",
+    "(forall (?x - (either block)) (imply (clear ?x) (exists (?y) (on ?y ?x))))",
+    "(and (= a a) (not (= a b)) (forall (?x - block) (or (clear ?x) (on ?x a))))",
+    "(forall (?x - block) (forall (?x - block) (clear ?x)))",               # an inner ?x shadows the outer
+    "(forall (?X - block) (clear ?x))",                                  # names ignore case
+    "(forall (?x - blok) (clear ?x))",                                   # unknown type: our message
+    "(forall (?x - block) (clear ?x ?x))",                               # wrong arity: our message
+    "(forall (?x - block) (clear zz))",                                  # unknown object: our message
+])
+def test_quantified_and_equality_goals_are_plain_and_read_as_the_full_parser_reads_them(goal, monkeypatch) -> None:
+    text = PLAIN.replace("(and (on b a) (or (clear a) (not (clear b))))", goal, 1)
+    assert text != PLAIN and _plain(text)
+    fast, full = _both(text, parse_domain(BW, "d.pddl"), "p.pddl", monkeypatch)
+    assert fast == full
 
 
 STORAGE = """(define (domain storage) (:requirements :typing)
@@ -127,3 +145,18 @@ def test_a_type_listed_under_object_and_a_proper_parent_keeps_the_parent_with_a_
 def test_a_type_with_two_proper_parents_is_still_refused() -> None:
     with pytest.raises(DuplicateNameError, match=r"^s.pddl:5:3: "):
         parse_domain(STORAGE.replace("place area - object", "place - object area - place"), "s.pddl")
+
+
+def test_a_type_listed_twice_is_warned_about_without_importing_the_full_parser() -> None:
+    """IPC's storage is plain: its warning must not pull in Lark and the pddl package (~35 ms of a cold load)."""
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom toolkit.loader import parse_domain\n"
+            f"d = parse_domain({STORAGE!r}, 's.pddl')\n"
+            "assert d.warnings == (\"s.pddl:5:3: type 'area' declared twice; kept as a subtype of surface\",), d.warnings\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('lark', 'pddl', 'difflib')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -4,12 +4,18 @@ Where the ViPlan protocol (:mod:`toolkit.agents.viplan`) re-enumerates every ato
 after any surprise, this agent keeps an :class:`~toolkit.agents.evidence.EvidenceBelief`
 and spends questions where a wrong belief would hurt:
 
-1. **Survey** once: every visible atom of a *relevant* predicate (one that some
-   precondition, effect condition or the goal mentions; ``leftOf`` in ViPlan-BW is
-   not), except those only the goal mentions (tsp's ``visited``: the plan achieves
-   them whatever they were; see :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups derived from the action model (:mod:`toolkit.invariants`)
-   are kept when the survey shows them holding; answers that break a group are
-   re-asked until the group is settled.
+1. **Survey** once (:mod:`toolkit.agents.belief_survey`): the atoms of *relevant*
+   predicates (one that some precondition, effect condition or the goal mentions;
+   ``leftOf`` in ViPlan-BW is not), except those only the goal mentions (tsp's
+   ``visited``: the plan achieves them whatever they were; see
+   :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups the
+   action model proves preserved (:mod:`toolkit.invariants`) are held once two of
+   their groups, asked in full, satisfy them; their other atoms are asked one at a
+   time by expected information until each is ``survey_trust`` certain (one "yes"
+   for a disc's place answers every other place), atoms in no group once each. The
+   groups the answers support are kept; answers that break one are re-asked until
+   it is settled. An atom a group decided unasked is asked where a plan breaks at
+   an action naming it (:func:`toolkit.agents.belief_survey.complete_survey`).
 2. **Plan** on the most likely state.
 3. Before each action, make the precondition atoms certain enough (``trust``),
    one question at a time, choosing among them and their invariant group-mates the
@@ -43,6 +49,7 @@ from typing import Hashable, Sequence
 
 from toolkit.agents.base import (Clock, EpisodeResult, Ledger, accepts_wording, condition_atoms, condition_literals,
                                  disjunctive_atoms, required_literals)
+from toolkit.agents import belief_survey
 from toolkit.agents.belief_scope import goal_only_predicates, relevant_atoms
 from toolkit.agents.evidence import EvidenceBelief, sigmoid
 from toolkit.invariants import Group, groups, invariants_of
@@ -64,6 +71,7 @@ class BeliefAgentConfig:
     goal_trust: float = 0.999  # stop only when every goal atom is at least this certain
     effect_trust: float = 0.999  # ask changed atoms until "it worked" or "it failed" is this certain
     settle: float = 0.9  # re-ask atoms of a disturbed invariant group below this certainty
+    survey_trust: float = 0.95  # the first look asks grouped atoms until each is this certain (belief_survey)
     action_success_prior: float = 0.9  # before looking, P(an action did what the model predicts)
     silent_failure: float = 0.1  # P(an applicable action does nothing): blames preconditions less
     change_trust: float = 0.99  # a visibly changed picture: the action ran, its preconditions held
@@ -96,6 +104,7 @@ class _Episode:
         self.information: dict[str, float] = {}  # predicate -> |log-odds| of its latest answer
         self.failure = config.action_failure if config.action_failure is not None else declared_failure(env)
         self.used: dict[tuple[Hashable, Atom], int] = {}  # (picture, atom) -> wordings asked about it
+        self.left_to_groups: set[Atom] = set()  # surveyed atoms no answer was about (their groups decided them)
 
     def state(self) -> frozenset[Atom]:
         """The most likely state: the belief's atoms plus the known facts read from the problem, closed
@@ -186,11 +195,21 @@ class _Episode:
     # ------------------------------------------------------------ phases
 
     def survey(self) -> None:
+        """The first look (:mod:`toolkit.agents.belief_survey`): ask under the preserved groups until the atoms
+        are ``survey_trust`` certain, keep the groups the answers support, ask what no kept group covers,
+        settle the groups the answers disturb. What a group decided unasked is asked where a plan breaks
+        (:func:`belief_survey.complete_survey`)."""
         skip = goal_only_predicates(self.task)
         atoms = [a for a in self.belief.logodds if a.predicate not in skip]
-        self.ask(atoms, "survey")
-        for g in self._groups_the_survey_supports():
+        answered, held = belief_survey.survey(self, atoms)
+        self.left_to_groups = {a for a in atoms if a not in answered}
+        kept = belief_survey.supported_patterns(self, answered, held)
+        self.belief.clear_groups()
+        for g in groups(self.task, kept):
             self.belief.add_group(g)
+        covered = {a for g in self.belief.groups for a in g.atoms}
+        self.ask([a for a in atoms if a not in answered and a not in covered], "survey")
+        self.left_to_groups &= covered
         self.settle(atoms)
 
     def _groups_the_survey_supports(self) -> list[Group]:
@@ -250,6 +269,7 @@ class _Episode:
             self.ledger.note("effect_check", self.step, action=str(action), p_success=0.0, picture="unchanged")
             self.belief.observe_no_effect(required_literals(action), self.config.silent_failure)
             self.doubt_disjunctions(action)
+            belief_survey.complete_survey(self, action)
             return False
         if seen is True:
             logp[1] = -math.inf
@@ -284,6 +304,7 @@ class _Episode:
         if p_success > 0.5:  # decided, or the most likely outcome once the questions ran out
             for atom in changed:
                 self.belief.set(atom, atom in predicted, min(p_success, strength.get(atom, 1.0)))
+            belief_survey.predict_group_mates(self, changed, predicted)
             return True
         self.reestablish(action, changed)
         return False
@@ -466,6 +487,7 @@ def run_belief_agent(env: Environment, grounder: Grounder, planner: Planner,
             if ep.step >= config.max_steps:
                 break
             if not ep.preconditions_hold(action):
+                belief_survey.complete_survey(ep, action)
                 break
             ok = ep.act(action)
             if not ok or not _plan_still_works(task, plan[i + 1:], ep.state()):

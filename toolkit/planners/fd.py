@@ -9,7 +9,7 @@ or with hmax where the task has conditional effects, which LM-cut refuses),
 The default route (``translation="driver"``) prints the task as canonical PDDL
 (:mod:`toolkit.planners.pddl_text`) into a temporary folder and runs FD's two
 components on it exactly as its driver ``fast-downward.py`` does (the translator
-as ``python -m fast_downward.translate``, then the ``downward`` search binary),
+the wheel ships, then the ``downward`` search binary),
 without the driver's own Python process in between; the optimal
 configurations skip the translator where the task is plain STRIPS and read the
 task pgt already grounded (:mod:`toolkit.planners.sas`). Going through
@@ -88,11 +88,27 @@ def _lama_first() -> tuple[str, ...]:
     return tuple(aliases.ALIASES["lama-first"])
 
 
+def _translate_command() -> tuple[list[str], dict[str, str] | None]:
+    """The translator of the installed wheel's Fast Downward, called as that release's own driver calls it.
+
+    The pinned ``up-fast-downward`` 0.5.0 (FD 24.06) ships ``translate/translate.py`` and its
+    driver runs that script (``driver/run_components.py``, ``run_translate``: ``[sys.executable,
+    translate] + inputs``); 1.0 (FD 26.6) ships the ``fast_downward`` package and runs ``python -m
+    fast_downward.translate`` with the build's folder first on ``PYTHONPATH``. The translator
+    must be the search binary's own: ``fast_downward.translate`` may also be installed as a
+    package of its own (pgt's grounding benchmarks use it), of another release.
+    """
+    script = _bin() / "translate" / "translate.py"
+    if script.is_file():
+        return [sys.executable, str(script)], None
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_bin()), os.environ.get("PYTHONPATH"))))}
+    return [sys.executable, "-m", "fast_downward.translate"], env
+
+
 def _translate(folder: Path, timeout: float) -> tuple[int | None, str]:
     """FD's translator on ``domain.pddl``/``problem.pddl`` into ``output.sas``, run as its driver runs it."""
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, (str(_bin()), os.environ.get("PYTHONPATH"))))}
-    return _run([sys.executable, "-m", "fast_downward.translate", "domain.pddl", "problem.pddl",
-                 "--sas-file", "output.sas"], folder, timeout, env=env)
+    command, env = _translate_command()
+    return _run([*command, "domain.pddl", "problem.pddl", "--sas-file", "output.sas"], folder, timeout, env=env)
 
 
 def _search(folder: Path, search: str | None, timeout: float) -> tuple[int | None, str]:

@@ -11,10 +11,12 @@ ties FD breaks by the order of objects and actions, so the problem is read from
 the same files, never re-printed by pgt: that is what makes the first plans
 ViPlan's (``--planner fd-lama`` on pgt's canonical PDDL differs in ties). The call
 itself lives in :mod:`toolkit.planners.up_oneshot_call`, which imports only UP, so
-that it can also run in another environment: ViPlan's released runs were planned
-by ``up-fast-downward`` 0.5.0 (Fast Downward 24.06), whose ties differ from the
-pinned 1.0's on 4 of ViPlan's 65 Blocksworld problems, and ``PGT_UP_ONESHOT_PYTHON``
-names an interpreter with those engines (each call is then one subprocess there).
+that it can also run in another environment. ViPlan's released runs were planned
+by ``up-fast-downward`` 0.5.0 (Fast Downward 24.06), which pgt pins: later releases
+find other landmarks on conditional effects and break ties otherwise (on 4 of
+ViPlan's 65 Blocksworld problems with 1.0; up_oneshot_call says why). So this
+interpreter plans as ViPlan did; ``PGT_UP_ONESHOT_PYTHON`` names another interpreter
+whose engines plan instead (one process per planner, answering every call).
 
 Statuses as ViPlan reads them: ``SOLVED_SATISFICING`` is a plan; any other
 status is "No plan found" (unsolvable); an exception is a planner crash.
@@ -26,7 +28,8 @@ subprocess, the rest UP building and checking the problem), against ~25 ms for
 pgt's own planner. FD is deterministic, so the answer is a function of the bytes
 it reads: each answer is kept in a :class:`toolkit.planners.plan_store.PlanStore`
 keyed by a digest of the domain file, the problem file, the believed atoms and
-the versions of the packages that choose and run the engine. The store is one
+the versions of the packages that choose and run the engine (so answers of two
+engine releases, or of another interpreter's engines, never mix). The store is one
 SQLite file shared by a study's workers and by later studies
 (``$PGT_CACHE_DIR/up-oneshot-plans.sqlite``, at most 200,000 answers;
 ``PGT_UP_PLAN_STORE`` names another file, or ``off``). A hit is answered before

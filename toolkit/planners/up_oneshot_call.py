@@ -1,19 +1,26 @@
 """ViPlan's ``get_plan`` on the domain and problem files and a belief: in this interpreter, or run by another one.
 
-Why a module of its own, importing nothing from pgt: the plans in ViPlan's released
-runs came from the unified-planning engines installed in ViPlan's environment in
-spring 2025, and with a correct belief the pinned ``up-fast-downward`` 1.0 (Fast
-Downward 26.x) breaks lama-first's ties otherwise than ``up-fast-downward`` 0.5.0
-(Fast Downward 24.06) did: on 4 of ViPlan's 65 Blocksworld problems the first action
-differs, and ViPlan's exact call path (below) on 0.5.0 gives the logged action on all
-4, on 1.0 on none (docs/studies.md, "The replay benchmark"). pgt's own ``fd`` planner
-needs 1.0's ``fast_downward.translate``, so both cannot live in one environment:
-``PGT_UP_ONESHOT_PYTHON`` names an interpreter whose environment holds the engines to
-plan with, and :mod:`toolkit.planners.up_oneshot` runs this file there
-(``python up_oneshot_call.py`` answers each JSON request line on stdin with one
-line on stdout; ``--versions`` prints the engine versions the answer store keys on). Only
-the standard library and ``unified_planning`` are imported, so that environment
-needs nothing of pgt.
+Why a module of its own, importing nothing from pgt: ``PGT_UP_ONESHOT_PYTHON`` names an
+interpreter whose environment holds the engines to plan with, and
+:mod:`toolkit.planners.up_oneshot` runs this file there (``python up_oneshot_call.py``
+answers each JSON request line on stdin with one line on stdout; ``--versions`` prints
+the engine versions the answer store keys on). Only the standard library and
+``unified_planning`` are imported, so that environment needs nothing of pgt.
+
+Which engines: ViPlan's released runs were planned by the unified-planning engines
+installed in its environment in spring 2025, ``up-fast-downward`` 0.5.0 (Fast
+Downward 24.06), and pgt pins that release, so by default the call runs here. Both
+the translator's output and the search command line UP builds (``lama-first``, no
+translator options or time limit; ``up_fast_downward/fast_downward.py``,
+``FastDownwardPDDLPlanner.__init__`` and ``_get_cmd``) are the same in 0.5.0 and 1.0, and
+UP 1.2.0 and 1.3.0 write the same PDDL but for whitespace; the search binary decides.
+Fast Downward 25.x changed how ``lm_rhw`` approximates a landmark's preconditions
+under conditional effects (aibasel/downward issue1183, commit 115b21c8a,
+``LandmarkFactoryRpgSasp::get_greedy_preconditions_for_lm``), so on ViPlan's column
+Blocksworld, whose ``moveBlock`` has conditional effects, lama-first finds more
+landmarks and other plans: ``up-fast-downward`` 0.5.2 and 1.0 give another first
+action on 4 of ViPlan's 65 problems, 0.5.0 the logged one on all 65
+(docs/studies.md, "Which planner made ViPlan's plans").
 
 The call path, from ViPlan's ``viplan/experiments/benchmark_blocksworld_plan.py``
 (the same in ``benchmark_igibson_plan.py``): ``load_problem`` reads the files with

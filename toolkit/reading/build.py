@@ -68,8 +68,12 @@ def action_starts(pactions, code: str) -> list[tuple[object, int]]:
     for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)\s*(?::parameters\s*\(([^)]*)\))?", code, re.I):
         names = [w.lower() for w in re.findall(r"\?([^\s()]+)", mt.group(2) or "")]
         starts.setdefault(mt.group(1).lower(), []).append((mt.start(), names))
+    actions = list(pactions)
+    names = [str(a.name).lower() for a in actions]
+    if len(set(names)) != len(names) or not starts.keys() >= set(names):
+        actions.sort(key=str)  # the order decides which twin takes which spot, and ties: the printed form
     out = []
-    for a in sorted(pactions, key=str):
+    for a in actions:
         spots = starts.get(str(a.name).lower()) or [(1 << 30, [])]
         names = [written_var(str(v.name))[1:].lower() for v in a.parameters]
         spot = next((s for s in spots if s[1] == names), spots[0])

@@ -101,7 +101,10 @@ class Converter(NumericConversion):
         return self.objects.resolve(name)
 
     def atom(self, p, scope: dict[str, str]) -> m.Pred:
-        pred = self.pred_scope.resolve(str(p.name), r"\(\s*" + re.escape(str(p.name)) + r"(?![\w-])")
+        name = str(p.name)
+        # The pattern that locates an unknown name is built only for one (an atom of a large :init costs less).
+        pred = (self.pred_scope.by_lower.get(name.lower())
+                or self.pred_scope.resolve(name, r"\(\s*" + re.escape(name) + r"(?![\w-])"))
         terms = tuple(self.term(t, scope) for t in p.terms)
         decl = self.predicates[pred]
         if len(terms) != decl.arity:

@@ -14,17 +14,27 @@ from __future__ import annotations
 
 
 class _Form:
-    __slots__ = ()
+    __slots__ = ("_lowered",)
     KIND = ""
     FAMILY: tuple[str, ...] = ()  # the package's base classes the converter asks about
 
     # Equal when printed alike up to case, as the package's objects compare (names ignore case):
     # ``and``/``or`` drop repeated operands by it.
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Form) and other.KIND == self.KIND and str(other).lower() == str(self).lower()
+        return isinstance(other, _Form) and other.KIND == self.KIND and other.lowered() == self.lowered()
 
     def __hash__(self) -> int:
-        return hash((self.KIND, str(self).lower()))
+        return hash((self.KIND, self.lowered()))
+
+    def lowered(self) -> str:
+        """The printed form in lower case, made once: a form is never changed after it is built, and an
+        ``and`` hashes each operand, whose printing prints the whole subtree (a nested effect was
+        printed once per enclosing level)."""
+        try:
+            return self._lowered
+        except AttributeError:
+            text = self._lowered = str(self).lower()
+            return text
 
 
 class Term(_Form):

@@ -58,13 +58,15 @@ _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "for
 
 
 # Keywords in any case: connectives after "(" (not a name such as AND-gate), ":sections", "- number", and a
-# metric's direction (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))").
-_KEYWORD_RE = re.compile(r"(?<=\()\s*(" + "|".join(_CONNECTIVES) + r")(?![\w-])|:[A-Za-z][\w-]*"
-                         r"|(?<=:metric)\s+(minimize|maximize)(?![\w-])"
-                         r"|(?<![\w?-])-\s+number(?![\w-])", re.I)  # a function's value type, "- Number"
+# metric's direction (IPC's ged writes "(:METRIC MINIMIZE (TOTAL-COST))"); and comments, matched first so that
+# they are kept as written. Every alternative starts with a literal character ("(", ":", "-", ";"), so the
+# scan jumps between those (a lookbehind in front would try every position of the file: 10x slower).
+_KEYWORD_RE = re.compile(r";[^\n]*|\(\s*(?:" + "|".join(_CONNECTIVES) + r")(?![\w-])"
+                         r"|:metric\s+(?:minimize|maximize)(?![\w-])|:[A-Za-z][\w-]*"
+                         r"|-(?<![\w?-].)\s+number(?![\w-])", re.I)  # a function's value type, "- Number"
 
 
-_KEYWORD_VARIABLE_RE = re.compile(r"(?<=\?)(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
+_KEYWORD_VARIABLE_RE = re.compile(r"\?(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
 
 
 # ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
@@ -73,7 +75,8 @@ _OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
 
 # The pddl package rejects "- object" in typed lists (it drops "object" from its
 # known types); we rename it to the placeholder ROOT while parsing and map it back.
-_OBJECT_TYPE_RE = re.compile(r"(-\s+)object(?![\w-])|(-\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\))",
+# The dash is matched outside the alternation, so the scan jumps from dash to dash.
+_OBJECT_TYPE_RE = re.compile(r"-(?:(\s+)object(?![\w-])|(\s*\(\s*either\b[^()]*?(?<![\w?-])object(?![\w-])[^()]*\)))",
                              re.I)
 
 
@@ -86,7 +89,7 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     block = re.search(r"\(\s*:types\b([^)]*)", code)
     if not block:
         return text, code
-    hits = [mt for mt in re.finditer(r"(?<![\w?-])object(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
+    hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
             if not re.search(r"-\s*$", code[block.start(1):block.start(1) + mt.start()])]
     if not hits:
         return text, code
@@ -123,8 +126,8 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
 def _rename_root(mt: re.Match[str]) -> str:
     """A ``- object`` or ``- (either ... object ...)`` with the root (in any case) spelled as the placeholder."""
     if mt.group(2) is None:
-        return mt.group(1) + ROOT
-    return _OBJECT_WORD_RE.sub(ROOT, mt.group(2))
+        return "-" + mt.group(1) + ROOT
+    return "-" + _OBJECT_WORD_RE.sub(ROOT, mt.group(2))
 
 
 def normalise(text: str, path: str, errors: Errors | None = None,
@@ -157,21 +160,19 @@ def normalise(text: str, path: str, errors: Errors | None = None,
 
     def lower(mt: re.Match[str]) -> str:
         word = mt.group(0)
-        if word != word.lower():
-            changed.append(word.strip())
-        return word.lower()
+        if word[0] == ";":
+            return word  # a comment, as written
+        low = word.lower()
+        if word != low:  # noted as the words were matched before: "AND", ":ACTION", "- NUMBER", "MINIMIZE"
+            parts = ([word[1:]] if word[0] == "(" else [word[:7], word[7:]] if low.startswith(":metric")
+                     and word[7:8].isspace() else [word])
+            changed.extend(w.strip() for w in parts if w != w.lower())
+        return low
 
     if text != text.lower():  # else lower-casing the keywords changes nothing
-        out = []
-        pos = 0
-        for cm in COMMENT_RE.finditer(text):  # normalise code only, never comments
-            out.append(_KEYWORD_RE.sub(lower, text[pos:cm.start()]))
-            out.append(cm.group())
-            pos = cm.end()
-        out.append(_KEYWORD_RE.sub(lower, text[pos:]))
-        text = "".join(out)
+        text = _KEYWORD_RE.sub(lower, text)
     if "?" in text:
-        text = _KEYWORD_VARIABLE_RE.sub(lambda mt: VAR_PREFIX + mt.group(), text)
+        text = _KEYWORD_VARIABLE_RE.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
     if changed and notes is not None:
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 

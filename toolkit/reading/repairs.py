@@ -13,7 +13,7 @@ import re
 from typing import TYPE_CHECKING, NoReturn
 
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError
-from toolkit.plain_domain import redeclared_parent
+from toolkit.plain_domain import redeclared_parent, redeclared_warnings, type_twice  # noqa: F401 (re-exported)
 from toolkit.reading.syntax_errors import in_original, not_a_number
 from toolkit.reading.text import (ROOT, VAR_PREFIX, blank_comments, line_col, listed_at, located, name_pattern,
                                   offset_of, section, type_use_pattern, written_var)
@@ -49,21 +49,6 @@ def redeclared_type(text: str, name: str, first: int, second: int) -> tuple[int,
 
     choice = redeclared_parent(parent(first), parent(second))
     return None if choice is None else ((first, second)[choice[0]], choice[1])
-
-
-def type_twice(where: str, name: str, parent: str) -> str:
-    return f"{where}: type '{name}' declared twice; kept as a subtype of {parent}"
-
-
-def redeclared_warnings(path: str, text: str, redeclared: dict[str, str]) -> list[str]:
-    """The warnings for the types the plain reader found listed twice, each at its second listing (as the full parser's)."""
-    code = blank_comments(text)
-    sec = section(code, ":types") or (0, len(code))
-    out = []
-    for name, parent in redeclared.items():
-        hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
-        out.append(type_twice("{}:{}:{}".format(path, *line_col(text, hits[1 if len(hits) > 1 else 0])), name, parent))
-    return out
 
 
 def where_repeated(path: str, original: str, name: str, line: int) -> str:

@@ -74,11 +74,14 @@ def section(code: str, keyword: str) -> tuple[int, int] | None:
     if not mt:
         return None
     depth = 0
-    for i in range(mt.start(), len(code)):
-        depth += (code[i] == "(") - (code[i] == ")")
+    for paren in _PARENS.finditer(code, mt.start()):  # visits the parentheses only, not every character
+        depth += 1 if paren.group() == "(" else -1
         if depth == 0:
-            return mt.start(), i + 1
+            return mt.start(), paren.end()
     return mt.start(), len(code)
+
+
+_PARENS = re.compile(r"[()]")
 
 
 def listed_at(name: str, code: str, offset: int) -> list[int]:

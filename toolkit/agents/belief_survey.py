@@ -1,0 +1,193 @@
+"""``pgt-grounder``'s first look: ask until the start state is known, not every atom once.
+
+An invariant group such as "a disc sits on exactly one thing" turns one "yes" into
+"no" for every other place the disc could be, so asking each of its atoms once (the
+survey before issue 28's hanoi measurement: 21.3 of 24.4 questions per hanoi episode)
+spends most questions on what one answer already says. The survey therefore holds
+the groups the action model proves *preserved* (:func:`toolkit.invariants.find_patterns`)
+once its answers show them holding: the two smallest groups of each pattern
+(``WITNESSES``) are asked in full, and a pattern is held when one of them satisfies
+it (one wrong answer in one witness does not drop it; a pattern of one group, such
+as hanoi's ``{(clear *)}``, a count the moves keep rather than "exactly one", is not
+held, since verifying it is asking it all). The other atoms of held groups are
+asked one question at a time, the atom of most expected information about the
+atoms still below ``survey_trust`` (0.95) certainty, until all are that certain (at
+``settle``, 0.9, one wrong "yes" among four Blocksworld columns passed as 0.915
+certain, and the plan built on it ran out of steps on a hard problem).
+
+Whether the problem's start satisfies each pattern is then judged from the answers
+(:func:`supported_patterns`), never read from the problem file; the atoms that no
+supported group covers and that were never answered are asked as before, so a
+pattern the answers refute costs questions, never a guess. An atom a kept group
+decided without a question is asked where a plan breaks at an action that names
+it (:func:`complete_survey`): a wrong "yes" is otherwise contradicted by
+nothing asked before acting.
+
+Atoms in no group, and atoms the view cannot show (filled from privileged
+information, as the ViPlan protocol does), are asked in one batch first, as the
+full survey asked them: the rule only changes how grouped atoms are surveyed.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Sequence
+
+from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups
+from toolkit.model import Atom
+
+WITNESSES = 2  # groups of a pattern asked in full before the survey holds it
+
+if TYPE_CHECKING:  # the episode class imports this module
+    from toolkit.agents.belief_agent import _Episode
+    from toolkit.task import GroundAction
+
+
+def _verdict(pattern: Pattern, atoms: frozenset[Atom], yes: set[Atom]) -> Pattern | None:
+    """What one fully answered group says of its pattern: as is, at most one, or nothing (None)."""
+    hits = len(atoms & yes)
+    if hits == 1 or (hits == 0 and not pattern.exactly_one):
+        return pattern
+    return Pattern(pattern.members, False) if hits == 0 else None
+
+
+def _strongest(pattern: Pattern, witnesses: Sequence[Group], yes: set[Atom]) -> Pattern | None:
+    """The strongest verdict of the witness groups: one wrong answer in one witness does not drop a pattern."""
+    if not witnesses:
+        return pattern
+    verdicts = [_verdict(pattern, g.atoms, yes) for g in witnesses]
+    return max((v for v in verdicts if v is not None), key=lambda v: v.exactly_one, default=None)
+
+
+def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern]]:
+    """Ask about ``atoms`` until each is ``survey_trust`` certain under the verified groups.
+
+    Returns the atoms answered and the patterns held (as their witnesses judged them).
+
+    The witness groups are asked in full with the atoms no pattern covers and the
+    hidden ones; a pattern is held when a witness satisfies it. The other atoms of
+    held groups are asked by expected information; atoms of no held pattern once each.
+    """
+    wanted = set(atoms)
+    # a pattern of one group is not held: verifying it would be asking it all (``{(clear *)}`` in hanoi, a
+    # count the moves keep, not "exactly one"); it is judged afterwards on the state the survey reached
+    many = [p for p in find_patterns(ep.task) if sum(g.atoms <= wanted for g in groups(ep.task, [p])) > 1]
+    preserved = [(p, [g for g in groups(ep.task, [p]) if g.atoms <= wanted]) for p in drop_implied(ep.task, many)]
+    witnesses = {p: sorted(gs, key=lambda g: (len(g.atoms), g.key))[:WITNESSES] for p, gs in preserved}
+    grouped = {a for _, gs in preserved for g in gs for a in g.atoms}
+    shown = {a for ws in witnesses.values() for g in ws for a in g.atoms}
+    first = [a for a in atoms if a not in grouped or not ep.obs.can_see(a) or a in shown]
+    answered = {a for a, value, _ in ep.ask(first, "survey") if value is not None}
+    yes = {a for a in answered if ep.belief.logodds[a] > 0}
+    held = [(v, gs) for p, gs in preserved if (v := _strongest(p, witnesses[p], yes)) is not None]
+    for v, gs in held:
+        for g in gs:
+            ep.belief.add_group(Group(v, g.key, g.atoms))
+    covered = {a for _, gs in held for g in gs for a in g.atoms}
+    rest = [a for a in atoms if a not in answered and ep.obs.can_see(a)]
+    answered.update(a for a, value, _ in ep.ask([a for a in rest if a not in covered], "survey")
+                    if value is not None)
+    _ask_by_information(ep, [a for a in rest if a in covered], answered)
+    return answered, frozenset(v for v, _ in held)
+
+
+def _neighbours(ep: _Episode, atom: Atom) -> set[Atom]:
+    """``atom`` and its group-mates: the atoms whose posterior an answer about it moves."""
+    return {atom, *(m for g in ep.belief.groups_of.get(atom, ()) for m in g.atoms)}
+
+
+def _ask_by_information(ep: _Episode, targets: Sequence[Atom], answered: set[Atom]) -> None:
+    """Greedy by expected information about the uncertain targets, scored locally.
+
+    An answer about ``c`` moves the posterior of ``c``'s group-mates only, so its
+    information about the open targets is its information about the open targets
+    among them (:meth:`~toolkit.agents.evidence.EvidenceBelief.information` over
+    every target gives the same number, at a cost quadratic in the atoms). Scores
+    are cached and recomputed only around the atom last asked.
+    """
+    level = ep.config.survey_trust
+    wanted = set(targets)
+    scores: dict[Atom, float] = {}
+    for _ in range(3 * len(wanted) + 1):  # at most the three phrasings of every target
+        open_ = {a for a in wanted if ep.belief.confidence(a) < level}
+        if not open_:
+            return
+        candidates = {c for a in open_ for c in _neighbours(ep, a) if c in wanted and ep.askable(c)}
+        for c in candidates - scores.keys():
+            local = sorted(_neighbours(ep, c) & open_)
+            scores[c] = ep.belief.information(c, local, ep.reliability(c)) if local else 0.0
+        best = max(candidates, default=None, key=lambda c: (scores[c], c in open_, c))
+        if best is None or scores[best] < ep.config.min_bits:
+            return
+        answered.update(a for a, value, _ in ep.ask([best], "survey") if value is not None)
+        for a in {m for n in _neighbours(ep, best) for m in _neighbours(ep, n)}:
+            scores.pop(a, None)
+
+
+def supported_patterns(ep: _Episode, answered: set[Atom], held: frozenset[Pattern]) -> tuple[Pattern, ...]:
+    """The preserved patterns the survey supports in most of their groups (call before the groups are cleared).
+
+    A held pattern is judged on the answers, an answered atom counting as its
+    evidence says (yes above 0 log-odds): a group contradicts "at most one" with two
+    "yes", "exactly one" also with every atom answered "no"; an unasked atom is no
+    evidence against. Any other preserved pattern is judged, as
+    :func:`toolkit.invariants.invariants_of` with ``majority`` judges one, on the most
+    likely state under the held groups (every atom there was answered or follows
+    from a held group). An exactly-one pattern that holds only as at-most-one is
+    kept as that. With every atom answered, both are that function on the answers.
+    """
+    yes = {a for a in answered if ep.belief.logodds[a] > 0}
+    state = ep.belief.state()
+    members = {p.members: p for p in held}
+    kept: list[Pattern] = []
+    for pattern in find_patterns(ep.task):
+        instances = groups(ep.task, [pattern])
+        if pattern.members in members:
+            pattern = members[pattern.members]
+            many = sum(len(g.atoms & yes) > 1 for g in instances)
+            none = sum(not g.atoms & yes and g.atoms <= answered for g in instances)
+        else:
+            many = sum(len(g.atoms & state) > 1 for g in instances)
+            none = sum(not g.atoms & state for g in instances)
+        if pattern.exactly_one and 2 * (many + none) < len(instances):
+            kept.append(pattern)
+        elif 2 * many < len(instances):
+            kept.append(Pattern(pattern.members, False))
+    return drop_implied(ep.task, kept)
+
+
+def complete_survey(ep: _Episode, action: GroundAction) -> None:
+    """The plan broke at ``action``: ask what the survey left to a group about its arguments, then settle.
+
+    A survey answer decides its group's other atoms without asking them (one
+    "yes" for a block's column says it is in no other); a wrong "yes" is then
+    contradicted by nothing the agent asks before acting, and at accuracy 0.99 the
+    group holds the wrong column 0.99 certain, so no precondition check asks
+    either. Where a precondition turns out false or an action does nothing, the
+    atoms naming its arguments are the suspects; those never answered are asked
+    once (each survey gap at most once per episode), under the phase ``survey_gap``.
+    """
+    args = set(action.args)
+    gaps = sorted(a for a in ep.left_to_groups if args & set(a.args))
+    ep.left_to_groups.difference_update(gaps)
+    answered = [a for a, value, _ in ep.ask([a for a in gaps if a in ep.belief], "survey_gap")
+                if value is not None]
+    if answered:
+        ep.settle(answered)
+
+
+def predict_group_mates(ep: _Episode, changed: Sequence[Atom], predicted: frozenset[Atom]) -> None:
+    """Give the unchanged atoms of a changed atom's invariant groups the prediction's certainty, where weaker.
+
+    The prediction places the disc on its new peg, and with it off every other
+    place of its group; an atom the survey left to the group (no answer, log-odds
+    0) would otherwise keep the changed atom's group posterior below ``goal_trust``
+    (with six such places, 0.995 after a 0.999 prediction), and the goal check
+    would ask what the prediction already says.
+    """
+    for atom in changed:
+        sure = ep.belief.confidence(atom)
+        weight = ep.belief.weight(sure)
+        for g in ep.belief.groups_of.get(atom, ()):
+            for mate in g.atoms:
+                if mate not in changed and abs(ep.belief.logodds[mate]) < weight:
+                    ep.belief.set(mate, mate in predicted, sure)
