@@ -201,12 +201,7 @@ class Stepper:
                 return fired, undefined
             self._commit(adds, dels, new)
             return fired, _NOTHING
-        removed = (dels & state) - adds if dels else _EMPTY
-        added = adds - state if adds else _EMPTY
-        if removed:
-            state.difference_update(removed)
-        if added:
-            state.update(added)
+        added, removed = _apply_atoms(state, adds, dels)
         if self.derive is not None:
             more_added, more_removed = self.derive(state)
             added, removed = added | frozenset(more_added), removed | frozenset(more_removed)
@@ -216,14 +211,7 @@ class Stepper:
     def _commit(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom],
                 new: dict[Atom, Number] | None) -> None:
         state = self.state
-        # With frozensets from the ground effect (no conditional effect fired) the results are frozensets
-        # already, and frozenset() of one is the object itself: no copy on the common path.
-        removed = (dels & state) - adds if dels else _EMPTY
-        added = adds - state if adds else _EMPTY
-        if removed:
-            state.difference_update(removed)
-        if added:
-            state.update(added)
+        added, removed = _apply_atoms(state, adds, dels)
         old = None
         if new:
             if state.index is None:  # a numeric task run from a caller's plain set of atoms
@@ -306,3 +294,19 @@ class Stepper:
         frozen = work.frozen()
         self._cached = (k, frozen)
         return frozen
+
+
+def _apply_atoms(state: WorkingState, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom]
+                 ) -> tuple[frozenset[Atom] | set[Atom], frozenset[Atom] | set[Atom]]:
+    """Apply a step's atom changes to ``state`` in place; (what was added, what was removed), for the undo record.
+
+    With frozensets from the ground effect (no conditional effect fired) the results are frozensets
+    already, and frozenset() of one is the object itself: no copy on the common path.
+    """
+    removed = (dels & state) - adds if dels else _EMPTY
+    added = adds - state if adds else _EMPTY
+    if removed:
+        state.difference_update(removed)
+    if added:
+        state.update(added)
+    return added, removed
