@@ -44,7 +44,8 @@ def _suite_meta(folder: Path) -> dict:
 def resolve_suite(spec: str, domain: str | None = None, max_steps: int | None = None) -> list[Split]:
     """Splits for ``viplan-bw``, ``viplan-bw/hard``, ``viplan-bw/simple,hard`` or a folder of problems."""
     path = Path(spec)
-    if path.is_dir() and not (path / "suite.toml").is_file() and list(path.glob("*.pddl")):
+    problem_files = path.is_dir() and any(p.name != "domain.pddl" for p in path.glob("*.pddl"))
+    if problem_files and not (path / "suite.toml").is_file():
         found = resolve_domain_arg(domain) if domain is not None else _domain_above(path)
         if found is None:
             raise PgtError(f"--suite {spec} is a folder of problems and no domain.pddl is in it or the two folders "
@@ -55,6 +56,8 @@ def resolve_suite(spec: str, domain: str | None = None, max_steps: int | None = 
     name, _, splits = spec.partition("/")
     folder = SUITES_ROOT / name
     if not (folder / "suite.toml").is_file():
+        if path.is_dir() or path.is_absolute() or spec.startswith((".", "~")) or splits.count("/"):
+            raise PgtError(_not_a_problem_folder(spec, path))
         raise UnknownSymbolError("suite", name, list_suites())
     meta = _suite_meta(folder)
     known = list(meta.get("splits", {}))
@@ -70,6 +73,18 @@ def resolve_suite(spec: str, domain: str | None = None, max_steps: int | None = 
         planner_cap = max_steps or int(meta["splits"][split].get("planner_max_steps", cap))
         out.append(Split(name, split, resolve_domain_arg(domain or meta["domain"]), problems, cap, planner_cap))
     return out
+
+
+def _not_a_problem_folder(spec: str, path: Path) -> str:
+    """Why ``--suite PATH`` names no folder of problems (a path is never read as a shipped suite's name)."""
+    usage = "a suite is viplan-bw[/SPLIT[,SPLIT]], viplan-hh[/...], or a folder of problem .pddl files"
+    if not path.exists():
+        return f"--suite {spec}: no such folder ({usage})"
+    if not path.is_dir():
+        return f"--suite {spec}: not a folder ({usage})"
+    inner = sorted(p.name for p in path.iterdir() if p.is_dir() and any(p.glob("*.pddl")))
+    hint = f"; these folders in it have some: {', '.join(inner[:8])}" if inner else ""
+    return f"--suite {spec}: the folder has no .pddl problem files (domain.pddl aside){hint}"
 
 
 def _domain_above(folder: Path) -> Path | None:
