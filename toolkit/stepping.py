@@ -245,9 +245,7 @@ class Stepper:
         state.difference_update(added)
         state.update(removed)
         if old_values:
-            slots, pairs = state.slots, iter(old_values)
-            for i, v in zip(pairs, pairs):
-                slots[i] = v
+            _write_slots(state, old_values)
 
     @staticmethod
     def _forward(state: WorkingState, change: Change) -> None:
@@ -255,9 +253,7 @@ class Stepper:
         state.difference_update(removed)
         state.update(added)
         if new_values:
-            slots, pairs = state.slots, iter(new_values)
-            for i, v in zip(pairs, pairs):
-                slots[i] = v
+            _write_slots(state, new_values)
 
     def snapshot(self) -> frozenset[Atom]:
         """The current state as a frozen value (a copy, O(state))."""
@@ -310,3 +306,10 @@ def _apply_atoms(state: WorkingState, adds: frozenset[Atom] | set[Atom], dels: f
     if added:
         state.update(added)
     return added, removed
+
+
+def _write_slots(state: WorkingState, flat: tuple) -> None:
+    """Write a :class:`Change`'s flat ``(number, value, number, value, ...)`` values into ``state``'s list."""
+    slots, pairs = state.slots, iter(flat)
+    for i, v in zip(pairs, pairs):
+        slots[i] = v
