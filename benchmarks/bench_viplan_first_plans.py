@@ -43,7 +43,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.bench_viplan_replay import checkout  # noqa: E402
+from benchmarks.bench_viplan_replay import add_planner_options, checkout, use_planner_options  # noqa: E402
 from benchmarks.viplan_logs import ViPlanEpisode, ViPlanLog, find_logs, parse_action, parse_key, read_log  # noqa: E402
 from toolkit.errors import PgtError  # noqa: E402
 from toolkit.model import Atom  # noqa: E402
@@ -154,16 +154,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--viplan", default=os.environ.get("PGT_VIPLAN"), help="ViPlan checkout or bare snapshot")
     ap.add_argument("--domain", choices=("blocksworld", "igibson"))
     ap.add_argument("--all-episodes", action="store_true", help="also every episode planned from a wrong belief")
-    ap.add_argument("--plan-cache", help="up-oneshot's answer store file, or off (default: the shared one)")
-    ap.add_argument("--up-python", help="plan in this interpreter (PGT_UP_ONESHOT_PYTHON)")
+    add_planner_options(ap)
     ap.add_argument("--list", type=int, default=20, help="disagreements listed per domain (-1: all)")
     args = ap.parse_args(argv)
-    if not args.viplan:
-        ap.error("give --viplan PATH or set PGT_VIPLAN")
-    if args.plan_cache:
-        os.environ["PGT_UP_PLAN_STORE"] = args.plan_cache
-    if args.up_python:
-        os.environ["PGT_UP_ONESHOT_PYTHON"] = args.up_python
+    use_planner_options(ap, args)
     from toolkit.planners.up_oneshot import UpOneshotPlanner
 
     try:

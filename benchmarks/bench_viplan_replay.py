@@ -77,6 +77,8 @@ def replay_code_digest() -> str:
         path = ROOT / name
         digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b"") + b"\0")
     return digest.hexdigest()[:16]
+
+
 def checkout(path: str) -> Path:
     """A folder with ViPlan's ``data/planning`` and ``results/final``: the checkout, or the bare snapshot extracted."""
     root = Path(path).resolve()  # absolute: each group's result files are linked from another folder
@@ -89,6 +91,24 @@ def checkout(path: str) -> Path:
         subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
         return target
     raise SystemExit(f"{path}: neither a ViPlan checkout (data/planning) nor a bare git snapshot")
+
+
+def add_planner_options(ap: argparse.ArgumentParser) -> None:
+    """The options of the ViPlan benchmarks that choose where up-oneshot plans and keeps its answers."""
+    ap.add_argument("--plan-cache", help="up-oneshot's answer store file, or off (default: the shared one, "
+                    "$PGT_UP_PLAN_STORE or the user cache's)")
+    ap.add_argument("--up-python", help="plan in this interpreter (PGT_UP_ONESHOT_PYTHON), e.g. one with "
+                    "unified-planning 1.2.0 and up-fast-downward 0.5.0 as ViPlan's runs had")
+
+
+def use_planner_options(ap: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Check ``--viplan`` and hand :func:`add_planner_options`' choices to up-oneshot (it reads the environment)."""
+    if not args.viplan:
+        ap.error("give --viplan PATH or set PGT_VIPLAN")
+    if args.plan_cache:
+        os.environ["PGT_UP_PLAN_STORE"] = args.plan_cache
+    if args.up_python:
+        os.environ["PGT_UP_ONESHOT_PYTHON"] = args.up_python
 
 
 @dataclass
@@ -210,22 +230,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--models", help="comma-separated model names (default: all)")
     ap.add_argument("--planner", default="up-oneshot", help="the replay's planner (pgt run --planner; default: "
                     "up-oneshot, as ViPlan)")
-    ap.add_argument("--plan-cache", help="up-oneshot's answer store file (default: the shared one, "
-                    "$PGT_UP_PLAN_STORE or the user cache's)")
-    ap.add_argument("--up-python", help="plan in this interpreter (PGT_UP_ONESHOT_PYTHON), e.g. one with "
-                    "unified-planning 1.2.0 and up-fast-downward 0.5.0 as ViPlan's runs had")
+    add_planner_options(ap)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--budget-minutes", type=float, help="start no new group after this many minutes")
     ap.add_argument("--list", type=int, default=20, help="disagreements listed per row (0: none, -1: all)")
     ap.add_argument("--out", help="keep the runs and each finished group's row here, and reuse them on a rerun "
                     "(default: a temporary folder)")
     args = ap.parse_args(argv)
-    if not args.viplan:
-        ap.error("give --viplan PATH or set PGT_VIPLAN")
-    if args.plan_cache:
-        os.environ["PGT_UP_PLAN_STORE"] = args.plan_cache
-    if args.up_python:
-        os.environ["PGT_UP_ONESHOT_PYTHON"] = args.up_python
+    use_planner_options(ap, args)
     engines, code = _engines(args.planner), replay_code_digest()
     root = checkout(args.viplan)
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="viplan-replay-"))
