@@ -302,7 +302,7 @@ class _Reader:
                 raise _NotPlain
             cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
             return cls(cond=self._gd(el[2]), variables=self._variables(el[1]))
-        if op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+        if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
             return plain_numeric.comparison(el, self._f_head)
         return self._atom(el)
 
@@ -333,7 +333,7 @@ class _Reader:
             if len(el) != 2:
                 raise _NotPlain
             return forms.Not(self._atom(el[1]))
-        if el[0] in plain_numeric.UPDATES:
+        if isinstance(el[0], str) and el[0] in plain_numeric.UPDATES:
             return plain_numeric.update(el, self._f_head)
         return self._atom(el)
 

@@ -280,7 +280,7 @@ def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = froze
         inner = bound | {str(v.name).lower() for v in variables}
         cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
         return cls(cond=_goal(el[2], by_name, inner), variables=variables)
-    if op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+    if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
         return plain_numeric.comparison(el, lambda head: _goal_function(head, by_name, bound))
     if op == "=":
         if len(el) != 3:

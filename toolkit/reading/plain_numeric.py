@@ -48,7 +48,7 @@ def f_exp(el, head: Callable[[list], forms.NumericFunction]):
     """An ``f_exp`` (``metric_f_exp`` alike): a number, ``head(el)`` for a function term, or arithmetic."""
     if isinstance(el, str):
         return number(el)
-    if not el:
+    if not el or not isinstance(el[0], str):
         raise _not_plain()
     op, args = el[0], el[1:]
     if op == "-":
