@@ -200,3 +200,41 @@ def test_an_update_the_generator_has_no_rule_for_keeps_the_interpreter() -> None
     odd = tuple(type(u)(u.op.replace("increase", "raise-to"), u.target, u.value, u.condition) for u in act.updates)
     changes, undefined, old = compile_changes(odd, FluentIndex())(task.init)
     assert old is None and _same((changes, list(undefined)), update_values(odd, task.init))
+
+
+def _report(report) -> tuple:
+    """What a plan check says, step by step, with the state after each step (values included)."""
+    steps = [(s.index, s.applicable, s.message, s.fired, tuple(u.literal for u in s.unmet),
+              None if s.state_after is None else sorted(map(str, s.state_after)),  # NaN values compared by repr:
+              None if s.state_after is None else sorted((str(k), repr(v)) for k, v in values_of(s.state_after).items()))
+             for s in report.steps]
+    return report.valid, report.failed_step, report.reason, report.message, str(report.cost), steps
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_validation_interprets_an_actions_first_use_and_answers_as_the_compiled_code(seed: int, monkeypatch) -> None:
+    """``check_plan`` on a fresh task runs each action's first step by the interpreter and compiles it on
+    its second (``NumericGroundAction.compiled_step``): the reports, states and values are those of a
+    run that compiles every action first, on walks, shuffled walks and scrambled initial values."""
+    from toolkit import task as task_module
+    from toolkit.verify import check_plan
+
+    rng = random.Random(seed)
+    for task in _tasks():
+        walk = random_walk(task, rng, 14)
+        plans = [walk, rng.sample(walk, len(walk)), [*walk, *walk[:3]]]
+        for plan in plans:
+            text = "".join(f"{a}\n" for a in plan)
+            start = _scrambled(task.init, rng, sorted(task.init.values)) if rng.random() < 0.4 else None
+            fresh = Task(task.domain, task.problem)
+            mixed = check_plan(fresh, text, keep_going=True, init=start)
+            with monkeypatch.context() as mp:
+                mp.setattr(task_module, "INTERPRETED_USES", 0)
+                compiled = check_plan(Task(task.domain, task.problem), text, keep_going=True, init=start)
+            assert _report(mixed) == _report(compiled), text
+            counts = {}
+            for a in plan:
+                counts[str(a)] = counts.get(str(a), 0) + 1
+            for name, n in counts.items():
+                act = fresh.action(name[1:-1].split()[0], name[1:-1].split()[1:])
+                assert ("step_in_place" in act.__dict__ or "is_applicable" in act.__dict__) == (n > 1), name
