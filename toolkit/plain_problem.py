@@ -91,9 +91,17 @@ def _sexpr(code: str) -> list[SExpr]:
     return stack[0][0]
 
 
+_NAMES: set[str] = set()  # words already found to be names (a file repeats its names: one check each)
+
+
 def _name(tok: SExpr) -> str:
+    if tok.__class__ is str and tok in _NAMES:
+        return tok  # type: ignore[return-value]
     if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in KEYWORDS:
         raise _NotPlain
+    if len(_NAMES) > 100_000:  # a long-running process reads many files: the memory starts over
+        _NAMES.clear()
+    _NAMES.add(tok)
     return tok
 
 
