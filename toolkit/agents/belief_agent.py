@@ -201,13 +201,14 @@ class _Episode:
         (:func:`belief_survey.complete_survey`)."""
         skip = goal_only_predicates(self.task)
         atoms = [a for a in self.belief.logodds if a.predicate not in skip]
-        answered, held = belief_survey.survey(self, atoms)
+        answered, held, decided = belief_survey.survey(self, atoms)
         self.left_to_groups = {a for a in atoms if a not in answered}
         kept = belief_survey.supported_patterns(self, answered, held)
         self.belief.clear_groups()
         for g in groups(self.task, kept):
             self.belief.add_group(g)
         covered = {a for g in self.belief.groups for a in g.atoms}
+        covered |= belief_survey.decide_lone_atoms(self, kept, decided)
         self.ask([a for a in atoms if a not in answered and a not in covered], "survey")
         self.left_to_groups &= covered
         self.settle(atoms)

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups
+from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups, lone_atoms
 from toolkit.model import Atom
 
 WITNESSES = 2  # groups of a pattern asked in full before the survey holds it
@@ -58,10 +58,11 @@ def _strongest(pattern: Pattern, witnesses: Sequence[Group], yes: set[Atom]) -> 
     return max((v for v in verdicts if v is not None), key=lambda v: v.exactly_one, default=None)
 
 
-def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern]]:
+def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern], set[Atom]]:
     """Ask about ``atoms`` until each is ``survey_trust`` certain under the verified groups.
 
-    Returns the atoms answered and the patterns held (as their witnesses judged them).
+    Returns the atoms answered, the patterns held (as their witnesses judged them) and
+    the lone atoms of held patterns (:func:`toolkit.invariants.lone_atoms`), set true unasked.
 
     The witness groups are asked in full with the atoms no pattern covers and the
     hidden ones; a pattern is held when a witness satisfies it. The other atoms of
@@ -73,21 +74,39 @@ def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pa
     many = [p for p in find_patterns(ep.task) if sum(g.atoms <= wanted for g in groups(ep.task, [p])) > 1]
     preserved = [(p, [g for g in groups(ep.task, [p]) if g.atoms <= wanted]) for p in drop_implied(ep.task, many)]
     witnesses = {p: sorted(gs, key=lambda g: (len(g.atoms), g.key))[:WITNESSES] for p, gs in preserved}
-    grouped = {a for _, gs in preserved for g in gs for a in g.atoms}
-    shown = {a for ws in witnesses.values() for g in ws for a in g.atoms}
-    first = [a for a in atoms if a not in grouped or not ep.obs.can_see(a) or a in shown]
-    answered = {a for a, value, _ in ep.ask(first, "survey") if value is not None}
+    # an exactly-one instance of one atom is true where the pattern holds: asked only if no witness verifies it
+    lone = {a for p, _ in preserved for a in lone_atoms(ep.task, p) if a in wanted}
+    grouped = {a for _, gs in preserved for g in gs for a in g.atoms} | lone
+    answered: set[Atom] = set()
+    tried: set[Atom] = set()  # asked once in this first look (an unreadable answer is not asked again here)
+    asked: dict[Pattern, list[Group]] = {p: [] for p, _ in preserved}
+    for turn in range(WITNESSES):
+        # A further witness only for a pattern its witnesses so far do not verify as it stands: the
+        # verdict is their strongest, and none can be stronger than the pattern itself.
+        yes = {a for a in answered if ep.belief.logodds[a] > 0}
+        for p, _ in preserved:
+            if turn < len(witnesses[p]) and (not asked[p] or _strongest(p, asked[p], yes) != p):
+                asked[p].append(witnesses[p][turn])
+        shown = {a for ws in asked.values() for g in ws for a in g.atoms}
+        batch = [a for a in atoms if a not in tried
+                 and (a in shown or (turn == 0 and (a not in grouped or not ep.obs.can_see(a))))]
+        tried.update(batch)
+        answered.update(a for a, value, _ in ep.ask(batch, "survey") if value is not None)
     yes = {a for a in answered if ep.belief.logodds[a] > 0}
-    held = [(v, gs) for p, gs in preserved if (v := _strongest(p, witnesses[p], yes)) is not None]
+    held = [(v, gs) for p, gs in preserved if (v := _strongest(p, asked[p], yes)) is not None]
     for v, gs in held:
         for g in gs:
             ep.belief.add_group(Group(v, g.key, g.atoms))
     covered = {a for _, gs in held for g in gs for a in g.atoms}
-    rest = [a for a in atoms if a not in answered and ep.obs.can_see(a)]
+    # true unasked (so the patterns are judged on them too), until the patterns are judged (decide_lone_atoms)
+    decided = {a for v, _ in held for a in lone_atoms(ep.task, v) if a in wanted and ep.obs.can_see(a)}
+    for atom in sorted(decided):
+        ep.belief.set(atom, True, ep.belief.max_confidence)
+    rest = [a for a in atoms if a not in answered and a not in decided and ep.obs.can_see(a)]
     answered.update(a for a, value, _ in ep.ask([a for a in rest if a not in covered], "survey")
                     if value is not None)
     _ask_by_information(ep, [a for a in rest if a in covered], answered)
-    return answered, frozenset(v for v, _ in held)
+    return answered, frozenset(v for v, _ in held), decided
 
 
 def _neighbours(ep: _Episode, atom: Atom) -> set[Atom]:
@@ -153,6 +172,24 @@ def supported_patterns(ep: _Episode, answered: set[Atom], held: frozenset[Patter
         elif 2 * many < len(instances):
             kept.append(Pattern(pattern.members, False))
     return drop_implied(ep.task, kept)
+
+
+def decide_lone_atoms(ep: _Episode, kept: Sequence[Pattern], decided: set[Atom]) -> set[Atom]:
+    """The lone atoms the survey set true (``decided``) that a kept pattern still decides; the others are reopened.
+
+    "Exactly one of one atom" (:func:`toolkit.invariants.lone_atoms`) decides the atom as
+    a group decides an atom whose mates are all false, so it takes the belief's cap (a
+    confirmed prediction's certainty) without a question: hanoi's smallest disc on one
+    peg, ``(clear d1)``, was asked twice before (in the survey, then before the move, to
+    reach ``trust``). Where the answers do not support its pattern after all, its evidence
+    is cleared, so that it is asked with the atoms no kept group covers. Like every atom
+    a group decided, a kept one is asked where a plan breaks at an action naming it
+    (:func:`complete_survey`).
+    """
+    keep = {a for p in kept for a in lone_atoms(ep.task, p)} & decided
+    for atom in sorted(decided - keep):
+        ep.belief.logodds[atom] = 0.0
+    return keep
 
 
 def complete_survey(ep: _Episode, action: GroundAction) -> None:
