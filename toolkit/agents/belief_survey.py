@@ -39,7 +39,7 @@ WITNESSES = 2  # groups of a pattern asked in full before the survey holds it
 
 if TYPE_CHECKING:  # the episode class imports this module
     from toolkit.agents.belief_agent import _Episode
-    from toolkit.task import GroundAction
+    from toolkit.task import GroundAction, Task
 
 
 def _verdict(pattern: Pattern, atoms: frozenset[Atom], yes: set[Atom]) -> Pattern | None:
@@ -58,22 +58,32 @@ def _strongest(pattern: Pattern, witnesses: Sequence[Group], yes: set[Atom]) -> 
     return max((v for v in verdicts if v is not None), key=lambda v: v.exactly_one, default=None)
 
 
+def candidates(task: Task, atoms: Sequence[Atom]) -> list[tuple[Pattern, list[Group]]]:
+    """The preserved patterns the survey may hold, each with its groups over ``atoms`` in witness order.
+
+    A pattern of one group is left out: verifying it would be asking it all (``{(clear *)}``
+    in hanoi, a count the moves keep, not "exactly one"); it is judged afterwards on the
+    state the survey reached. Witness order is smallest first: a witness is asked in full.
+    """
+    wanted = set(atoms)
+    many = [p for p in find_patterns(task) if sum(g.atoms <= wanted for g in groups(task, [p])) > 1]
+    return [(p, sorted((g for g in groups(task, [p]) if g.atoms <= wanted), key=lambda g: (len(g.atoms), g.key)))
+            for p in drop_implied(task, many)]
+
+
 def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern], set[Atom]]:
     """Ask about ``atoms`` until each is ``survey_trust`` certain under the verified groups.
 
     Returns the atoms answered, the patterns held (as their witnesses judged them) and
     the lone atoms of held patterns (:func:`toolkit.invariants.lone_atoms`), set true unasked.
 
-    The witness groups are asked in full with the atoms no pattern covers and the
-    hidden ones; a pattern is held when a witness satisfies it. The other atoms of
-    held groups are asked by expected information; atoms of no held pattern once each.
+    The first witness group of each pattern is asked in full with the atoms no pattern
+    covers and the hidden ones; a pattern is held when a witness satisfies it, and its
+    second witness is asked only where the first does not show it as it stands. The other
+    atoms of held groups are asked by expected information; atoms of no held pattern once each.
     """
     wanted = set(atoms)
-    # a pattern of one group is not held: verifying it would be asking it all (``{(clear *)}`` in hanoi, a
-    # count the moves keep, not "exactly one"); it is judged afterwards on the state the survey reached
-    many = [p for p in find_patterns(ep.task) if sum(g.atoms <= wanted for g in groups(ep.task, [p])) > 1]
-    preserved = [(p, [g for g in groups(ep.task, [p]) if g.atoms <= wanted]) for p in drop_implied(ep.task, many)]
-    witnesses = {p: sorted(gs, key=lambda g: (len(g.atoms), g.key))[:WITNESSES] for p, gs in preserved}
+    preserved = candidates(ep.task, atoms)
     # an exactly-one instance of one atom is true where the pattern holds: asked only if no witness verifies it
     lone = {a for p, _ in preserved for a in lone_atoms(ep.task, p) if a in wanted}
     grouped = {a for _, gs in preserved for g in gs for a in g.atoms} | lone
@@ -84,9 +94,9 @@ def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pa
         # A further witness only for a pattern its witnesses so far do not verify as it stands: the
         # verdict is their strongest, and none can be stronger than the pattern itself.
         yes = {a for a in answered if ep.belief.logodds[a] > 0}
-        for p, _ in preserved:
-            if turn < len(witnesses[p]) and (not asked[p] or _strongest(p, asked[p], yes) != p):
-                asked[p].append(witnesses[p][turn])
+        for p, gs in preserved:
+            if turn < len(gs) and (not asked[p] or _strongest(p, asked[p], yes) != p):
+                asked[p].append(gs[turn])
         shown = {a for ws in asked.values() for g in ws for a in g.atoms}
         batch = [a for a in atoms if a not in tried
                  and (a in shown or (turn == 0 and (a not in grouped or not ep.obs.can_see(a))))]
