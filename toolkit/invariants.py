@@ -21,7 +21,9 @@ when every ground action, in every state where it can fire and the group holds:
 
 This proves the group is *preserved*; whether the initial state satisfies it is a
 fact about the problem, which an agent without privileged access learns from its
-observations (see :mod:`toolkit.agents.belief_agent`).
+observations (see :mod:`toolkit.agents.belief_agent`). An instance of a single atom
+is no group, but under "exactly one" it says the atom is true; :func:`lone_atoms`
+checks those instances by the same rule.
 """
 
 from __future__ import annotations

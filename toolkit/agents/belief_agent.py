@@ -9,8 +9,9 @@ and spends questions where a wrong belief would hurt:
    ``leftOf`` in ViPlan-BW is not), except those only the goal mentions (tsp's
    ``visited``: the plan achieves them whatever they were; see
    :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups the
-   action model proves preserved (:mod:`toolkit.invariants`) are held once two of
-   their groups, asked in full, satisfy them; their other atoms are asked one at a
+   action model proves preserved (:mod:`toolkit.invariants`) are held once a
+   group asked in full (the smallest, the next where it fails) satisfies them, and
+   an instance of one atom is then decided unasked; their other atoms are asked one at a
    time by expected information until each is ``survey_trust`` certain (one "yes"
    for a disc's place answers every other place), atoms in no group once each. The
    groups the answers support are kept; answers that break one are re-asked until

@@ -5,15 +5,23 @@ An invariant group such as "a disc sits on exactly one thing" turns one "yes" in
 survey before issue 28's hanoi measurement: 21.3 of 24.4 questions per hanoi episode)
 spends most questions on what one answer already says. The survey therefore holds
 the groups the action model proves *preserved* (:func:`toolkit.invariants.find_patterns`)
-once its answers show them holding: the two smallest groups of each pattern
-(``WITNESSES``) are asked in full, and a pattern is held when one of them satisfies
-it (one wrong answer in one witness does not drop it; a pattern of one group, such
-as hanoi's ``{(clear *)}``, a count the moves keep rather than "exactly one", is not
-held, since verifying it is asking it all). The other atoms of held groups are
+once its answers show them holding: the smallest group of each pattern is asked in
+full, and the next smallest (up to ``WITNESSES``, 2) only where the first does not
+show the pattern as it stands; a pattern is held when one of them satisfies it (one
+wrong answer in one witness does not drop it; a pattern of one group, such as
+hanoi's ``{(clear *)}``, a count the moves keep rather than "exactly one", is not
+held, since verifying it is asking it all). Asking the second witness whatever the
+first said cost hanoi's small groups (two to four atoms) most of its survey, though
+its verdict could only repeat the first's. The other atoms of held groups are
 asked one question at a time, the atom of most expected information about the
 atoms still below ``survey_trust`` (0.95) certainty, until all are that certain (at
 ``settle``, 0.9, one wrong "yes" among four Blocksworld columns passed as 0.915
 certain, and the plan built on it ran out of steps on a hard problem).
+
+An exactly-one instance of a single reachable atom (:func:`toolkit.invariants.lone_atoms`:
+nothing is ever put on hanoi's only disc, so "clear or one thing on it" is just
+``(clear d1)``) is set true without a question once a witness verifies its pattern,
+and reopened (asked) if the judged patterns below drop it (:func:`decide_lone_atoms`).
 
 Whether the problem's start satisfies each pattern is then judged from the answers
 (:func:`supported_patterns`), never read from the problem file; the atoms that no
