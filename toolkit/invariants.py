@@ -266,7 +266,7 @@ def lone_atoms(task: Task, pattern: Pattern) -> frozenset[Atom]:
     pattern there, if the actions keep it so. :func:`find_patterns` proves preservation
     on the groups (two or more atoms) only, so each such instance is checked here by the
     same rule (no action takes its atom away without adding it back); those that pass
-    are returned. Hanoi's smallest disc on one peg: nothing is ever moved onto ``d1``,
+    are returned. Hanoi with one disc: nothing is ever moved onto ``d1``,
     so "``d1`` is clear or has one thing on it" has the single atom ``(clear d1)``.
     Empty for an at-most-one pattern (one atom or none says nothing).
     """

@@ -197,8 +197,8 @@ def decide_lone_atoms(ep: _Episode, kept: Sequence[Pattern], decided: set[Atom])
 
     "Exactly one of one atom" (:func:`toolkit.invariants.lone_atoms`) decides the atom as
     a group decides an atom whose mates are all false, so it takes the belief's cap (a
-    confirmed prediction's certainty) without a question: hanoi's smallest disc on one
-    peg, ``(clear d1)``, was asked twice before (in the survey, then before the move, to
+    confirmed prediction's certainty) without a question: the disc of a one-disc
+    hanoi, ``(clear d1)``, was asked twice before (in the survey, then before the move, to
     reach ``trust``). Where the answers do not support its pattern after all, its evidence
     is cleared, so that it is asked with the atoms no kept group covers. Like every atom
     a group decided, a kept one is asked where a plan breaks at an action naming it
