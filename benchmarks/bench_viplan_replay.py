@@ -58,6 +58,7 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from benchmarks.runner import RunConfig, run_study  # noqa: E402
 from benchmarks.store import collect, read_records  # noqa: E402
 from benchmarks.viplan_episodes import UNLOGGED_ANSWER  # noqa: E402
+from benchmarks.viplan_fidelity import per_problem  # noqa: E402
 from benchmarks.viplan_import import ImportedRun, import_results  # noqa: E402
 from benchmarks.viplan_logs import find_logs, read_log  # noqa: E402
 
@@ -184,7 +185,8 @@ def replay(run: ImportedRun, index: int, out: Path, workers: int, planner: str) 
     config = RunConfig(suite=run.suites[index], domain=run.domain_file, protocol=first.protocol, grounder="replay",
                        replay=replay_from, max_steps=log.max_steps, seeds=max(scenes.values()),
                        action_failure=first.fail_probability, planner=planner)
-    episodes = run_study(config, out, workers=workers, progress=False)
+    # only the logged episodes: a household problem is played 2-7 times (viplan_fidelity.per_problem)
+    episodes = run_study(per_problem(config, {Path(p).stem: n for p, n in scenes.items()}), out, workers=workers, progress=False)
     return collect(read_records(episodes)).all
 
 
