@@ -150,6 +150,7 @@ def _problem_folder(root: Path, log: ViPlanLog) -> Path:
 def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
     """(record, answer records) per episode of ``log``; household scene instances are seeds 0, 1, ..."""
     from benchmarks.runner import _task
+    from benchmarks.viplan_bddl import hidden_init
 
     seeds: dict[str, int] = {}
     label = f"{config.label()} (ViPlan log)"
@@ -163,6 +164,8 @@ def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
         task = _task(str(domain_file), str(problem_file))
         # ViPlan's household world (iGibson) shows part of the state; its Blocksworld simulator all of it
         walk = Walk(task, episode_id, log.model, partial=log.domain == "igibson")
+        if log.domain == "igibson":
+            walk.hidden_init(hidden_init(task, problem_file))
         try:
             fields = (grounder_episode if log.protocol == "viplan-grounder" else planner_episode)(log, ep, walk)
         except PgtError as exc:
