@@ -186,25 +186,6 @@ class Stepper:
         self._commit(adds, dels, None)
         return fired, _NOTHING
 
-    def advance_interpreted(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
-        """:meth:`advance` of a numeric step by the interpreter (:func:`toolkit.fluent_effects.update_values`),
-        without compiling the action's code: the validator's path for an action's first use
-        (:meth:`toolkit.task.NumericGroundAction.compiled_step`). The same record as the compiled path's
-        fall-back (:meth:`_advance_values` without written values)."""
-        from toolkit.fluent_effects import update_values
-
-        state = self.state
-        ground = act.ground_effect
-        if ground.plain:
-            adds, dels, fired = ground.adds, ground.dels, _NOTHING
-        else:
-            adds, dels, fired = ground.delta(state)
-        new, undefined = update_values(act.updates or (), state)
-        if undefined:
-            return fired, undefined
-        self._commit(adds, dels, new)
-        return fired, _NOTHING
-
     def _advance_values(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
         """:meth:`advance` of a numeric step the action's whole-step code did not take."""
         state = self.state

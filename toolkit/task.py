@@ -144,32 +144,12 @@ class NumericGroundAction(GroundAction):
             return _never
         return compile_step(self.updates or (), self.fluent_index, ground.adds, ground.dels)
 
-    def compiled_step(self) -> bool:
-        """Whether the validator runs this step through the compiled code (counting the step): not for the
-        first :data:`INTERPRETED_USES` steps of the action, which the interpreter runs.
-
-        Why: making and compiling the code costs ~40 us an action, a compiled step ~1.5 us and an
-        interpreted one ~10 us (``benchmarks/bench_numeric.py``'s IPC 2023 domains, measured); in a plan
-        most ground actions appear once (hydropower's 100-step walks: 75 distinct actions), where the
-        compilation was most of the check. An action used again is compiled on its second use, so a
-        plan that repeats actions pays one interpreted step each (ski rental: never over twice the cost
-        of the better choice made in hindsight). Both paths give the same answers (the interpreter is
-        the reference the compiled code falls back to).
-        """
-        d = self.__dict__
-        uses = d.get("_uses", 0)
-        if uses >= INTERPRETED_USES:
-            return True
-        d["_uses"] = uses + 1
-        return False
-
     def __getstate__(self) -> dict[str, object]:
         """Pickled without the compiled functions (rebuilt on first use in the other process)."""
         return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
 
 
 _COMPILED = ("is_applicable", "value_changes", "write_values", "step_in_place")
-INTERPRETED_USES = 1  # validation steps of an action run by the interpreter before its code is compiled
 
 
 def _never(state: frozenset[Atom], record: list) -> bool:

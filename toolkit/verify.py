@@ -20,7 +20,7 @@ from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
 from toolkit.records import field, record, replace
-from toolkit.semantics import Unmet, holds
+from toolkit.semantics import Unmet
 from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
 
@@ -231,7 +231,6 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         return refused
     text_read = parsed
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
-    numeric = task.numeric
     reports: list[StepReport] = []
     violations: list[StepReport] = []
     cost: Number = 0
@@ -254,11 +253,8 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                 continue
             break
         work = stepper.state
-        # A numeric action's first use runs interpreted, the later ones compiled (compiled_step says why).
-        interpreted = numeric and not act.compiled_step()
-        if holds(act.precondition, work) if interpreted else act.is_applicable(work):
-            # the common step: computed and applied in one call, no Effect built
-            fired, undefined = stepper.advance_interpreted(act) if interpreted else stepper.advance(act)
+        if act.is_applicable(work):  # the common step: computed and applied in one call, no Effect built
+            fired, undefined = stepper.advance(act)
             if undefined:  # VAL: an effect reads a fluent without a value (BadAccessError); not applied
                 rep = _undefined_read(step, act, undefined)
                 reports.append(rep)
