@@ -103,6 +103,10 @@ def test_fidelity_simulates_released_household_runs_in_the_igibson_world(tmp_pat
 
     run = tmp_path / "run"
     run.mkdir()
+    # the released run's problem folder: the study plays exactly its episodes per problem
+    (tmp_path / "suite" / "simple").mkdir(parents=True)
+    (tmp_path / "suite" / "domain.pddl").write_text(Path(shipped_domain("household")).read_text(), encoding="utf-8")
+    (tmp_path / "suite" / "simple" / "p.pddl").write_text(PROBLEM, encoding="utf-8")
     record = {"schema": 1, "id": "simple/p/seed0", "split": "simple", "problem": "p", "seed": 0, "success": False,
               "outcome": "failure",
               "config": {"protocol": "viplan-grounder", "suite": str(tmp_path / "suite"),
