@@ -67,7 +67,7 @@ TARGETS = {"outcome": 0.99, "questions": 0.95, "steps": 0.99}
 ROOT = Path(__file__).resolve().parents[1]
 # the code that decides what a replay does: a kept row measured with other versions of it is measured again
 REPLAY_CODE = ("benchmarks/viplan_episodes.py", "benchmarks/viplan_import.py", "benchmarks/viplan_logs.py",
-               "toolkit/replayed_world.py", "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py",
+               "benchmarks/viplan_problem_version.py", "toolkit/replayed_world.py", "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py",
                "toolkit/agents/viplan_goals.py", "toolkit/agents/vlm_planner.py", "grounders/replay.py",
                "toolkit/planners/up_oneshot.py", "toolkit/planners/up_oneshot_call.py", "benchmarks/viplan_bddl.py")
 
