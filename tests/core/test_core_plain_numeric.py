@@ -174,3 +174,46 @@ def test_the_ipc_2023_numeric_track_takes_the_plain_path_with_the_full_parsers_m
             assert fast_p == full_p, pname
             problems += 1
     assert problems >= 100
+
+
+@pytest.mark.parametrize("old,new,fast_path", [
+    ("(= (fuel t1) 10)", "(= (fuel t1) 10)", True),                      # as written
+    ("(= (fuel t1) 10)", "(= (FUEL T1) 10.0)", True),                    # case, an integral float
+    ("(= (dist a b) 3)", "(= (dist depot a) 3) (= (dist a b) 3)", True),  # a domain constant as argument
+    ("(= (fuel t1) 10)", "(= (fuel t1) 10) (= (fuel t1) 4) (not (at t1 b))", True),  # a value given twice
+    ("(= (fuel t1) 10)", "(= (fule t1) 10)", False),                     # unknown function
+    ("(= (fuel t1) 10)", "(= (fuel t1 a) 10)", False),                   # wrong arity
+    ("(= (fuel t1) 10)", "(= (fuel t3) 10)", False),                     # unknown object
+    ("(= (fuel t1) 10)", "(= (fuel a) 10)", False),                      # an object of the wrong type
+    ("(= (total-cost) 0)", "(= (total-cost) 5)", False),                 # the initial cost must be 0
+])
+@pytest.mark.parametrize("typing", ["strict", "lenient"])
+def test_numeric_init_values_take_the_fast_path_only_where_the_checked_path_finds_no_fault(
+        old, new, fast_path, typing, monkeypatch) -> None:
+    """The loader reads a plain problem's values straight from its words (``_checked_values``); the model,
+    warnings and errors must be those of the checked path (parsed forms converted one by one), and every
+    fault must leave the fast path for the checked one, which locates it."""
+    text = PROBLEM.replace(old, new, 1)
+    assert _plain_problem(text)
+    domain = loader.parse_domain(DOMAIN, "d.pddl")
+    taken = []
+    real = loader._checked_values
+
+    def spy(*args):
+        taken.append(real(*args) is not None)
+        return None if not taken[-1] else real(*args)
+
+    def load():
+        loaded = loader.read_problem(text, domain, "p.pddl", typing)
+        return loaded.model, [str(e) for e in loaded.errors]
+
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "_checked_values", spy)
+        fast = load()
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "_checked_values", lambda *_: None)
+        checked = load()
+    assert taken == [fast_path]
+    assert fast == checked
+    if fast[0] is not None:
+        assert [type(v) for v in fast[0].function_values.values()] == [type(v) for v in checked[0].function_values.values()]

@@ -160,3 +160,23 @@ def test_a_type_listed_twice_is_warned_about_without_importing_the_full_parser()
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_blank_comments_is_read_once_per_text_and_stays_exact() -> None:
+    """Loading one file asks for its comment-blanked code about a dozen times: the text last blanked is
+    kept (the same object back), and every answer, through evictions, is the regex's, offsets unchanged."""
+    import re
+
+    from toolkit.reading.text import blank_comments
+
+    def expected(t: str) -> str:
+        return re.sub(r";[^\n]*", lambda mt: " " * len(mt.group()), t)
+
+    texts = [f"(define (problem p{i}) ; note {i}\n (:init (a)) ;; end\n;x" * (i + 1) for i in range(20)]
+    texts += ["(no comment)", "", ";", "a;b\nc;\n;;d", "(x) ; é ünïcode\r\n(y)"]
+    for _ in range(2):
+        for t in texts:
+            got = blank_comments(t)
+            assert got == expected(t) and len(got) == len(t)
+    big = texts[3]
+    assert blank_comments(big) is blank_comments(big)  # kept, not blanked again

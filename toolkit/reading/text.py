@@ -25,9 +25,21 @@ COMMENT_RE = re.compile(r";[^\n]*")
 VAR_PREFIX = "pgtvar-"
 
 
+# The texts last blanked, and their blanked code: loading one file asks for the same text's code
+# about a dozen times (normalising, each reader, locating sections), each a scan of the whole file.
+_BLANKED: dict[str, str] = {}
+
+
 def blank_comments(text: str) -> str:
     """Comments replaced by spaces, so offsets stay valid for searching."""
-    return COMMENT_RE.sub(lambda mt: " " * len(mt.group()), text)
+    if ";" not in text:  # no comment: the text itself (one scan in C)
+        return text
+    hit = _BLANKED.get(text)
+    if hit is None:
+        if len(_BLANKED) >= 8:  # the files being read now (a domain, a problem, their normalised texts)
+            _BLANKED.clear()
+        hit = _BLANKED[text] = COMMENT_RE.sub(lambda mt: " " * len(mt.group()), text)
+    return hit
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
