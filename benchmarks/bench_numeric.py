@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import statistics
 import sys
 import time
 import warnings
@@ -190,6 +191,9 @@ def main(argv: list[str] | None = None) -> int:
         names = ("stepping", "load", "check", "load+check")
         spans = ", ".join(f"{n} {min(r['x'][k] for r in rows):.0f}-{max(r['x'][k] for r in rows):.0f}x"
                           for k, n in enumerate(names))
+        both = sorted(r["x"][3] for r in rows)
+        print(f"# load+check: median {statistics.median(both):.0f}x, "
+              f"worst {both[0]:.0f}x (target >= {TARGET:.0f}x: met on {sum(x >= TARGET for x in both)} of {len(both)})")
         met = sum(r["x"][0] >= TARGET for r in rows)
         print(f"# {len(rows)} domains: {spans}; stepping >= {TARGET:.0f}x on {met} of {len(rows)}; "
               f"verdicts agree on {sum(r['agree'] == 1.0 for r in rows)} of {len(rows)}")

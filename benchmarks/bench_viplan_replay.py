@@ -58,6 +58,8 @@ if __package__ in (None, ""):  # run as a script: make the project importable
 from benchmarks.runner import RunConfig, run_study  # noqa: E402
 from benchmarks.store import collect, read_records  # noqa: E402
 from benchmarks.viplan_episodes import UNLOGGED_ANSWER  # noqa: E402
+from benchmarks import viplan_bddl  # noqa: E402
+from benchmarks.viplan_fidelity import per_problem  # noqa: E402
 from benchmarks.viplan_import import ImportedRun, import_results  # noqa: E402
 from benchmarks.viplan_logs import find_logs, read_log  # noqa: E402
 
@@ -65,9 +67,9 @@ TARGETS = {"outcome": 0.99, "questions": 0.95, "steps": 0.99}
 ROOT = Path(__file__).resolve().parents[1]
 # the code that decides what a replay does: a kept row measured with other versions of it is measured again
 REPLAY_CODE = ("benchmarks/viplan_episodes.py", "benchmarks/viplan_import.py", "benchmarks/viplan_logs.py",
-               "toolkit/replayed_world.py", "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py",
+               "benchmarks/viplan_problem_version.py", "toolkit/replayed_world.py", "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py",
                "toolkit/agents/viplan_goals.py", "toolkit/agents/vlm_planner.py", "grounders/replay.py",
-               "toolkit/planners/up_oneshot.py", "toolkit/planners/up_oneshot_call.py")
+               "toolkit/planners/up_oneshot.py", "toolkit/planners/up_oneshot_call.py", "benchmarks/viplan_bddl.py")
 
 
 def replay_code_digest() -> str:
@@ -184,7 +186,8 @@ def replay(run: ImportedRun, index: int, out: Path, workers: int, planner: str) 
     config = RunConfig(suite=run.suites[index], domain=run.domain_file, protocol=first.protocol, grounder="replay",
                        replay=replay_from, max_steps=log.max_steps, seeds=max(scenes.values()),
                        action_failure=first.fail_probability, planner=planner)
-    episodes = run_study(config, out, workers=workers, progress=False)
+    # only the logged episodes: a household problem is played 2-7 times (viplan_fidelity.per_problem)
+    episodes = run_study(per_problem(config, {Path(p).stem: n for p, n in scenes.items()}), out, workers=workers, progress=False)
     return collect(read_records(episodes)).all
 
 
@@ -231,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--planner", default="up-oneshot", help="the replay's planner (pgt run --planner; default: "
                     "up-oneshot, as ViPlan)")
     add_planner_options(ap)
+    ap.add_argument("--bddl", default=os.environ.get(viplan_bddl.ENV), help="StanfordVL/bddl checkout or bare "
+                    "snapshot: the household problems' hidden initial state, the BEHAVIOR activity's :init "
+                    f"(default: ${viplan_bddl.ENV})")
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--budget-minutes", type=float, help="start no new group after this many minutes")
     ap.add_argument("--list", type=int, default=20, help="disagreements listed per row (0: none, -1: all)")
@@ -238,8 +244,15 @@ def main(argv: list[str] | None = None) -> int:
                     "(default: a temporary folder)")
     args = ap.parse_args(argv)
     use_planner_options(ap, args)
-    engines, code = _engines(args.planner), replay_code_digest()
+    if args.bddl:
+        os.environ[viplan_bddl.ENV] = args.bddl  # read where the household episodes are imported
+    engines, code = _engines(args.planner), replay_code_digest() + ("+bddl" if args.bddl else "")
     root = checkout(args.viplan)
+    if args.domain != "blocksworld":
+        unread = viplan_bddl.unread_problems(root / "data" / "planning" / "igibson", args.bddl)
+        if unread:
+            print(f"hidden initial state not read (no --bddl snapshot holds its activity) for {len(unread)} "
+                  f"household problems: {', '.join(unread)}", flush=True)
     work = Path(args.out) if args.out else Path(tempfile.mkdtemp(prefix="viplan-replay-"))
     files = [f for f in find_logs(root / "results" / "final") if _wanted(f, args)]
     groups: dict[tuple, list[Path]] = defaultdict(list)

@@ -56,6 +56,9 @@ class RunConfig:
     noise: str | None = None  # noisy grounder: the noise model's text (grounders/noise), resolved when built
     action_failure: float = 0.0
     seeds: int = 1
+    # (problem stem, seeds) pairs: problem p runs seeds 0..n-1 and problems not named run none (None: every problem
+    # runs `seeds`); a released run's episodes exactly, where ViPlan runs a household problem once per scene instance
+    seeds_per_problem: tuple[tuple[str, int], ...] | None = None
     domain: str | None = None
     max_steps: int | None = None
     planner: str = "default"
@@ -90,7 +93,7 @@ class RunConfig:
     EXECUTION_FIELDS: ClassVar[tuple[str, ...]] = ("base_url", "timeout", "max_retries", "max_reply_bytes", "cache",
                                                    "no_cache",
                                                    "answer_log", "max_inflight", "rpm", "tpm", "executor", "address")
-    SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "problems")
+    SCOPE_FIELDS: ClassVar[tuple[str, ...]] = ("seeds", "seeds_per_problem", "problems")
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunConfig:
@@ -106,6 +109,9 @@ class RunConfig:
         return cls(**fields)
 
     def __post_init__(self) -> None:
+        if self.seeds_per_problem is not None:  # config.json holds it as a list of [stem, n] lists
+            pairs = tuple((str(stem), int(n)) for stem, n in self.seeds_per_problem)
+            object.__setattr__(self, "seeds_per_problem", pairs)
         if self.ask_static not in ASK_STATIC:
             raise PgtError(f"--ask-static {self.ask_static}: choose {', '.join(ASK_STATIC)}")
         if self.planner == "default":  # recorded resolved: what "default" means may change, a record must not
@@ -203,9 +209,24 @@ class EpisodeSpec:
 
 def episode_specs(config: RunConfig) -> list[EpisodeSpec]:
     splits: list[Split] = resolve_suite(config.suite, config.domain, config.max_steps)
+    seeds = _seed_counts(config, splits)
     return [EpisodeSpec(config, s.name, str(s.domain), str(p), seed,
                         s.planner_max_steps if config.protocol == "viplan-planner" else s.max_steps)
-            for s in splits for p in s.problems[: config.problems] for seed in range(config.seeds)]
+            for s in splits for p in s.problems[: config.problems] for seed in range(seeds(p))]
+
+
+def _seed_counts(config: RunConfig, splits: list[Split]) -> Callable[[Path], int]:
+    """How many seeds a problem file runs: ``config.seeds``, or its entry in ``config.seeds_per_problem``
+    (a name no problem of the suite has is an error, not a silently smaller study)."""
+    if config.seeds_per_problem is None:
+        return lambda problem: config.seeds
+    counts = dict(config.seeds_per_problem)
+    stems = {Path(p).stem for s in splits for p in s.problems}
+    unknown = sorted(set(counts) - stems)
+    if unknown:
+        raise PgtError(f"seeds per problem: no problem {', '.join(unknown)} in suite {config.suite} "
+                       f"(it has {', '.join(sorted(stems))})")
+    return lambda problem: counts.get(Path(problem).stem, 0)
 
 
 # ------------------------------------------------------------------ episode

@@ -101,6 +101,17 @@ class Walk:
         except PgtError:
             return None
 
+    def hidden_init(self, atoms: frozenset[Atom] | None) -> None:
+        """The environment's initial truths the problem file lacks (:func:`benchmarks.viplan_bddl.hidden_init`).
+
+        Called before the log is walked, so any value the log gives at the start overrides them;
+        they are the world script's truth at position 0 (never a view: the runs did not see them).
+        """
+        for atom in sorted(atoms or (), key=str):
+            if atom not in self.state:
+                self.script.observe(atom, True, False)
+                self.state = self.state | {atom}
+
     def _know(self, atom: Atom, value: bool | None, visible: bool) -> None:
         self.script.observe(atom, value, visible)
         if value is not None and (atom in self.state) != value:

@@ -51,7 +51,8 @@ def _success(records: Sequence[dict[str, Any]]) -> Estimate:
 
 
 def studies(run: Path, calibration: Path, seeds: int) -> list[tuple[str, Any]]:
-    """One simulated study per split of an imported run: ViPlan's problem folder, cap, failures and scene count."""
+    """One simulated study per split of an imported run: ViPlan's problem folder, cap, failures, and
+    ``seeds`` simulated episodes per released episode of each problem (:func:`per_problem`)."""
     from benchmarks.runner import RunConfig
 
     records = collect(read_records(run / "episodes.jsonl")).judged
@@ -67,14 +68,43 @@ def studies(run: Path, calibration: Path, seeds: int) -> list[tuple[str, Any]]:
         first = mine[0]
         suite = Path(first["config"]["suite"])
         folder = suite if suite.name == split else suite / split
-        scenes = max(Counter(r["problem"] for r in mine).values())
+        counts = {problem: n * seeds for problem, n in Counter(r["problem"] for r in mine).items()}
         config = RunConfig(suite=str(folder), domain=first["config"]["domain"], protocol="viplan-grounder",
-                           grounder="noisy", calibration=str(calibration), seeds=scenes * seeds,
+                           grounder="noisy", calibration=str(calibration), seeds=max(counts.values()),
                            max_steps=int(first["imported"]["max_steps"]),
                            action_failure=float(first["imported"].get("fail_probability") or 0.0),
                            world=IGIBSON_WORLD if "/igibson/" in first["imported"]["file"] else None)
-        out.append((split, config))
+        out.append((split, per_problem(config, counts)))
     return out
+
+
+def per_problem(config: Any, counts: dict[str, int]) -> Any:
+    """``config`` running ``counts[stem]`` seeds of each problem and no other problem.
+
+    ViPlan's household runs play a problem once per scene instance its split's
+    ``metadata.json`` lists (``scene_instance_pairs``: 2 to 7 per problem;
+    viplan/experiments/benchmark_igibson_vila.py and benchmark_igibson_plan.py, ``main``:
+    ``for scene_id, instance_id in scene_instance_pairs``), which the importer records as
+    seeds 0, 1, ... of the problem; a released run cut short has fewer. Simulating every
+    problem with the largest count would weigh problems otherwise than the released split.
+    Where the counts are the same for every problem of the folder (every Blocksworld run, one
+    episode per problem; the household simple split) the config stays the plain
+    ``seeds = n`` one, so studies measured before per-problem seeds resume unchanged.
+    """
+    from benchmarks.runner import episode_specs
+
+    everything = {Path(spec.problem).stem for spec in episode_specs(config)}
+    if set(counts) == everything and len(set(counts.values())) == 1:
+        return config
+    return dataclasses.replace(config, seeds_per_problem=tuple(sorted(counts.items())))
+
+
+def wanted_ids(run: Path, calibration: Path, seeds: int) -> dict[str, set[str]]:
+    """Per split, the ids of the simulated episodes that stand for ``run``'s (a study folder may hold more:
+    one simulated before per-problem seeds ran the largest count for every problem)."""
+    from benchmarks.runner import episode_specs
+
+    return {split: {spec.id for spec in episode_specs(config)} for split, config in studies(run, calibration, seeds)}
 
 
 def evaluate_run(run: Path, calibration: Path, simulated: dict[str, list[dict[str, Any]]]) -> ReleasedResult:
@@ -89,14 +119,17 @@ def evaluate_run(run: Path, calibration: Path, simulated: dict[str, list[dict[st
     return ReleasedResult(run.name, calibration, str(noise), verdicts, combined)
 
 
-def finished(study: Path) -> list[dict[str, Any]]:
-    """The judged episodes of one simulated split; an error naming the study when none finished."""
+def finished(study: Path, wanted: set[str] | None = None) -> list[dict[str, Any]]:
+    """The judged episodes of one simulated split (those whose id is in ``wanted``, when given);
+    an error naming the study when none finished."""
     episodes = collect(read_records(study / "episodes.jsonl"))
-    if not episodes.judged:
-        first = episodes.errors[0].get("error", "") if episodes.errors else "no episode recorded"
-        raise PgtError(f"{study}: no simulated episode finished ({len(episodes.errors)} errors, the first: "
+    judged = [r for r in episodes.judged if wanted is None or r["id"] in wanted]
+    if not judged:
+        errors = [r for r in episodes.errors if wanted is None or r.get("id") in wanted]
+        first = errors[0].get("error", "") if errors else "no episode recorded"
+        raise PgtError(f"{study}: no simulated episode finished ({len(errors)} errors, the first: "
                        f"{first}); run the same command again to retry them")
-    return episodes.judged
+    return judged
 
 
 def recorded(out: Path) -> list[ReleasedResult]:
@@ -108,8 +141,10 @@ def recorded(out: Path) -> list[ReleasedResult]:
         if not (released / "episodes.jsonl").is_file():
             raise PgtError(f"{marker}: the released run {released} is gone; import it again "
                            "(pgt import viplan-results) or remove the folder")
-        simulated = {split: finished(marker.parent / split) for split in source["splits"]}
-        results.append(evaluate_run(released, Path(source["calibration"]), simulated))
+        calibration = Path(source["calibration"])
+        wanted = wanted_ids(released, calibration, int(source.get("seeds", 1)))
+        simulated = {split: finished(marker.parent / split, wanted.get(split, set())) for split in source["splits"]}
+        results.append(evaluate_run(released, calibration, simulated))
     return results
 
 
@@ -133,7 +168,7 @@ def markdown(results: Sequence[ReleasedResult]) -> str:
 
 def released_cmd(args: Any) -> int:
     """``pgt fidelity --released RUN ...``: fit, simulate on ViPlan's problems, judge per split."""
-    from benchmarks.runner import run_study
+    from benchmarks.runner import episode_specs, run_study
     from benchmarks.viplan_calibrate import fit_run
 
     out = Path(args.out)
@@ -144,10 +179,12 @@ def released_cmd(args: Any) -> int:
             if args.noise:
                 config = dataclasses.replace(config, noise=args.noise)
             run_study(config, out / run.name / split, max(1, args.workers), progress=not args.quiet)
-            finished(out / run.name / split)  # a split whose episodes all failed is not recorded as measured
+            # a split whose episodes all failed is not recorded as measured
+            finished(out / run.name / split, {spec.id for spec in episode_specs(config)})
             splits.append(split)
         (out / run.name).mkdir(parents=True, exist_ok=True)
-        source = {"released": str(run.resolve()), "calibration": str(calibration.resolve()), "splits": splits}
+        source = {"released": str(run.resolve()), "calibration": str(calibration.resolve()), "splits": splits,
+                  "seeds": args.seeds}
         (out / run.name / "released.json").write_text(json.dumps(source, indent=1) + "\n", encoding="utf-8")
     results = recorded(out)
     text = markdown(results) + "\n" + tally(results) + "\n"

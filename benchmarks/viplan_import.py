@@ -106,7 +106,8 @@ def _write_run(folder: Path, logs: list[ViPlanLog], root: Path) -> ImportedRun:
         raise PgtError(f"{first.path.parent}: two result files of the same split for {first.group_name()}: "
                        + ", ".join(str(log.path) for log in logs))
     domain_file = root / "data" / "planning" / first.domain / "domain.pddl"
-    suites = tuple(str(_problem_folder(root, log)) for log in logs)
+    problems = _problems_run(logs, root, domain_file, folder)
+    suites = tuple(str(problems[log.episodes[0].problem].parent) for log in logs)
     suite = suites[0] if len(suites) == 1 else str(Path(suites[0]).parent)
     config = RunConfig(suite=suite, protocol=first.protocol, grounder="vlm", model=first.model, cot=first.cot,
                        action_failure=first.fail_probability, domain=str(domain_file),
@@ -124,7 +125,7 @@ def _write_run(folder: Path, logs: list[ViPlanLog], root: Path) -> ImportedRun:
         write_config(folder / "config.json", {**config.to_dict(), "imported_from": "viplan"})
         with Appender(episodes_file) as sink:
             for log in logs:
-                for record, records in _records(log, root, config, domain_file):
+                for record, records in _records(log, root, problems, config, domain_file):
                     sink.write(record)
                     if records:
                         writer.write_all(records)  # type: ignore[union-attr]
@@ -143,26 +144,58 @@ def _shown(path: Path, root: Path) -> str:
         return str(real)
 
 
-def _problem_folder(root: Path, log: ViPlanLog) -> Path:
-    return (root / log.episodes[0].problem).parent
+def _problems_run(logs: list[ViPlanLog], root: Path, domain_file: Path, folder: Path) -> dict[str, Path]:
+    """The problem file each episode's problem (as ViPlan names it) ran: the snapshot's, or where a
+    household grounder run's action checks name objects the snapshot's file lacks, the file with them
+    declared (:mod:`benchmarks.viplan_problem_version`), written with its split's other files and
+    ``metadata.json`` to ``folder/problems/SPLIT`` so the replay runs that folder."""
+    from benchmarks.viplan_problem_version import missing_objects, run_objects, with_objects
+    from toolkit.loader import load_domain, load_problem
+
+    files = {ep.problem: root / ep.problem for log in logs for ep in log.episodes}
+    for log in logs:
+        for ep in log.episodes:
+            if not files[ep.problem].is_file():
+                raise PgtError(f"{log.path}: episode {ep.key!r}: no problem file {files[ep.problem]}")
+    if logs[0].domain != "igibson" or logs[0].protocol != "viplan-grounder":
+        return files  # Blocksworld's simulator and the planner protocol name no objects of their own
+    domain = load_domain(domain_file)
+    rewritten: dict[str, str] = {}
+    for name, path in files.items():
+        uses = run_objects(ep.data for log in logs for ep in log.episodes if ep.problem == name)
+        extra = missing_objects(domain, load_problem(path, domain).objects, uses)
+        if extra:
+            rewritten[name] = with_objects(path.read_text(), extra, str(path))
+    if not rewritten:
+        return files
+    for name in files:  # every split's folder, so the run's suite is one folder of splits
+        source = files[name]
+        target = folder / "problems" / source.parent.name / source.name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(rewritten.get(name) or source.read_text())
+        if (source.parent / "metadata.json").is_file():
+            (target.parent / "metadata.json").write_text((source.parent / "metadata.json").read_text())
+        files[name] = target
+    return files
 
 
-def _records(log: ViPlanLog, root: Path, config: Any, domain_file: Path):
+def _records(log: ViPlanLog, root: Path, problems: dict[str, Path], config: Any, domain_file: Path):
     """(record, answer records) per episode of ``log``; household scene instances are seeds 0, 1, ..."""
     from benchmarks.runner import _task
+    from benchmarks.viplan_bddl import hidden_init
 
     seeds: dict[str, int] = {}
     label = f"{config.label()} (ViPlan log)"
     for ep in log.episodes:
-        problem_file = root / ep.problem
-        if not problem_file.is_file():
-            raise PgtError(f"{log.path}: episode {ep.key!r}: no problem file {problem_file}")
+        problem_file = problems[ep.problem]
         seed = seeds[ep.problem] = seeds.get(ep.problem, -1) + 1
         stem = Path(ep.problem).stem
         episode_id = f"{log.split}/{stem}/seed{seed}"
         task = _task(str(domain_file), str(problem_file))
         # ViPlan's household world (iGibson) shows part of the state; its Blocksworld simulator all of it
         walk = Walk(task, episode_id, log.model, partial=log.domain == "igibson")
+        if log.domain == "igibson":
+            walk.hidden_init(hidden_init(task, problem_file))
         try:
             fields = (grounder_episode if log.protocol == "viplan-grounder" else planner_episode)(log, ep, walk)
         except PgtError as exc:

@@ -21,7 +21,9 @@ when every ground action, in every state where it can fire and the group holds:
 
 This proves the group is *preserved*; whether the initial state satisfies it is a
 fact about the problem, which an agent without privileged access learns from its
-observations (see :mod:`toolkit.agents.belief_agent`).
+observations (see :mod:`toolkit.agents.belief_agent`). An instance of a single atom
+is no group, but under "exactly one" it says the atom is true; :func:`lone_atoms`
+checks those instances by the same rule.
 """
 
 from __future__ import annotations
@@ -124,13 +126,18 @@ def _atoms_by_predicate(task: Task) -> dict[str, list[Atom]]:
     return out
 
 
-def _instances(task: Task, members: tuple[Member, ...]) -> dict[tuple[str, ...], frozenset[Atom]]:
+def _instances(task: Task, members: tuple[Member, ...], least: int = 2) -> dict[tuple[str, ...], frozenset[Atom]]:
+    """The pattern's ground instances of at least ``least`` reachable atoms, by group key.
+
+    An instance of one atom says nothing under "at most one", so groups are those of two or more;
+    :func:`lone_atoms` reads the instances of one atom under "exactly one".
+    """
     out: dict[tuple[str, ...], set[Atom]] = {}
     by_predicate = _atoms_by_predicate(task)
     for m in members:
         for atom in by_predicate.get(m.predicate, ()):
             out.setdefault(m.key(atom), set()).add(atom)
-    return {k: frozenset(v) for k, v in out.items() if len(v) > 1}
+    return {k: frozenset(v) for k, v in out.items() if len(v) >= least}
 
 
 def _entries(action: GroundAction) -> tuple[list[_Entry], list[_Entry]]:
@@ -249,6 +256,31 @@ def find_patterns(task: Task) -> tuple[Pattern, ...]:
                 found.append(Pattern(members, exactly))
                 break
     return tuple(found)
+
+
+@functools.lru_cache(maxsize=256)
+def lone_atoms(task: Task, pattern: Pattern) -> frozenset[Atom]:
+    """The atoms an exactly-one pattern pins down alone: its instances of a single reachable atom.
+
+    "Exactly one of one atom" says the atom is true, in every state that satisfies the
+    pattern there, if the actions keep it so. :func:`find_patterns` proves preservation
+    on the groups (two or more atoms) only, so each such instance is checked here by the
+    same rule (no action takes its atom away without adding it back); those that pass
+    are returned. Hanoi with one disc: nothing is ever moved onto ``d1``,
+    so "``d1`` is clear or has one thing on it" has the single atom ``(clear d1)``.
+    Empty for an at-most-one pattern (one atom or none says nothing).
+    """
+    if not pattern.exactly_one:
+        return frozenset()
+    lone = {atom for atoms in _instances(task, pattern.members, least=1).values() if len(atoms) == 1
+            for atom in atoms}
+    touching: dict[Atom, list[GroundAction]] = {atom: [] for atom in lone}
+    for action in task.reachable_actions() if lone else ():
+        eff = action.effect
+        for atom in lone & (eff.adds | eff.dels | {x for c in eff.conditional for x in c.adds | c.dels}):
+            touching[atom].append(action)
+    return frozenset(atom for atom, actions in touching.items()
+                     if all(_preserves(a, frozenset({atom}), *_entries(a), True) for a in actions))
 
 
 def drop_implied(task: Task, patterns: Iterable[Pattern]) -> tuple[Pattern, ...]:

@@ -6,15 +6,16 @@ of the whole domain), which on small problems is most of ``pgt``'s load time whe
 Fast Downward's translator reads the same file in a few milliseconds.
 
 :func:`read_plain_domain` reads the grammar's domain rule (requirements, types,
-constants, predicates, functions, actions with STRIPS, ADL and action-cost bodies)
+constants, predicates, functions, actions with STRIPS, ADL and numeric bodies:
+numeric conditions and effects through :mod:`toolkit.reading.plain_numeric`)
 into forms with the shapes of the ``pddl`` objects the package's transformer builds
 (:mod:`toolkit.reading.forms`, which spares ``pgt validate`` the package's import), made
 from the same pieces in the same order, so the loader's conversion (name, arity and
 type checks, error positions, warnings) runs unchanged on either. It is the
 domain twin of :mod:`toolkit.plain_problem`: anything it does not fully
 understand, and anything the full parser or the package's validation would
-complain about (an undeclared type or constant, a name declared twice, a
-numeric condition), returns None and the caller takes the full parser, which
+complain about (an undeclared type or constant, a name declared twice),
+returns None and the caller takes the full parser, which
 owns every error message (the one exception: a ``:derived`` head that names an
 undeclared predicate or has another arity is read as written, for the loader's
 own located message). The one repair both paths make is a type listed twice
@@ -28,8 +29,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from toolkit.plain_problem import _NUMBER, ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
-from toolkit.reading import forms
+from toolkit.plain_problem import ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
+from toolkit.reading import forms, plain_numeric
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 from toolkit.reading.text import blank_comments, line_col, listed_at, section
 
@@ -37,7 +38,7 @@ from toolkit.reading.text import blank_comments, line_col, listed_at, section
 _REQUIREMENTS = frozenset({
     ":strips", ":typing", ":negative-preconditions", ":disjunctive-preconditions", ":equality",
     ":existential-preconditions", ":universal-preconditions", ":quantified-preconditions",
-    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":derived-predicates",
+    ":conditional-effects", ":adl", ":action-costs", ":numeric-fluents", ":fluents", ":derived-predicates",
 })
 _SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 
@@ -301,6 +302,8 @@ class _Reader:
                 raise _NotPlain
             cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
             return cls(cond=self._gd(el[2]), variables=self._variables(el[1]))
+        if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+            return plain_numeric.comparison(el, self._f_head)
         return self._atom(el)
 
     def _effect(self, el: SExpr):
@@ -330,10 +333,8 @@ class _Reader:
             if len(el) != 2:
                 raise _NotPlain
             return forms.Not(self._atom(el[1]))
-        if el[0] == "increase":
-            if len(el) != 3:
-                raise _NotPlain
-            return forms.Increase(self._f_head(el[1]), self._f_exp(el[2]))
+        if isinstance(el[0], str) and el[0] in plain_numeric.UPDATES:
+            return plain_numeric.update(el, self._f_head)
         return self._atom(el)
 
     def _f_head(self, el: SExpr) -> forms.NumericFunction:
@@ -341,10 +342,3 @@ class _Reader:
             raise _NotPlain  # a bare name: rare, the full parser reads it
         fname = "total-cost" if el == ["total-cost"] else _name(el[0])
         return forms.NumericFunction(fname, *[self._term(t) for t in el[1:]])
-
-    def _f_exp(self, el: SExpr):
-        if isinstance(el, str):
-            if not _NUMBER.match(el) or el.count(".") > 1:
-                raise _NotPlain
-            return forms.NumericValue(float(el) if "." in el else int(el))
-        return self._f_head(el)

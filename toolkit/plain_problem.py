@@ -5,7 +5,8 @@ The ``pddl`` package's Lark parser spends about 100 us per token; a large ``:ini
 grounding itself, where Fast Downward's translator reads the same file in a few
 milliseconds. Most problem files are plain: typed object lists, an ``:init`` of
 ground atoms, negated atoms and ``(= (f objs) number)`` values, a goal made of
-``and``/``or``/``not`` over ground atoms, and at most ``(:metric minimize (total-cost))``.
+``and``/``or``/``not`` over ground atoms and numeric comparisons, and a ``:metric`` over fluents
+(:mod:`toolkit.reading.plain_numeric`).
 
 :func:`read_plain_problem` reads exactly that shape into forms with the shapes of the ``pddl``
 objects the Lark transformer builds (:mod:`toolkit.reading.forms`, which spares ``pgt validate``
@@ -22,7 +23,7 @@ import re
 from types import SimpleNamespace
 from typing import Callable, Union
 
-from toolkit.reading import forms
+from toolkit.reading import forms, plain_numeric
 from toolkit.reading.forms import Constant, Predicate, Variable
 from toolkit.reading.names import NAME_RE, NUMBER_RE
 
@@ -90,9 +91,17 @@ def _sexpr(code: str) -> list[SExpr]:
     return stack[0][0]
 
 
+_NAMES: set[str] = set()  # words already found to be names (a file repeats its names: one check each)
+
+
 def _name(tok: SExpr) -> str:
+    if tok.__class__ is str and tok in _NAMES:
+        return tok  # type: ignore[return-value]
     if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in KEYWORDS:
         raise _NotPlain
+    if len(_NAMES) > 100_000:  # a long-running process reads many files: the memory starts over
+        _NAMES.clear()
+    _NAMES.add(tok)
     return tok
 
 
@@ -141,6 +150,8 @@ def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
     """
     out: list[tuple[str, tuple[str, ...]]] = []
     pending: list[str] = []
+    if any(isinstance(t, str) and t[:1] == "-" and len(t) > 1 for t in items):
+        items = _split_dashes(items)
     i = 0
     while i < len(items):
         if items[i] == "-":
@@ -153,6 +164,19 @@ def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
         pending.append(name(items[i]))
         i += 1
     return out + [(n, ()) for n in pending]
+
+
+def _split_dashes(items: list[SExpr]) -> list[SExpr]:
+    """``rover -object waypoint -place`` as the grammar's lexer reads it (IPC's rover and tpp write so): a name
+    never starts with ``-``, so ``-place`` is the separator and ``place``; ``-object`` names the root type, which
+    the loader's normalisation spells :data:`ROOT` only after a free-standing ``-``."""
+    out: list[SExpr] = []
+    for t in items:
+        if isinstance(t, str) and t[:1] == "-" and len(t) > 1:
+            out += ["-", ROOT if t[1:].lower() == "object" else t[1:]]
+        else:
+            out.append(t)
+    return out
 
 
 def _typed_list(items: list[SExpr], variables: bool, either: bool = True,
@@ -264,6 +288,8 @@ def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = froze
         inner = bound | {str(v.name).lower() for v in variables}
         cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
         return cls(cond=_goal(el[2], by_name, inner), variables=variables)
+    if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+        return plain_numeric.comparison(el, lambda head: _goal_function(head, by_name, bound))
     if op == "=":
         if len(el) != 3:
             raise _NotPlain
@@ -281,9 +307,27 @@ def _goal_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]):
     return _object(tok, by_name)
 
 
+def _goal_function(el: list, by_name: dict[str, Constant], bound: frozenset[str]) -> forms.NumericFunction:
+    """A function term in a goal comparison (the domain transformer's ``f_head``, its terms the problem's
+    ``constant`` rule: objects, or variables of an enclosing quantifier)."""
+    return forms.NumericFunction(_function_name(el), *[_goal_term(t, by_name, bound) for t in el[1:]])
+
+
+def _function_name(el: list) -> str:
+    if not el:
+        raise _NotPlain  # (a bare name as a function term is rare: the full parser reads it)
+    return "total-cost" if el == ["total-cost"] else _name(el[0])
+
+
+def _metric_function(el: list) -> forms.NumericFunction:
+    """``basic_function_term`` of ``metric_f_exp``: the problem transformer's fresh, untyped ``Constant`` per name."""
+    return forms.NumericFunction(_function_name(el), *[Constant(_name(a)) for a in el[1:]])
+
+
 def _metric(items: list[SExpr] | None):
+    """``(:metric minimize|maximize metric_f_exp)`` as the problem transformer's ``metric_spec`` builds it."""
     if items is None:
         return None
-    if items == ["minimize", ["total-cost"]]:
-        return forms.Metric(forms.NumericFunction("total-cost"), "minimize")
-    raise _NotPlain
+    if len(items) != 2 or items[0] not in ("minimize", "maximize"):
+        raise _NotPlain
+    return forms.Metric(plain_numeric.f_exp(items[1], _metric_function), items[0])

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from toolkit.domains import DOMAINS_ROOT
 
 IPC = Path("/work/shared/ipc-sample")
+NUMERIC = Path(__file__).resolve().parent / "data" / "numeric"  # numeric fluents: the plain readers take them too
 # A token of PDDL text: a parenthesis, a comment, a word, or a run of white space.
 TOKEN = re.compile(r"\(|\)|;[^\n]*|[^\s();]+|\s+")
 
@@ -29,7 +30,7 @@ def _small(path: Path) -> bool:
 
 def _domain_files() -> list[Path]:
     ipc = sorted(IPC.glob("*/domain.pddl")) if IPC.is_dir() else []
-    return [*sorted(DOMAINS_ROOT.glob("*/domain.pddl")), *ipc]
+    return [*sorted(DOMAINS_ROOT.glob("*/domain.pddl")), *ipc, NUMERIC / "domain.pddl"]
 
 
 def _problem_files() -> list[tuple[Path, Path]]:
@@ -39,7 +40,7 @@ def _problem_files() -> list[tuple[Path, Path]]:
         probs = sorted((p for p in dom.parent.glob("*.pddl") if "domain" not in p.name), key=lambda p: p.stat().st_size)
         if probs and _small(probs[0]):
             pairs.append((dom, probs[0]))
-    return pairs
+    return [*pairs, (NUMERIC / "domain.pddl", NUMERIC / "problem.pddl")]
 
 
 DOMAINS = [p.read_text(encoding="utf-8") for p in _domain_files()]
@@ -60,7 +61,7 @@ CHARACTERS = "()?-:;= \n\tabcxyzABC01\u00e9\x00\"'`[]{},."
 WORDS = ["either", "object", "Object", "OBJECT", "-", "?x", "?X", "?", ":action", ":parameters", ":precondition",
          ":effect", "total-cost", "number", "and", "or", "not", "=", "define", "domain", "problem", ":domain",
          ":constants", ":types", ":objects", ":init", ":goal", ":metric", "minimize", "increase", "when", "forall",
-         "exists", "imply", "a-b", "a_b", "_a", "x1", "(", ")", "()", "( )", "- (either)", "- (either a)", "::"]
+         "exists", "imply", "assign", "decrease", "scale-up", "<=", ">", "+", "*", "/", "maximize", "a-b", "a_b", "_a", "x1", "(", ")", "()", "( )", "- (either)", "- (either a)", "::"]
 
 
 def _words(parts: list[str]) -> list[int]:

@@ -139,3 +139,52 @@ def test_an_add_with_no_known_true_atom_must_delete_every_other_one():
     found = toy_patterns("grab :parameters (?b - ball ?r - room) :precondition (not (held ?b)) "
                          ":effect (and (held ?b) (not (at ?b ?r)))")
     assert not any("{(at ?g0 *), (held ?g0)}" in f for f in found)
+
+
+# Towers of Hanoi, untyped, with "smaller" as the static size order; one disc on three pegs.
+HANOI = """
+(define (domain hanoi-test)
+  (:requirements :strips)
+  (:predicates (clear ?x) (on ?x ?y) (smaller ?x ?y))
+  (:action move :parameters (?disc ?from ?to)
+    :precondition (and (smaller ?to ?disc) (on ?disc ?from) (clear ?disc) (clear ?to))
+    :effect (and (clear ?from) (on ?disc ?to) (not (on ?disc ?from)) (not (clear ?to))))
+  %s
+)
+"""
+ONE_DISC = """(define (problem one) (:domain hanoi-test) (:objects p1 p2 p3 d1)
+  (:init (smaller p1 d1) (smaller p2 d1) (smaller p3 d1) (clear p2) (clear p3) (clear d1) (on d1 p1))
+  (:goal (on d1 p3)))"""
+COVERED = "exactly one of {(clear ?g0), (on * ?g0)}"
+
+
+def hanoi_task(extra: str = "") -> Task:
+    domain = parse_domain(HANOI % extra)
+    return Task(domain, parse_problem(ONE_DISC, domain))
+
+
+def lone(task: Task) -> dict[str, set[str]]:
+    from toolkit.invariants import lone_atoms
+
+    return {str(p): {str(a) for a in lone_atoms(task, p)} for p in find_patterns(task)}
+
+
+def test_an_exactly_one_instance_of_one_atom_pins_it_down():
+    """Nothing is ever moved onto the only disc: "clear or one thing on it" has one atom for d1."""
+    found = lone(hanoi_task())
+    assert found[COVERED] == {"(clear d1)"}
+    assert {str(g.key) for g in groups(hanoi_task(), [p for p in find_patterns(hanoi_task()) if str(p) == COVERED])} \
+        == {"('p1',)", "('p2',)", "('p3',)"}  # the groups leave d1's instance out: one atom is no group
+    assert all(not atoms for text, atoms in found.items() if text.startswith("at most one"))
+
+
+def test_a_lone_atom_an_action_can_take_away_is_not_pinned_down():
+    # "paint" makes a disc unclear without putting anything on it: the pattern's groups (the pegs') are
+    # still preserved, but its lone instance is not, so (clear d1) is not decided by it.
+    task = hanoi_task("(:action paint :parameters (?x) :precondition (and (clear ?x) (smaller p1 ?x)) "
+                      ":effect (not (clear ?x)))")
+    assert lone(task)[COVERED] == set()
+    assert not any("(clear d1)" in atoms for atoms in lone(task).values())
+    kept = hanoi_task("(:action touch :parameters (?x) :precondition (clear ?x) "
+                      ":effect (and (not (clear ?x)) (clear ?x)))")  # delete and add: the add wins
+    assert lone(kept)[COVERED] == {"(clear d1)"}

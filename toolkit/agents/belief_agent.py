@@ -9,8 +9,9 @@ and spends questions where a wrong belief would hurt:
    ``leftOf`` in ViPlan-BW is not), except those only the goal mentions (tsp's
    ``visited``: the plan achieves them whatever they were; see
    :func:`toolkit.agents.belief_scope.goal_only_predicates`). Invariant groups the
-   action model proves preserved (:mod:`toolkit.invariants`) are held once two of
-   their groups, asked in full, satisfy them; their other atoms are asked one at a
+   action model proves preserved (:mod:`toolkit.invariants`) are held once a
+   group asked in full (the smallest, the next where it fails) satisfies them, and
+   an instance of one atom is then decided unasked; their other atoms are asked one at a
    time by expected information until each is ``survey_trust`` certain (one "yes"
    for a disc's place answers every other place), atoms in no group once each. The
    groups the answers support are kept; answers that break one are re-asked until
@@ -201,13 +202,14 @@ class _Episode:
         (:func:`belief_survey.complete_survey`)."""
         skip = goal_only_predicates(self.task)
         atoms = [a for a in self.belief.logodds if a.predicate not in skip]
-        answered, held = belief_survey.survey(self, atoms)
+        answered, held, decided = belief_survey.survey(self, atoms)
         self.left_to_groups = {a for a in atoms if a not in answered}
         kept = belief_survey.supported_patterns(self, answered, held)
         self.belief.clear_groups()
         for g in groups(self.task, kept):
             self.belief.add_group(g)
         covered = {a for g in self.belief.groups for a in g.atoms}
+        covered |= belief_survey.decide_lone_atoms(self, kept, decided)
         self.ask([a for a in atoms if a not in answered and a not in covered], "survey")
         self.left_to_groups &= covered
         self.settle(atoms)

@@ -5,15 +5,23 @@ An invariant group such as "a disc sits on exactly one thing" turns one "yes" in
 survey before issue 28's hanoi measurement: 21.3 of 24.4 questions per hanoi episode)
 spends most questions on what one answer already says. The survey therefore holds
 the groups the action model proves *preserved* (:func:`toolkit.invariants.find_patterns`)
-once its answers show them holding: the two smallest groups of each pattern
-(``WITNESSES``) are asked in full, and a pattern is held when one of them satisfies
-it (one wrong answer in one witness does not drop it; a pattern of one group, such
-as hanoi's ``{(clear *)}``, a count the moves keep rather than "exactly one", is not
-held, since verifying it is asking it all). The other atoms of held groups are
+once its answers show them holding: the smallest group of each pattern is asked in
+full, and the next smallest (up to ``WITNESSES``, 2) only where the first does not
+show the pattern as it stands; a pattern is held when one of them satisfies it (one
+wrong answer in one witness does not drop it; a pattern of one group, such as
+hanoi's ``{(clear *)}``, a count the moves keep rather than "exactly one", is not
+held, since verifying it is asking it all). Asking the second witness whatever the
+first said cost hanoi's small groups (two to four atoms) most of its survey, though
+its verdict could only repeat the first's. The other atoms of held groups are
 asked one question at a time, the atom of most expected information about the
 atoms still below ``survey_trust`` (0.95) certainty, until all are that certain (at
 ``settle``, 0.9, one wrong "yes" among four Blocksworld columns passed as 0.915
 certain, and the plan built on it ran out of steps on a hard problem).
+
+An exactly-one instance of a single reachable atom (:func:`toolkit.invariants.lone_atoms`:
+nothing is ever put on hanoi's only disc, so "clear or one thing on it" is just
+``(clear d1)``) is set true without a question once a witness verifies its pattern,
+and reopened (asked) if the judged patterns below drop it (:func:`decide_lone_atoms`).
 
 Whether the problem's start satisfies each pattern is then judged from the answers
 (:func:`supported_patterns`), never read from the problem file; the atoms that no
@@ -32,14 +40,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
-from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups
+from toolkit.invariants import Group, Pattern, drop_implied, find_patterns, groups, lone_atoms
 from toolkit.model import Atom
 
 WITNESSES = 2  # groups of a pattern asked in full before the survey holds it
 
 if TYPE_CHECKING:  # the episode class imports this module
     from toolkit.agents.belief_agent import _Episode
-    from toolkit.task import GroundAction
+    from toolkit.task import GroundAction, Task
 
 
 def _verdict(pattern: Pattern, atoms: frozenset[Atom], yes: set[Atom]) -> Pattern | None:
@@ -58,36 +66,65 @@ def _strongest(pattern: Pattern, witnesses: Sequence[Group], yes: set[Atom]) -> 
     return max((v for v in verdicts if v is not None), key=lambda v: v.exactly_one, default=None)
 
 
-def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern]]:
-    """Ask about ``atoms`` until each is ``survey_trust`` certain under the verified groups.
+def candidates(task: Task, atoms: Sequence[Atom]) -> list[tuple[Pattern, list[Group]]]:
+    """The preserved patterns the survey may hold, each with its groups over ``atoms`` in witness order.
 
-    Returns the atoms answered and the patterns held (as their witnesses judged them).
-
-    The witness groups are asked in full with the atoms no pattern covers and the
-    hidden ones; a pattern is held when a witness satisfies it. The other atoms of
-    held groups are asked by expected information; atoms of no held pattern once each.
+    A pattern of one group is left out: verifying it would be asking it all (``{(clear *)}``
+    in hanoi, a count the moves keep, not "exactly one"); it is judged afterwards on the
+    state the survey reached. Witness order is smallest first: a witness is asked in full.
     """
     wanted = set(atoms)
-    # a pattern of one group is not held: verifying it would be asking it all (``{(clear *)}`` in hanoi, a
-    # count the moves keep, not "exactly one"); it is judged afterwards on the state the survey reached
-    many = [p for p in find_patterns(ep.task) if sum(g.atoms <= wanted for g in groups(ep.task, [p])) > 1]
-    preserved = [(p, [g for g in groups(ep.task, [p]) if g.atoms <= wanted]) for p in drop_implied(ep.task, many)]
-    witnesses = {p: sorted(gs, key=lambda g: (len(g.atoms), g.key))[:WITNESSES] for p, gs in preserved}
-    grouped = {a for _, gs in preserved for g in gs for a in g.atoms}
-    shown = {a for ws in witnesses.values() for g in ws for a in g.atoms}
-    first = [a for a in atoms if a not in grouped or not ep.obs.can_see(a) or a in shown]
-    answered = {a for a, value, _ in ep.ask(first, "survey") if value is not None}
+    many = [p for p in find_patterns(task) if sum(g.atoms <= wanted for g in groups(task, [p])) > 1]
+    return [(p, sorted((g for g in groups(task, [p]) if g.atoms <= wanted), key=lambda g: (len(g.atoms), g.key)))
+            for p in drop_implied(task, many)]
+
+
+def survey(ep: _Episode, atoms: Sequence[Atom]) -> tuple[set[Atom], frozenset[Pattern], set[Atom]]:
+    """Ask about ``atoms`` until each is ``survey_trust`` certain under the verified groups.
+
+    Returns the atoms answered, the patterns held (as their witnesses judged them) and
+    the lone atoms of held patterns (:func:`toolkit.invariants.lone_atoms`), set true unasked.
+
+    The first witness group of each pattern is asked in full with the atoms no pattern
+    covers and the hidden ones; a pattern is held when a witness satisfies it, and its
+    second witness is asked only where the first does not show it as it stands. The other
+    atoms of held groups are asked by expected information; atoms of no held pattern once each.
+    """
+    wanted = set(atoms)
+    preserved = candidates(ep.task, atoms)
+    # an exactly-one instance of one atom is true where the pattern holds: asked only if no witness verifies it
+    lone = {a for p, _ in preserved for a in lone_atoms(ep.task, p) if a in wanted}
+    grouped = {a for _, gs in preserved for g in gs for a in g.atoms} | lone
+    answered: set[Atom] = set()
+    tried: set[Atom] = set()  # asked once in this first look (an unreadable answer is not asked again here)
+    asked: dict[Pattern, list[Group]] = {p: [] for p, _ in preserved}
+    for turn in range(WITNESSES):
+        # A further witness only for a pattern its witnesses so far do not verify as it stands: the
+        # verdict is their strongest, and none can be stronger than the pattern itself.
+        yes = {a for a in answered if ep.belief.logodds[a] > 0}
+        for p, gs in preserved:
+            if turn < len(gs) and (not asked[p] or _strongest(p, asked[p], yes) != p):
+                asked[p].append(gs[turn])
+        shown = {a for ws in asked.values() for g in ws for a in g.atoms}
+        batch = [a for a in atoms if a not in tried
+                 and (a in shown or (turn == 0 and (a not in grouped or not ep.obs.can_see(a))))]
+        tried.update(batch)
+        answered.update(a for a, value, _ in ep.ask(batch, "survey") if value is not None)
     yes = {a for a in answered if ep.belief.logodds[a] > 0}
-    held = [(v, gs) for p, gs in preserved if (v := _strongest(p, witnesses[p], yes)) is not None]
+    held = [(v, gs) for p, gs in preserved if (v := _strongest(p, asked[p], yes)) is not None]
     for v, gs in held:
         for g in gs:
             ep.belief.add_group(Group(v, g.key, g.atoms))
     covered = {a for _, gs in held for g in gs for a in g.atoms}
-    rest = [a for a in atoms if a not in answered and ep.obs.can_see(a)]
+    # true unasked (so the patterns are judged on them too), until the patterns are judged (decide_lone_atoms)
+    decided = {a for v, _ in held for a in lone_atoms(ep.task, v) if a in wanted and ep.obs.can_see(a)}
+    for atom in sorted(decided):
+        ep.belief.set(atom, True, ep.belief.max_confidence)
+    rest = [a for a in atoms if a not in answered and a not in decided and ep.obs.can_see(a)]
     answered.update(a for a, value, _ in ep.ask([a for a in rest if a not in covered], "survey")
                     if value is not None)
     _ask_by_information(ep, [a for a in rest if a in covered], answered)
-    return answered, frozenset(v for v, _ in held)
+    return answered, frozenset(v for v, _ in held), decided
 
 
 def _neighbours(ep: _Episode, atom: Atom) -> set[Atom]:
@@ -153,6 +190,24 @@ def supported_patterns(ep: _Episode, answered: set[Atom], held: frozenset[Patter
         elif 2 * many < len(instances):
             kept.append(Pattern(pattern.members, False))
     return drop_implied(ep.task, kept)
+
+
+def decide_lone_atoms(ep: _Episode, kept: Sequence[Pattern], decided: set[Atom]) -> set[Atom]:
+    """The lone atoms the survey set true (``decided``) that a kept pattern still decides; the others are reopened.
+
+    "Exactly one of one atom" (:func:`toolkit.invariants.lone_atoms`) decides the atom as
+    a group decides an atom whose mates are all false, so it takes the belief's cap (a
+    confirmed prediction's certainty) without a question: the disc of a one-disc
+    hanoi, ``(clear d1)``, was asked twice before (in the survey, then before the move, to
+    reach ``trust``). Where the answers do not support its pattern after all, its evidence
+    is cleared, so that it is asked with the atoms no kept group covers. Like every atom
+    a group decided, a kept one is asked where a plan breaks at an action naming it
+    (:func:`complete_survey`).
+    """
+    keep = {a for p in kept for a in lone_atoms(ep.task, p)} & decided
+    for atom in sorted(decided - keep):
+        ep.belief.logodds[atom] = 0.0
+    return keep
 
 
 def complete_survey(ep: _Episode, action: GroundAction) -> None:

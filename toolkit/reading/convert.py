@@ -172,11 +172,15 @@ class Converter(NumericConversion):
         ``before`` (a regex) is what precedes a use, so that errors point at a use,
         not at the declaration.
         """
-        pattern = before + r"\(\s*" + re.escape(str(f.name)) + r"(?![\w-])"
-        name = self.func_scope.resolve(str(f.name), pattern)
+        spelled = str(f.name)
+        # The pattern that locates a fault is built only for one (a numeric :init has thousands of terms).
+        name = self.func_scope.by_lower.get(spelled.lower())
+        if name is None:
+            name = self.func_scope.resolve(spelled, before + r"\(\s*" + re.escape(spelled) + r"(?![\w-])")
         terms = tuple(self.term(t, scope) for t in f.terms)
         decl = self.functions[name]
         if len(terms) != len(decl.params):
+            pattern = before + r"\(\s*" + re.escape(spelled) + r"(?![\w-])"
             exact = pattern + "".join(r"\s+" + name_pattern(str(t)) for t in f.terms) + r"\s*\)"  # this use, not the first
             where = located(self.path, self.text, exact, self.start)
             raise ArityError("function", name, len(decl.params), len(terms),

@@ -227,6 +227,81 @@ class Increase(_Operands):
     KIND, SYMBOL, FAMILY = "Increase", "increase", ("BinaryFunction", "FunctionExpression")
 
 
+class Decrease(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "Decrease", "decrease", ("BinaryFunction", "FunctionExpression")
+
+
+class Assign(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "Assign", "assign", ("BinaryFunction", "FunctionExpression")
+
+
+class ScaleUp(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "ScaleUp", "scale-up", ("BinaryFunction", "FunctionExpression")
+
+
+class ScaleDown(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "ScaleDown", "scale-down", ("BinaryFunction", "FunctionExpression")
+
+
+class LesserThan(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "LesserThan", "<", ("BinaryFunction", "FunctionExpression")
+
+
+class LesserEqualThan(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "LesserEqualThan", "<=", ("BinaryFunction", "FunctionExpression")
+
+
+class GreaterThan(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "GreaterThan", ">", ("BinaryFunction", "FunctionExpression")
+
+
+class GreaterEqualThan(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "GreaterEqualThan", ">=", ("BinaryFunction", "FunctionExpression")
+
+
+class Plus(_Operands):
+    """``(+ a b ...)``: two or more operands, never flattened (the package's ``Plus``)."""
+
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "Plus", "+", ("BinaryFunction", "FunctionExpression")
+
+
+class Minus(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "Minus", "-", ("BinaryFunction", "FunctionExpression")
+
+
+class Times(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "Times", "*", ("BinaryFunction", "FunctionExpression")
+
+
+class Divide(_Operands):
+    __slots__ = ()
+    KIND, SYMBOL, FAMILY = "Divide", "/", ("BinaryFunction", "FunctionExpression")
+
+
+class UnaryMinus(_Form):
+    """``(- a)``, one ``operand`` (the package's ``UnaryMinus``)."""
+
+    __slots__ = ("operand",)
+    KIND, FAMILY = "UnaryMinus", ("FunctionExpression",)
+
+    def __init__(self, operand) -> None:
+        self.operand = operand
+
+    def __str__(self) -> str:
+        return f"(- {self.operand})"
+
+
 class FunctionEqualTo(_Operands):
     """``(= (f objs) number)`` in ``:init`` (the package's ``pddl.logic.functions.EqualTo``)."""
 
