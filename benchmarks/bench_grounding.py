@@ -219,13 +219,17 @@ def main() -> None:
         _, dom, prob = args.one
         from toolkit.errors import PgtError
 
-        resource.setrlimit(resource.RLIMIT_AS, (8 << 30, 8 << 30))  # a shared machine: fail, do not swap
+        # a shared machine: fail, do not swap; a lower limit the caller set (ulimit -v) is kept
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = min(8 << 30, *(x for x in (soft, hard) if x != resource.RLIM_INFINITY))
+        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         try:
             print(json.dumps(measure_diff(dom, prob)))
         except PgtError as exc:
             print(json.dumps({"error": "pgt: " + str(exc).splitlines()[0][:150]}))
         except MemoryError:  # the limit above: say so, with how far it got (run_one adds the last step)
-            print(json.dumps({"error": "out of memory (8 GB address space)", "peak_mb": round(_rss_mb())}))
+            print(json.dumps({"error": f"out of memory ({cap / (1 << 30):.1f} GB address space)",
+                              "peak_mb": round(_rss_mb())}))
         return
     if args.diff is not None:
         diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,

@@ -126,3 +126,20 @@ def test_action_costs_used_are_not_reported_unused(tmp_path: Path, cost: str) ->
   :effect (and (not (at ?a)) (at ?b) (increase (total-cost) {cost}))))
 """)
     assert not [f for f in lint(domain).findings if f.code == "requirement-unused"]
+
+
+def test_problem_object_named_by_the_domain_hint_says_what_fast_downward_does(tmp_path):
+    """IPC tyreworld's domain names ``wrench``, which only its problems declare. The hint says what FD's
+    translator does with it; the installed one (26.6) is asked, so the hint cannot drift from it."""
+    domain = tmp_path / "d.pddl"
+    domain.write_text("(define (domain tyres) (:requirements :strips) (:predicates (have ?x) (loose))\n"
+                      "  (:action loosen :parameters () :precondition (have wrench) :effect (loose)))\n")
+    problem = tmp_path / "p.pddl"
+    problem.write_text("(define (problem p) (:domain tyres) (:objects wrench) (:init (have wrench)) (:goal (loose)))\n")
+    (f,) = [f for f in lint(domain, [problem]).findings if f.severity is Severity.ERROR]
+    assert (f.code, f.line, f.message) == ("undeclared-name", 2, "unknown constant 'wrench'")
+    assert "Fast Downward's translator 24.06 reads them, 26.6 refuses them: 'Undefined object'" in f.hint
+    assert "lets it pass" not in f.hint
+    parser = pytest.importorskip("fast_downward.translate.pddl_parser")
+    with pytest.raises(parser.ParseError, match="Undefined object"):
+        parser.open(domain_filename=str(domain), problem_filename=str(problem))

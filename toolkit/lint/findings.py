@@ -77,8 +77,11 @@ def from_error(exc: PgtError, path: str, text: str = "") -> Finding:
     kind = type(exc).__name__
     code, hint = _CODES.get(kind, "load-error"), _HINTS.get(kind, "")
     if getattr(exc, "kind", None) == "constant":  # a name in the domain's actions that it never declared
+        # FD's translator 24.06 (the one pgt pins for planning) reads such a name; 26.6 refuses it in
+        # pddl_parser/parsing_functions.py, check_predicate_and_terms_existence ("Undefined object")
         hint = ("declare it in the domain's (:constants NAME - TYPE): a domain cannot rely on its problems' "
-                "objects (ALFRED's domain does; Fast Downward lets it pass), and delete it from the problems' :objects")
+                "objects (ALFRED's domain and IPC tyreworld's do; Fast Downward's translator 24.06 reads them, 26.6 "
+                "refuses them: 'Undefined object'), and delete it from the problems' :objects")
     if isinstance(exc, (PddlSyntaxError, UnsupportedFeatureError)):
         msg = exc.detail if isinstance(exc, PddlSyntaxError) else f"unsupported PDDL feature {exc.feature}"
         return Finding(Severity.ERROR, code, msg, exc.path, exc.line, exc.column, hint)
