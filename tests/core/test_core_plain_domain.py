@@ -20,16 +20,17 @@ IPC = Path("/work/shared/ipc-sample")
 NOT_PLAIN: set[str] = set()
 
 
-def _both(text: str, monkeypatch, path: str = "d.pddl") -> tuple[object, object]:
-    """(model, error texts) read with the plain reader, then with the full parser only."""
+def _both(text: str, monkeypatch, path: str = "d.pddl", *, domain=None) -> tuple[object, object]:
+    """(model, error texts) read with the plain reader, then with the full parser only: a domain,
+    or with ``domain`` given, a problem of it."""
 
     def load():
-        loaded = loader.read_domain(text, path)
+        loaded = loader.read_domain(text, path) if domain is None else loader.read_problem(text, domain, path)
         return loaded.model, [str(e) for e in loaded.errors]
 
     fast = load()
     with monkeypatch.context() as mp:
-        mp.setattr(loader, "read_plain_domain", lambda *_: None)
+        mp.setattr(loader, "read_plain_domain" if domain is None else "read_plain_problem", lambda *_: None)
         full = load()
     return fast, full
 

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from toolkit import loader
-from toolkit.plain_domain import read_plain_domain
 from toolkit.plain_problem import read_plain_problem
+
+from tests.core.test_core_plain_domain import _both, _plain as _plain_domain
 
 IPC = Path(os.environ.get("IPC2023_NUMERIC", "/work/.mirror/ipc2023-numeric+ipc2023-dataset/repo"))
 
@@ -46,34 +47,11 @@ PROBLEM = """(define (problem p) (:domain trucks)
 
 
 def _domain_both(text: str, monkeypatch, path: str = "d.pddl") -> tuple[object, object]:
-    """(model, error texts) read with the plain reader, then with the full parser only."""
-
-    def load():
-        loaded = loader.read_domain(text, path)
-        return loaded.model, [str(e) for e in loaded.errors]
-
-    fast = load()
-    with monkeypatch.context() as mp:
-        mp.setattr(loader, "read_plain_domain", lambda *_: None)
-        full = load()
-    return fast, full
+    return _both(text, monkeypatch, path)
 
 
 def _problem_both(text: str, domain, monkeypatch, path: str = "p.pddl") -> tuple[object, object]:
-    def load():
-        loaded = loader.read_problem(text, domain, path)
-        return loaded.model, [str(e) for e in loaded.errors]
-
-    fast = load()
-    with monkeypatch.context() as mp:
-        mp.setattr(loader, "read_plain_problem", lambda *_: None)
-        full = load()
-    return fast, full
-
-
-def _plain_domain(text: str) -> bool:
-    norm, _, _ = loader._normalise(text, "d.pddl")
-    return read_plain_domain(loader._blank_comments(norm)) is not None
+    return _both(text, monkeypatch, path, domain=domain)
 
 
 def _plain_problem(text: str) -> bool:
