@@ -67,9 +67,10 @@ TARGETS = {"outcome": 0.99, "questions": 0.95, "steps": 0.99}
 ROOT = Path(__file__).resolve().parents[1]
 # the code that decides what a replay does: a kept row measured with other versions of it is measured again
 REPLAY_CODE = ("benchmarks/viplan_episodes.py", "benchmarks/viplan_import.py", "benchmarks/viplan_logs.py",
-               "benchmarks/viplan_problem_version.py", "toolkit/replayed_world.py", "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py",
-               "toolkit/agents/viplan_goals.py", "toolkit/agents/vlm_planner.py", "grounders/replay.py",
-               "toolkit/planners/up_oneshot.py", "toolkit/planners/up_oneshot_call.py", "benchmarks/viplan_bddl.py")
+               "benchmarks/viplan_problem_version.py", "benchmarks/viplan_bddl.py", "toolkit/replayed_world.py",
+               "toolkit/agents/viplan.py", "toolkit/agents/viplan_atoms.py", "toolkit/agents/viplan_goals.py",
+               "toolkit/agents/vlm_planner.py", "grounders/replay.py", "toolkit/planners/up_oneshot.py",
+               "toolkit/planners/up_oneshot_call.py")
 
 
 def replay_code_digest() -> str:
@@ -187,7 +188,8 @@ def replay(run: ImportedRun, index: int, out: Path, workers: int, planner: str) 
                        replay=replay_from, max_steps=log.max_steps, seeds=max(scenes.values()),
                        action_failure=first.fail_probability, planner=planner)
     # only the logged episodes: a household problem is played 2-7 times (viplan_fidelity.per_problem)
-    episodes = run_study(per_problem(config, {Path(p).stem: n for p, n in scenes.items()}), out, workers=workers, progress=False)
+    counts = {Path(problem).stem: n for problem, n in scenes.items()}
+    episodes = run_study(per_problem(config, counts), out, workers=workers, progress=False)
     return collect(read_records(episodes)).all
 
 

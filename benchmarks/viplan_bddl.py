@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -70,19 +69,16 @@ def bddl_name(name: str) -> str:
 
 
 def init_atoms(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """The positive ground atoms of a bddl problem's ``:init`` (negated ones are false already in PDDL)."""
-    at = text.find("(:init")
-    if at < 0:
+    """The positive ground atoms of a bddl problem's ``:init`` (negated ones are false already in PDDL),
+    read with pgt's BEHAVIOR-faithful reader (:func:`toolkit.bddl.sexpr.read_sexpr`)."""
+    from toolkit.bddl.sexpr import read_sexpr
+
+    init = next((n for n in read_sexpr(text, "<bddl>").items if n.head() == ":init"), None)
+    if init is None:
         raise PgtError("a bddl problem with no (:init section")
-    depth, end = 0, at
-    for end in range(at, len(text)):
-        depth += {"(": 1, ")": -1}.get(text[end], 0)
-        if depth == 0:
-            break
-    body = text[at + len("(:init"):end]
-    body = re.sub(r"\(not\s*\([^()]*\)\s*\)", " ", body)
-    return [(parts[0], tuple(bddl_name(p) for p in parts[1:]))
-            for parts in (m.split() for m in re.findall(r"\(([^()]*)\)", body)) if parts]
+    return [(atom.items[0].text, tuple(bddl_name(t.text) for t in atom.items[1:]))
+            for atom in init.items[1:]
+            if atom.head() not in (None, "not") and all(not t.is_list for t in atom.items)]
 
 
 def hidden_init(task: Task, problem_file: Path, source: str | None = None) -> frozenset[Atom] | None:
