@@ -247,6 +247,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     use_planner_options(ap, args)
     if args.bddl:
+        if not Path(args.bddl).is_dir():
+            ap.error(f"--bddl {args.bddl}: no such folder (a StanfordVL/bddl checkout or bare snapshot)")
         os.environ[viplan_bddl.ENV] = args.bddl  # read where the household episodes are imported
     engines, code = _engines(args.planner), replay_code_digest() + ("+bddl" if args.bddl else "")
     root = checkout(args.viplan)

@@ -81,3 +81,11 @@ def test_a_row_measured_with_other_replay_code_is_measured_again(tmp_path, capsy
     table = again[again.index("Totals"):]
     assert "viplan-grounder blocksworld     1/1" in table and "viplan-planner  blocksworld     1/1" in table
     assert "every protocol  all             2/2" in table
+
+
+def test_a_bddl_path_that_is_no_folder_is_refused_in_one_line(tmp_path, capsys):
+    # a missing snapshot would otherwise read no hidden state yet key the rows as if it had ("+bddl")
+    with pytest.raises(SystemExit) as stop:
+        bench.main(["--viplan", str(tmp_path), "--bddl", str(tmp_path / "missing"), "--out", str(tmp_path / "out")])
+    assert stop.value.code == 2
+    assert f"--bddl {tmp_path / 'missing'}: no such folder" in capsys.readouterr().err
