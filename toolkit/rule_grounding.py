@@ -18,6 +18,7 @@ import re
 from typing import Callable
 
 from toolkit import model as m
+from toolkit.derived_heads import reachable_heads
 from toolkit.grounding import Bindings, GAnd, GLit, GNode, GOr, ground_condition
 from toolkit.model import Atom
 
@@ -84,6 +85,10 @@ class _StaticFacts:
         self._indexes: dict[tuple, dict[tuple[str, ...], set[str]]] = {}
         self._plans: dict[tuple, tuple[tuple[str, ...], dict[tuple[str, ...], set[str]]]] = {}
         self._order: dict[int, tuple[tuple[str, ...], dict[str, int]]] = {}  # by id: the tuple is kept alive
+        # Derived predicates whose reachable heads are known (:func:`ground_rules`), and those heads: an atom of
+        # one of them outside ``reached`` is false in every state that agrees with the static facts.
+        self.derived: frozenset[str] = frozenset()
+        self.reached: set[tuple[str, tuple[str, ...]]] = set()
 
     def __contains__(self, fact: tuple[str, tuple[str, ...]]) -> bool:
         return fact in self.facts
@@ -157,6 +162,8 @@ def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, stati
         args = tuple([sub.get(t, t) for t in cond.terms])
         if cond.predicate in static:
             return ((cond.predicate, args) in init) == positive
+        if cond.predicate in init.derived and (cond.predicate, args) not in init.reached:
+            return not positive  # a derived atom no state can make hold (toolkit.derived_heads)
         if bindings is None:
             return GLit(intern(cond.predicate, args), positive)
         return GLit(intern(cond.predicate, args), positive, bindings)
@@ -218,18 +225,61 @@ def _fold(parts, conj: bool, bindings: Bindings | None = None) -> GNode:
 
 def ground_rules(domain: m.Domain, objects_of: ObjectsOf, init: frozenset[Atom],
                  intern: Intern = Atom) -> dict[Atom, list[GNode]]:
-    """Each derived atom that can ever hold -> its ground rule bodies (one per rule that can make it hold)."""
+    """Each derived atom that can ever hold -> its ground rule bodies (one per rule that can make it hold).
+
+    Only the heads the semi-naive fixpoint of :func:`toolkit.derived_heads.reachable_heads` reaches are ground
+    (Fast Downward's translator grounds only the axiom heads its relaxed exploration reaches), in the order
+    of the product of their parameter types; inside a body, a derived atom outside them is false. A rule with
+    exact literal branches gets, per head, the disjunction of its join bindings' conjunctions; another is
+    ground top-down per head."""
     static = m.static_predicates(domain)
-    facts = _StaticFacts(frozenset((a.predicate, a.args) for a in init if a.predicate in static))
+    static_atoms = frozenset(a for a in init if a.predicate in static)
+    facts = _StaticFacts(frozenset((a.predicate, a.args) for a in static_atoms))
+    found = reachable_heads(domain, objects_of, static_atoms, static)
+    facts.derived = domain.derived_predicates
+    facts.reached = {(rule.predicate, args) for rule, heads in zip(domain.derived, found.heads) for args in heads}
     bodies: dict[Atom, list[GNode]] = {}
-    for rule in domain.derived:
+    for rule, heads, bindings in zip(domain.derived, found.heads, found.bindings):
+        ranks = [{o: i for i, o in enumerate(objects_of(t))} for _, t in rule.params]
+        order = sorted(heads, key=lambda vs: [r[v] for r, v in zip(ranks, vs)])
+        if bindings is not None:
+            per_head = _conjunctions(bindings, static, facts, intern)
+            for values in order:
+                node = _fold(iter(per_head.get(values, ())), False)
+                if node is not False:
+                    bodies.setdefault(intern(rule.predicate, values), []).append(node)
+            continue
         names = [v for v, _ in rule.params]
         body = _static_first(rule.body, static)
-        for values in itertools.product(*(objects_of(t) for _, t in rule.params)):
+        for values in order:
             node = _ground(body, dict(zip(names, values)), objects_of, static, facts, intern)
             if node is not False:
                 bodies.setdefault(intern(rule.predicate, values), []).append(node)
     return bodies
+
+
+def _conjunctions(bindings: list, static: frozenset[str], facts: _StaticFacts,
+                  intern: Intern) -> dict[tuple[str, ...], list[GNode]]:
+    """Head values -> the ground conjunctions of its join bindings (static literals decided, a derived atom
+    no state can make hold read as false), in a stable order (the join's order follows set iteration)."""
+    out: dict[tuple[str, ...], list[GNode]] = {}
+    for head, (lits, _, _), names, values in sorted(bindings, key=lambda b: (b[0], b[3])):
+        sub = dict(zip(names, values))
+        parts: list[GNode] = []
+        for pred, terms, positive in lits:
+            args = tuple([sub.get(t, t) for t in terms])
+            if pred in static:
+                if ((pred, args) in facts) != positive:
+                    break
+                continue
+            if pred in facts.derived and (pred, args) not in facts.reached:
+                if positive:
+                    break
+                continue
+            parts.append(GLit(intern(pred, args), positive))
+        else:
+            out.setdefault(head, []).append(_fold(iter(parts), True))
+    return out
 
 
 class StaticView:

@@ -89,6 +89,39 @@ def test_the_closure_equals_a_brute_force_fixpoint_on_random_states():
         assert task.derive(basic) == _naive_closure(task, basic)
 
 
+UPSTREAM_DOMAIN = """(define (domain grid)
+  (:requirements :typing :derived-predicates)
+  (:types device)
+  (:predicates (con ?x ?y - device) (closed ?x - device) (upstream ?x ?y - device))
+  (:derived (upstream ?x ?y - device)
+    (and (closed ?x) (or (con ?x ?y) (exists (?z - device) (and (closed ?z) (con ?z ?y) (upstream ?x ?z))))))
+  (:action open :parameters (?x - device) :precondition (closed ?x) :effect (not (closed ?x))))"""
+
+
+def test_derived_rules_are_ground_only_for_heads_that_static_facts_let_hold():
+    # psr's (upstream ?x ?sx ?y ?sy) in small: a static wiring (con), a fluent guard (closed), recursion
+    # through an exists. Two separate chains of n devices: upstream can only hold along a chain, n(n-1)/2
+    # pairs each, while every head with a wired ?y has a body that static facts leave open (the old
+    # grounding: each of the 2n devices against each of the 2n-2 wired ones).
+    n = 6
+    chains = [[f"a{i}" for i in range(n)], [f"b{i}" for i in range(n)]]
+    devices = [d for chain in chains for d in chain]
+    wires = [(c[i], c[i + 1]) for c in chains for i in range(n - 1)]
+    problem = (f"(define (problem p) (:domain grid) (:objects {' '.join(devices)} - device) (:init "
+               + " ".join(f"(con {x} {y})" for x, y in wires) + " " + " ".join(f"(closed {d})" for d in devices)
+               + ") (:goal (closed a0)))")
+    dom = loader.parse_domain(UPSTREAM_DOMAIN)
+    task = Task(dom, loader.parse_problem(problem, dom))
+    reachable = {(c[i], c[j]) for c in chains for i in range(n) for j in range(i + 1, n)}
+    assert {a.args for a in task.derived.bodies} == reachable
+    assert task.derived.size == len(reachable) == 2 * n * (n - 1) // 2
+    rng = random.Random(3)
+    for _ in range(30):  # states that agree with the wiring: the same closure as every head ground
+        basic = frozenset({*(Atom("con", w) for w in wires),
+                           *(Atom("closed", (d,)) for d in rng.sample(devices, rng.randint(0, 2 * n)))})
+        assert task.derive(basic) == _naive_closure(task, basic)
+
+
 def test_derive_is_the_one_call_a_stepper_makes_on_the_states_it_builds():
     task = _task()
     stale = (task.init - {Atom("link", ("a", "b"))}) | {Atom("reach", ("c",))}  # stepped by hand: derived atoms stale
