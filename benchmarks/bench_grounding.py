@@ -221,12 +221,18 @@ def main() -> None:
 
         # a shared machine: fail, do not swap; a lower limit the caller set (ulimit -v) is kept
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = min(8 << 30, *(x for x in (soft, hard) if x != resource.RLIM_INFINITY))
+        cap = min([8 << 30, *(x for x in (soft, hard) if x != resource.RLIM_INFINITY)])
         resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
         try:
             print(json.dumps(measure_diff(dom, prob)))
         except PgtError as exc:
-            print(json.dumps({"error": "pgt: " + str(exc).splitlines()[0][:150]}))
+            from benchmarks.fd_reading import fd_refusal
+
+            rec = {"error": "pgt: " + str(exc).splitlines()[0][:150]}
+            fd_says = fd_refusal(Path(dom), Path(prob))
+            if fd_says is not None:  # FD's parser refuses the files too: invalid input, nothing to compare
+                rec["fd_refuses"] = fd_says.replace("\n", " ")[:150]
+            print(json.dumps(rec))
         except MemoryError:  # the limit above: say so, with how far it got (run_one adds the last step)
             print(json.dumps({"error": f"out of memory ({cap / (1 << 30):.1f} GB address space)",
                               "peak_mb": round(_rss_mb())}))

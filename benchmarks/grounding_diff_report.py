@@ -14,6 +14,12 @@ one class and prints each one that is not a plain comparison with its reason:
 - ``not compared``: over the limit (how far each side got, peak memory at the kill)
   or failed, with the proxy compared in its place where there is one: the same
   folder's next-largest problem (``--proxy N`` tries N of them, largest first);
+- ``refused by both``: pgt's and FD's parsers both refuse the files (invalid input:
+  elevators-00-full f30-4 declares one object several times, once per type, which
+  FD's ``parse_task`` refuses through ``check_for_duplicates`` in
+  ``pddl_parser/parsing_functions.py`` and VAL's parser as a fatal "Re-declaration of
+  symbol in same scope": ``c_new_const_symbol`` in ``libraries/VAL/src/Parser/pddl+.y``,
+  ``new_symbol_put`` in ``libraries/VAL/include/ptree.h``);
 - ``duplicate``: the same domain and problem files met in the other collection, run once.
 """
 
@@ -75,12 +81,18 @@ def summary(records: list[dict], proxies: dict[str, dict]) -> Iterator[str]:
     record."""
     compared = [r for r in records if "pgt_actions" in r and "fd_refuses" not in r]
     repaired = [r for r in records if "pgt_actions" in r and "fd_refuses" in r]
-    missing = [r for r in records if "error" in r]
+    refused = [r for r in records if "error" in r and "fd_refuses" in r]
+    missing = [r for r in records if "error" in r and "fd_refuses" not in r]
     dups = [r for r in records if "same_as" in r]
     equal = sum(1 for r in compared if not r["counts"])
     yield (f"# {len(records)} problems: {len(compared)} compared ({equal} equal, {len(compared) - equal} differing), "
            f"{len(repaired)} compared on FD's reading of a repaired copy (reading difference), "
-           f"{len(missing)} not compared, {len(dups)} duplicates run once")
+           f"{len(refused)} refused by both (invalid input), {len(missing)} not compared, "
+           f"{len(dups)} duplicates run once")
+    if refused:
+        yield "# refused by both pgt's and FD's parsers, so nothing to compare:"
+        for r in refused:
+            yield f"  {r['case']}: {r['error']}; FD: {r['fd_refuses']}"
     if repaired:
         yield "# reading difference, FD refuses the files; compared on a repaired copy:"
         for r in repaired:

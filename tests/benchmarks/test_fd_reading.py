@@ -84,10 +84,15 @@ def test_every_problem_lands_in_one_row_class_with_its_reason() -> None:
     slow = {"case": "c/a/p9.pddl", "error": "over 300s", "reached": "pgt done (9 actions) after 20.0 s 900 MB",
             "peak_mb": 2048}
     proxy = {"case": "c/a/p5.pddl", "pgt_actions": 7, "pgt_atoms": 6, "counts": {"atoms only FD: pgt more precise": 1}}
-    lines = list(summary([compared, repaired, slow, {"case": "d/a/p1.pddl", "same_as": "c/a/p1.pddl"}],
+    both = {"case": "c/e/f9.pddl", "error": "pgt: f9.pddl:8:14: name 'p28' is declared more than once",
+            "fd_refuses": "Found the following duplicate objects: p28"}
+    lines = list(summary([compared, repaired, slow, both, {"case": "d/a/p1.pddl", "same_as": "c/a/p1.pddl"}],
                          {"c/a/p9.pddl": proxy}))
-    assert lines[0] == ("# 4 problems: 1 compared (1 equal, 0 differing), 1 compared on FD's reading of a repaired "
-                        "copy (reading difference), 1 not compared, 1 duplicates run once")
+    assert lines[0] == ("# 5 problems: 1 compared (1 equal, 0 differing), 1 compared on FD's reading of a repaired "
+                        "copy (reading difference), 1 refused by both (invalid input), 1 not compared, "
+                        "1 duplicates run once")
+    assert ("  c/e/f9.pddl: pgt: f9.pddl:8:14: name 'p28' is declared more than once; FD: Found the following "
+            "duplicate objects: p28") in lines
     assert any("c/f/p1.pddl: FD: Got: x" in line for line in lines)
     assert ("  c/a/p9.pddl: over 300s: pgt done (9 actions) after 20.0 s 900 MB; peak 2,048 MB at the kill; "
             "proxy c/a/p5.pddl: atoms only FD: pgt more precise 1") in lines
