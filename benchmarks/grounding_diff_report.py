@@ -63,6 +63,19 @@ def over_limit(rec: dict) -> bool:
     return re.fullmatch(r"over [0-9.]+s", rec.get("error", "")) is not None
 
 
+def _reason(rec: dict) -> str:
+    """The class of a problem not compared: over the limit (and which side was still running, where the run
+    says: pgt finished its grounding and FD's had not, or pgt's had not), out of memory, or failed."""
+    if not over_limit(rec) and not rec["error"].startswith("out of memory"):
+        return "failed"
+    side = rec.get("reached", "")
+    if side.startswith("pgt done"):
+        return f"{rec['error']}, FD not done"
+    if side == "pgt not done":
+        return f"{rec['error']}, pgt not done"
+    return rec["error"]
+
+
 def _why(rec: dict) -> str:
     if "reached" in rec:
         return f"{rec['error']}: {rec['reached']}; peak {rec['peak_mb']:,} MB at the kill"
@@ -98,8 +111,7 @@ def summary(records: list[dict], proxies: dict[str, dict]) -> Iterator[str]:
         for r in repaired:
             yield f"  {r['case']}: FD: {r['fd_refuses']}; copy: {'; '.join(r['fd_read_copy'])}; {_result(r)}"
     if missing:
-        reasons = collections.Counter(r["error"] if over_limit(r) or r["error"].startswith("out of memory") else "failed"
-                                      for r in missing)
+        reasons = collections.Counter(_reason(r) for r in missing)
         yield "# not compared (" + ", ".join(f"{k}: {v}" for k, v in sorted(reasons.items())) + "):"
         for r in missing:
             proxy = proxies.get(r["case"])
