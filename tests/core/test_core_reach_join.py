@@ -1,0 +1,45 @@
+"""The relaxed exploration's join (:mod:`toolkit.reach`): (in)equalities prune while it joins.
+
+Organic synthesis' actions chain ``bond`` atoms under ``(not (= ?a ?c))``; its bond
+facts are symmetric, so a join that checks the inequalities only at the end walks
+each chain back onto itself and throws away most of what it found (sat18 p02: 3.9 s
+to ground before, 0.45 s after, the same 5,880 actions).
+"""
+
+from __future__ import annotations
+
+from toolkit import loader
+from toolkit.model import Atom
+from toolkit.reach import _Index, _join, _plan, _rules, ground
+from toolkit.task import Task
+
+DOMAIN = """(define (domain chem) (:predicates (bond ?x ?y) (linked ?x ?y))
+  (:action link :parameters (?a ?b ?c)
+    :precondition (and (bond ?a ?b) (bond ?b ?c) (not (= ?a ?c)))
+    :effect (linked ?a ?c)))"""
+PROBLEM = """(define (problem p) (:domain chem) (:objects a b c d)
+  (:init (bond a b) (bond b a) (bond b c) (bond c b) (bond c d) (bond d c)) (:goal (linked a c)))"""
+
+
+def _task() -> Task:
+    dom = loader.parse_domain(DOMAIN)
+    return Task(dom, loader.parse_problem(PROBLEM, dom))
+
+
+def test_the_join_drops_a_binding_as_soon_as_an_inequality_fails():
+    task = _task()
+    (rule,) = _rules(task, task.domain.actions["link"])
+    index = _Index()
+    for atom in task.init:
+        index.add(atom)
+    found = [b for first in range(len(rule.atoms))
+             for fact in task.init
+             for b in _join(rule, _plan(rule, first), 0,
+                            dict(zip(rule.atoms[first][1], fact.args)), index)]
+    assert found and all(b["?a"] != b["?c"] for b in found)  # no walk back onto itself reaches _complete
+
+
+def test_the_ground_actions_are_the_chains_of_two_distinct_ends():
+    names = {" ".join(a.args) for a in ground(_task()).actions}
+    assert names == {"a b c", "c b a", "b c d", "d c b"}
+    assert Atom("linked", ("a", "c")) in ground(_task()).atoms
