@@ -129,6 +129,18 @@ class ActionTemplate:
             # ``forall (?o) (imply (includes ?o ?p) (started ?o))`` once per product, not once per action.
             parts = schema.precondition.parts if isinstance(schema.precondition, m.And) else (schema.precondition,)
             names = [var for var, _ in schema.params]
+            # A conjunction of literals and numeric comparisons (most numeric schemas): the literals are
+            # templated as a flat precondition's are (one interned atom each), only the comparisons are
+            # ground per distinct value of the parameters they mention (see _ground_mixed).
+            lit_parts = [p for p in parts if flat_literals(p) is not None]
+            self._pre_mixed: tuple | None = None
+            if lit_parts and len(lit_parts) < len(parts) and all(
+                    isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in parts if p not in lit_parts):
+                lits, eqs, never = self._template_literals(flat_literals(m.And(tuple(lit_parts))), slots)
+                self._pre_mixed = (tuple(p for p, positive in lits if positive),
+                                   tuple(p for p, positive in lits if not positive), tuple(lits), tuple(eqs), never)
+                self._lit_memo = {}
+                parts = tuple(p for p in parts if p not in lit_parts)
             self._pre_parts = tuple((part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {})
                                     for part in parts)
 
@@ -258,8 +270,33 @@ class ActionTemplate:
             hit = cache[key] = (cc, None if node is False else tuple(p for p in flat if not isinstance(p, GLit)))
         return hit
 
+    def _ground_mixed(self, vec: tuple[Atom, ...], args: tuple[str, ...]) -> CompiledCondition:
+        """A precondition of literals and comparisons, as compile_node(_mk_and(parts)) gives it: the literals
+        (in formula order, the comparisons being no literals) from the atom vector, the comparisons in order
+        as the residual tree, False where an equality fails or an atom is both required and excluded."""
+        pos_at, neg_at, lit_at, eqs, never = self._pre_mixed
+        if never or (eqs and not _eq_holds(eqs, args)):
+            return _FALSE_CONDITION
+        rest: tuple[GNode, ...] = ()
+        for i in range(len(self._pre_parts)):
+            rest += self._pre_part(i, args)[1]
+        memo = self._lit_memo
+        lits = []
+        for p, positive in lit_at:
+            key = (vec[p], positive)
+            lit = memo.get(key)
+            if lit is None:
+                lit = memo[key] = GLit(vec[p], positive)
+            lits.append(lit)
+        pos = frozenset([vec[p] for p in pos_at])
+        neg = frozenset([vec[p] for p in neg_at]) if neg_at else _NO_ATOMS
+        tree = rest[0] if len(rest) == 1 else GAnd(rest)
+        return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else tree)
+
     def _ground_pre(self, vec: tuple[Atom, ...], args: tuple[str, ...]) -> CompiledCondition:
         if not self._pre_flat:  # as compile_node(_mk_and(parts)), from each part's cached split
+            if self._pre_mixed is not None:
+                return self._ground_mixed(vec, args)
             if len(self._pre_parts) == 1:
                 return self._pre_part(0, args)[0]
             lits: tuple[GLit, ...] = ()
