@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import gc
+from operator import attrgetter
 from typing import Any, Sequence
 
 from toolkit.fluents import metric_value
@@ -113,7 +114,9 @@ class PlanReport:
     unmet: tuple[str, ...]  # unmet precondition literals of the first failing step
     goal_unmet: tuple[str, ...]  # goal literals false at the end
     message: str
-    steps: tuple[StepReport, ...]
+    # The steps' reports as the run left them (see steps): a validated step that ran is kept as
+    # (plan step, action, stepper, record index, fired) and its StepReport built only when asked for.
+    step_log: tuple[StepReport | tuple, ...] = field(repr=False, compare=False)
     # The state the run ended in, or the run's stepper at its end (see final_state): a batch that
     # reads only the verdicts then copies no state (nomystery p05: 16.5k facts per plan).
     end: frozenset[Atom] | Stepper = field(repr=False, compare=False)
@@ -124,6 +127,18 @@ class PlanReport:
     cost: Number = 0
     cost_metric: str = "length"  # or "total-cost"
     parsed: ParsedPlan | None = None  # how the text was read (None for a list of actions)
+
+    @functools.cached_property
+    def steps(self) -> tuple[StepReport, ...]:
+        """One report per step that was read or ran, built on first use (a batch that reads only the
+        verdicts builds none: they were a third of checking a plan of a small numeric task); the same
+        objects on every access."""
+        return tuple([_ran(*e) if e.__class__ is tuple else e for e in self.step_log])
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _report_key(self) == _report_key(other) and self.steps == other.steps  # type: ignore[attr-defined]
 
     @functools.cached_property
     def final_state(self) -> frozenset[Atom]:
@@ -138,7 +153,7 @@ class PlanReport:
 
     @property
     def plan_length(self) -> int:
-        return len(self.steps)
+        return len(self.step_log)
 
     def __str__(self) -> str:
         return self.message
@@ -161,6 +176,17 @@ class PlanReport:
             out["steps"] = [s.to_json(with_states) for s in self.steps]
         out["reading"] = self.reading
         return out
+
+
+# What PlanReport.__eq__ compares besides its steps: every field but end (compare=False) and step_log.
+_report_key = attrgetter("valid", "failed_step", "reason", "unmet", "goal_unmet", "message", "violations",
+                         "goal_size", "cost", "cost_metric", "parsed")
+
+
+def _ran(step: PlanStep, act: GroundAction, stepper: Stepper, trace_index: int, fired: tuple[str, ...]) -> StepReport:
+    """The report of a step that was applicable and ran, from what the run logged."""
+    return StepReport(step.index, step.text, act.text, True, (), fired, line=step.line, read_as=step.read_as,
+                      trace=stepper, trace_index=trace_index)
 
 
 def _step_error(step: PlanStep) -> StepReport:
@@ -231,7 +257,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         return refused
     text_read = parsed
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
-    reports: list[StepReport] = []
+    reports: list[StepReport | tuple] = []
     violations: list[StepReport] = []
     cost: Number = 0
     for step in parsed.steps:
@@ -263,9 +289,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                     continue
                 break
             cost += act.cost
-            reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired),
-                                      line=step.line, read_as=step.read_as, trace=stepper,
-                                      trace_index=len(stepper.changes)))
+            reports.append((step, act, stepper, len(stepper.changes), tuple(fired)))
             continue
         unmet = tuple(act.unmet(work))
         eff = stepper.effect(act)
