@@ -25,7 +25,7 @@ from toolkit.derived import DerivedRules, derived_rules_of
 from toolkit.fluent_code import Changes, compile_changes, compile_check
 from toolkit.fluent_writes import Step, Writes, compile_step, compile_writes
 from toolkit.fluent_slots import FluentIndex
-from toolkit.fluent_effects import ground_updates, update_values, with_values
+from toolkit.fluent_effects import UpdateTemplate, update_values, with_values
 from toolkit.fluents import FluentState
 from toolkit.gc_pause import paused_gc
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
@@ -202,6 +202,9 @@ class Task:
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
         self._templates: dict[str, ActionTemplate] = {}
+        self._update_templates: dict[str, UpdateTemplate] = {}  # numeric effects per schema (numeric tasks)
+        self._fluent_atoms: AtomTable | None = None
+        self._fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> type-correct
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -268,8 +271,12 @@ class Task:
                      for i, a in enumerate(args))
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
+        fits = self._fits
         for obj, (var, types) in zip(objs, schema.params):
-            if not any(self.domain.is_subtype(self.objects[obj], t) for t in types):
+            ok = fits.get((obj, types))
+            if ok is None:
+                ok = fits[obj, types] = any(self.domain.is_subtype(self.objects[obj], t) for t in types)
+            if not ok:
                 raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
                                         f"parameter {var} of {schema.name}")
         canon = (schema.name, objs)
@@ -284,7 +291,12 @@ class Task:
         parts = (*self.template(schema.name).ground(args), self.cost_of(schema, args))
         if not self.numeric:
             return GroundAction(schema, args, *parts, None, self.derived)
-        return NumericGroundAction(schema, args, *parts, ground_updates(schema, args, self.objects_of), self.derived,
+        updates = self._update_templates.get(schema.name)
+        if updates is None:
+            if self._fluent_atoms is None:  # the index's own atom objects first (its lookups then hit by identity)
+                self._fluent_atoms = AtomTable(self.fluent_index.atoms)
+            updates = self._update_templates[schema.name] = UpdateTemplate(schema, self._fluent_atoms.atom)
+        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of), self.derived,
                                    self.fluent_index, self.atom_table)
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:

@@ -200,3 +200,20 @@ def test_an_update_the_generator_has_no_rule_for_keeps_the_interpreter() -> None
     odd = tuple(type(u)(u.op.replace("increase", "raise-to"), u.target, u.value, u.condition) for u in act.updates)
     changes, undefined, old = compile_changes(odd, FluentIndex())(task.init)
     assert old is None and _same((changes, list(undefined)), update_values(odd, task.init))
+
+
+def test_numeric_effects_ground_from_the_schema_template_as_ground_updates_grounds_them() -> None:
+    """``Task`` grounds a schema's numeric effects from a per-task template (``UpdateTemplate``): the same
+    updates as :func:`toolkit.fluent_effects.ground_updates` on every ground action, the fluent atoms
+    being the task's own objects; effects under ``forall`` or ``when`` take ``ground_updates`` itself."""
+    from toolkit.fluent_effects import ground_updates
+
+    tasks = _tasks()
+    for task in tasks:
+        for act in task.all_actions():
+            assert act.updates == ground_updates(act.schema, act.args, task.objects_of), str(act)
+            if task._update_templates[act.name].plain:
+                for u in act.updates:  # a fluent with a value in :init: the index's own object
+                    assert u.target not in task.init.values or u.target is task.fluent_index.canonical(u.target)
+    gadgets = tasks[0]._update_templates
+    assert gadgets["fill"].plain and gadgets["toggle"].plain and not gadgets["sweep"].plain
