@@ -35,7 +35,9 @@ from toolkit.stepping import Change
 Pairs = "tuple[int | object, ...]"  # number, value, number, value, ...
 Writes = Callable[[frozenset[Atom]], "tuple[Pairs, Pairs] | None"]
 Step = Callable[[frozenset[Atom], list], bool]
-_NAMES = {"_n": tuple.__new__, "_C": Change, "_E": frozenset()}
+_E: frozenset[Atom] = frozenset()
+_n = tuple.__new__
+_NAMES = {"_n": _n, "_C": Change, "_E": _E}
 
 
 def _computed(src: Source, updates: tuple[GroundUpdate, ...], index: FluentIndex) -> tuple[list[str], list[str], str, str]:
@@ -95,6 +97,8 @@ def compile_step(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: fr
     values computed in the old state, deletes then adds (``Stepper._commit``'s rules), values written,
     and its :class:`~toolkit.stepping.Change` appended to ``rec``. Returns False, with nothing done,
     where it cannot (see the module's docstring)."""
+    if not updates:  # no numeric effect: the text below reduced to its set operations, as a closure
+        return _boolean_step(index, adds, dels)
     src = Source(index)
     src.slots = True
     head = ["    def _f(s, rec):", f"        if s.index is not {src.param(index)}: return False", "        v = s.slots",
@@ -114,3 +118,25 @@ def compile_step(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: fr
         added = "a"
     body += [f"        rec.append(_n(_C, ({added}, {removed}, {old}, {new})))", "        return True"]
     return build_function(src, "\n".join(body), _NAMES)
+
+
+def _boolean_step(index: FluentIndex, adds: frozenset[Atom], dels: frozenset[Atom]) -> Step:
+    """:func:`compile_step` of an action without numeric effects: what its generated text does (on a
+    working state of ``index`` only: deletes that hold, then adds that do not, and the record with no
+    values), without generating it (a numeric task's boolean actions, e.g. hydropower's advance_time)."""
+    def step(s, rec) -> bool:
+        if s.index is not index:
+            return False
+        removed = added = _E
+        if dels:
+            removed = (dels & s) - adds
+            if removed:
+                s.difference_update(removed)
+        if adds:
+            added = adds - s
+            if added:
+                s.update(added)
+        rec.append(_n(Change, (added, removed, (), ())))
+        return True
+
+    return step

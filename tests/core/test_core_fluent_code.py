@@ -31,7 +31,8 @@ DATA = Path(__file__).parent / "data" / "numeric"
 
 # Every numeric construct the generator has a rule for: n-ary and unary arithmetic, division (by zero
 # too), negated and disjunctive comparisons, quantified conditions, all five update kinds, conditional
-# and quantified updates, two updates of one fluent, fluents without a value in :init.
+# and quantified updates, two updates of one fluent, fluents without a value in :init; an action
+# without numeric condition or effect (its check and step are closures, not generated text).
 GADGETS = """(define (domain gadgets)
  (:requirements :typing :numeric-fluents :conditional-effects :negative-preconditions
                 :disjunctive-preconditions :universal-preconditions)
@@ -53,7 +54,9 @@ GADGETS = """(define (domain gadgets)
    :effect (and (forall (?b - box) (when (open ?b) (assign (level ?b) 0)))
                 (forall (?b - box) (when (> (level ?b) 1) (sealed ?b)))))
  (:action toggle :parameters (?b - box) :precondition (not (sealed ?b))
-   :effect (and (open ?b) (assign (rate) (- (rate) 0.25)) (increase (spare ?b) 1))))"""
+   :effect (and (open ?b) (assign (rate) (- (rate) 0.25)) (increase (spare ?b) 1)))
+ (:action seal :parameters (?b - box) :precondition (and (open ?b) (not (sealed ?b)))
+   :effect (and (sealed ?b) (not (open ?b)))))"""
 GADGETS_PROBLEM = """(define (problem p) (:domain gadgets) (:objects b1 b2 b3 - box)
  (:init (open b1) (= (level b1) 0) (= (level b2) 3) (= (cap b1) 4) (= (cap b2) 3) (= (cap b3) 5)
         (= (rate) 1) (= (spare b1) 0))
@@ -128,6 +131,8 @@ def test_compiled_actions_answer_as_the_interpreter_on_walks_and_scrambled_state
         for act in random_walk(task, rng, 12):
             states.append(act.apply(states[-1]))
         states += [_scrambled(s, rng, fluents) for s in states for _ in range(3)]
+        atoms = task.all_atoms()  # atoms drawn at random too (an open and sealed box no walk reaches)
+        states += [FluentState(frozenset(a for a in atoms if rng.random() < 0.5), s.values) for s in states[:6]]
         for state in states:
             for act in actions:
                 _agree(act, state)
