@@ -108,14 +108,14 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     return ParsedPlan(tuple(steps), tuple(skipped), verdict, two_plans or "")
 
 
-# Per task, what each distinct line of plain plan text says: a ground action, a blank ("") or comment
-# (";") line, or None (anything else: the full reader decides). Validating many plans of one problem
-# (validate-batch, an LLM study) reads each distinct line once.
-_LINES: "weakref.WeakKeyDictionary[Task, dict[str, GroundAction | str | None]]" = weakref.WeakKeyDictionary()
+# Per task, what each distinct line of plain plan text says: a ground action with the line's text
+# (stripped), a blank ("") or comment (";") line, or None (anything else: the full reader decides).
+# Validating many plans of one problem (validate-batch, an LLM study) reads each distinct line once.
+_LINES: "weakref.WeakKeyDictionary[Task, dict[str, tuple[GroundAction, str] | str | None]]" = weakref.WeakKeyDictionary()
 _MAX_LINES = 100_000  # distinct lines remembered per task before the memory starts over
 
 
-def _plain_line(line: str, task: Task) -> GroundAction | str | None:
+def _plain_line(line: str, task: Task) -> tuple[GroundAction, str] | str | None:
     stripped = line.strip()
     if not stripped:
         return ""
@@ -125,7 +125,7 @@ def _plain_line(line: str, task: Task) -> GroundAction | str | None:
     if mt is None:
         return None
     try:
-        return task.action(mt.group(1), tuple(mt.group(2).split()))
+        return task.action(mt.group(1), tuple(mt.group(2).split())), stripped
     except (UnknownSymbolError, ArityError, TypeMismatchError):
         return None
 
@@ -146,12 +146,14 @@ def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
             hit = known[line] = _plain_line(line, task)
         if hit is None:
             return None
-        if hit == ";":
-            ended = True
-        elif hit != "":
+        if hit.__class__ is str:  # a comment (";") or a blank line ("")
+            if hit:
+                ended = True
+        else:
             if ended:
                 return None
-            steps.append(PlanStep(len(steps) + 1, n, line.strip(), hit.name, hit.args, action=hit))  # type: ignore[union-attr]
+            act, stripped = hit
+            steps.append(PlanStep(len(steps) + 1, n, stripped, act.schema.name, act.args, action=act))
     return ParsedPlan(tuple(steps)) if steps and not text.startswith("\ufeff") else None
 
 

@@ -320,7 +320,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                                   trace_index=len(stepper.changes)))
 
     # The goal gap is measured in the last state reached (the end, or the failing step).
-    goal_unmet = tuple(task.goal_unmet(stepper.state))
+    goal_unmet = () if task.goal_holds(stepper.state) else tuple(task.goal_unmet(stepper.state))
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
