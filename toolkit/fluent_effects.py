@@ -13,7 +13,8 @@ from typing import Callable
 from toolkit.records import record
 
 from toolkit import model as m
-from toolkit.fluents import FluentState, GArith, GExpr, Undefined, divide, evaluate, expr_text, ground_expr, values_of
+from toolkit.fluents import (FluentState, GExpr, Undefined, divide, evaluate, expr_builder, expr_text, ground_expr,
+                             values_of)
 from toolkit.grounding import compile_condition
 from toolkit.model import Atom
 from toolkit.semantics import holds
@@ -62,29 +63,13 @@ class UpdateTemplate:
         self.schema = schema
         self.plain = all(not eff.params and eff.condition == m.TRUE for eff in schema.numeric)
         slots = {var: i for i, (var, _) in enumerate(schema.params)}
-        self._parts = tuple((eff.op, _builder(eff.target, slots, atom), _builder(eff.value, slots, atom))
+        self._parts = tuple((eff.op, expr_builder(eff.target, slots, atom), expr_builder(eff.value, slots, atom))
                             for eff in schema.numeric) if self.plain else ()
 
     def ground(self, args: tuple[str, ...], objects_of) -> tuple[GroundUpdate, ...]:
         if not self.plain:
             return ground_updates(self.schema, args, objects_of)
         return tuple([GroundUpdate(op, target(args), value(args), None) for op, target, value in self._parts])
-
-
-def _builder(e: m.NumExpr, slots: dict[str, int], atom: Callable[[str, tuple[str, ...]], Atom]):
-    """``args -> ground_expr(e, {param: arg})`` for a lifted expression (constant parts built once)."""
-    if isinstance(e, m.FTerm):
-        terms = tuple(slots.get(t, t) for t in e.terms)
-        if not any(t.__class__ is int for t in terms):
-            fixed = atom(e.function, terms)
-            return lambda args: fixed
-        name = e.function
-        return lambda args: atom(name, tuple([args[t] if t.__class__ is int else t for t in terms]))
-    if isinstance(e, m.Arith):
-        parts = [_builder(a, slots, atom) for a in e.args]
-        op = e.op
-        return lambda args: GArith(op, tuple([b(args) for b in parts]))
-    return lambda args: e
 
 
 def update_values(updates: tuple[GroundUpdate, ...], old: frozenset[Atom]) -> tuple[dict[Atom, m.Number], list[str]]:

@@ -201,9 +201,10 @@ class Task:
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
+        for fluent in self.fluent_index.atoms:  # fluent atoms made in grounding are the index's own objects
+            self.atom_table.table(fluent.predicate).setdefault(fluent.args, fluent)
         self._templates: dict[str, ActionTemplate] = {}
         self._update_templates: dict[str, UpdateTemplate] = {}  # numeric effects per schema (numeric tasks)
-        self._fluent_atoms: AtomTable | None = None
         self._fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> type-correct
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
@@ -293,9 +294,7 @@ class Task:
             return GroundAction(schema, args, *parts, None, self.derived)
         updates = self._update_templates.get(schema.name)
         if updates is None:
-            if self._fluent_atoms is None:  # the index's own atom objects first (its lookups then hit by identity)
-                self._fluent_atoms = AtomTable(self.fluent_index.atoms)
-            updates = self._update_templates[schema.name] = UpdateTemplate(schema, self._fluent_atoms.atom)
+            updates = self._update_templates[schema.name] = UpdateTemplate(schema, self.atom_table.atom)
         return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of), self.derived,
                                    self.fluent_index, self.atom_table)
 
