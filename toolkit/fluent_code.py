@@ -135,6 +135,13 @@ class Source:
 def build_function(source: Source, body: str, names: dict[str, object] | None = None) -> Callable:
     """The function ``_f`` defined by ``body`` over the source's parameters; one ``exec`` per text, which
     also sees ``names`` (a module's own globals; the text must name the module's use)."""
+    return build_factory(source, body, names)(*source.params)
+
+
+def build_factory(source: Source, body: str, names: dict[str, object] | None = None) -> Callable[..., Callable]:
+    """The factory ``_make(_p0, _p1, ...)`` that returns the function ``_f`` of ``body`` over the given
+    parameters (:func:`build_function` calls it with the source's own; a schema's other ground actions
+    call it with theirs: :mod:`toolkit.fluent_shared`)."""
     n = len(source.params)
     head = _HEADS.get(n)
     if head is None:
@@ -145,7 +152,7 @@ def build_function(source: Source, body: str, names: dict[str, object] | None = 
         scope: dict[str, object] = {}
         exec(compile(text, "<pgt numeric action>", "exec"), {**_GLOBALS, **(names or {})}, scope)  # noqa: S102
         factory = _FACTORIES[text] = scope["_make"]
-    return factory(*source.params)
+    return factory
 
 
 def compile_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable | None = None) -> Check:

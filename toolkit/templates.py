@@ -116,12 +116,12 @@ class ActionTemplate:
             # ``forall (?o) (imply (includes ?o ?p) (started ?o))`` once per product, not once per action.
             parts = schema.precondition.parts if isinstance(schema.precondition, m.And) else (schema.precondition,)
             names = [var for var, _ in schema.params]
-            # A conjunction of literals and numeric comparisons (most numeric schemas): the literals are
+            # A conjunction of literals (maybe none) and numeric comparisons (most numeric schemas): the literals are
             # templated as a flat precondition's are (one interned atom each), only the comparisons are
             # ground per distinct value of the parameters they mention (see _ground_mixed).
             lit_parts = [p for p in parts if flat_literals(p) is not None]
             self._pre_mixed: tuple | None = None
-            if lit_parts and len(lit_parts) < len(parts) and all(
+            if len(lit_parts) < len(parts) and all(
                     isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in parts if p not in lit_parts):
                 lits, eqs, never = self._template_literals(flat_literals(m.And(tuple(lit_parts))), slots)
                 self._pre_mixed = (tuple(p for p, positive in lits if positive),
@@ -144,6 +144,12 @@ class ActionTemplate:
         self._ces_nt = tuple(ce for ce in ces if ce[0] < 0)  # without (or equalities only)
         self._ces_eq = any(ce[6] for ce in ces)
         self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
+
+    @property
+    def shared_shape(self) -> bool:
+        """Whether every ground action's precondition has the schema's shape (literals from the atom vector,
+        comparisons from the lifted expressions), so generated code can be shared (toolkit.fluent_shared)."""
+        return self._pre_flat or self._pre_mixed is not None
 
     # ---------------------------------------------------------- building
 

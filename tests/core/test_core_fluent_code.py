@@ -222,3 +222,37 @@ def test_numeric_effects_ground_from_the_schema_template_as_ground_updates_groun
                     assert u.target not in task.init.values or u.target is task.fluent_index.canonical(u.target)
     gadgets = tasks[0]._update_templates
     assert gadgets["fill"].plain and gadgets["toggle"].plain and not gadgets["sweep"].plain
+
+
+def _typed(values: list) -> list:
+    return [(type(v), v) for v in values]
+
+
+def test_shared_schema_code_binds_the_parameters_the_generator_gives_each_action() -> None:
+    """A schema's ground actions share one generated text (``toolkit.fluent_shared``): for every ground
+    action of the tasks, the parameters gathered by walking its trees are exactly those the generator
+    collects for it (type included), and the generator's text for it is the shared one (same factory)."""
+    from toolkit.fluent_shared import check_params, step_params, tree_source
+    from toolkit.fluent_writes import _NAMES, step_text
+    from toolkit.fluent_code import build_factory
+
+    checks = steps = 0
+    for task in _tasks():
+        index = task.fluent_index
+        for act in task.all_actions():
+            cond, ground = act.precondition, act.ground_effect
+            act.is_applicable, act.step_in_place  # the shared code is made on first use
+            code = act.code
+            if code.share_check and cond.tree not in (None, False):
+                factory, reads, params = tree_source(cond, index, task.atom_table)
+                assert code.check == (factory, reads), str(act)
+                assert _typed(check_params(cond, index, reads)) == _typed(params), str(act)
+                checks += 1
+            if code.share_step and act.updates and ground.plain:
+                src, body = step_text(act.updates, index, ground.adds, ground.dels)
+                numbers = [index.number(u.target) for u in act.updates]
+                shape = (tuple(numbers.index(n) for n in numbers), bool(ground.adds), bool(ground.dels))
+                assert code.steps[shape] is build_factory(src, body, _NAMES), str(act)
+                assert _typed(step_params(act.updates, index, ground.adds, ground.dels, numbers)) == _typed(src.params)
+                steps += 1
+    assert checks >= 10 and steps >= 10

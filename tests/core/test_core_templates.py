@@ -276,6 +276,14 @@ MIXED_DOMAIN = """
     :parameters (?x - thing)
     :precondition (and (not (= k k)) (<= (f ?x) 2))
     :effect (and (flag)))
+  (:action d
+    :parameters (?x - thing)
+    :precondition (and (<= (f ?x) 2) (not (> (* (f ?x) (g)) (f k))))
+    :effect (and (flag)))
+  (:action e
+    :parameters (?x - thing)
+    :precondition (< (f ?x) 2)
+    :effect (and (flag)))
 )
 """
 
@@ -290,14 +298,14 @@ MIXED_PROBLEM = """
 def test_template_grounding_matches_direct_grounding_on_mixed_numeric_preconditions() -> None:
     domain = parse_domain(MIXED_DOMAIN)
     task = Task(domain, parse_problem(MIXED_PROBLEM, domain))
-    assert all(task.template(name)._pre_mixed is not None for name in ("a", "b", "c"))
+    assert all(task.template(name)._pre_mixed is not None for name in ("a", "b", "c", "d", "e"))
     n = 0
     for action in task.all_actions():
         sub = {var: obj for (var, _), obj in zip(action.schema.params, action.args)}
         assert action.precondition == compile_condition(action.schema.precondition, sub, task.objects_of,
                                                         task.static_view), action
         n += 1
-    assert n == 3 * 3 + 3 + 3
+    assert n == 3 * 3 + 3 * 4
     assert task.action("a", ["t1", "t2"]).precondition.tree is not False
     assert task.action("a", ["t1", "t1"]).precondition.tree is False  # (q t1 t1) and (not (q t1 t1))
     assert task.action("a", ["k", "t1"]).precondition.tree is False  # (not (= k k))
