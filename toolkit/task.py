@@ -430,13 +430,7 @@ class Task:
         return sorted(out)
 
     def goal_holds(self, state: frozenset[Atom]) -> bool:
-        return holds(self.goal, state) if not self.numeric else self._goal_check(state)
-
-    @functools.cached_property
-    def _goal_check(self) -> Callable[[frozenset[Atom]], bool]:
-        """A numeric task's goal test compiled as an action's precondition is (toolkit.fluent_code): the
-        interpreter walks its comparisons node by node."""
-        return compile_check(self.goal, self.fluent_index, self.atom_table)
+        return holds(self.goal, state)
 
     def goal_unmet(self, state: frozenset[Atom]) -> list[Unmet]:
         return explain_derived(self.derived, explain(self.goal, state), state)

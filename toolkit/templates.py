@@ -130,8 +130,8 @@ class ActionTemplate:
                 parts = tuple(p for p in parts if p not in lit_parts)
                 # ground_compare's GCompare for each comparison, built from the lifted expressions
                 self._pre_compares = tuple(_compare_builder(p, slots, atoms.atom) for p in parts)
-            self._pre_parts = tuple((part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {})
-                                    for part in parts)
+            self._pre_parts = () if self._pre_mixed is not None else tuple(
+                (part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {}) for part in parts)
 
         # Effect: walk order is kept in ``_entries`` so materialized effects match compile_effect.
         self._adds: list[int] = []
