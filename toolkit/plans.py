@@ -16,6 +16,7 @@ solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``
 from __future__ import annotations
 
 import weakref
+from operator import itemgetter
 from typing import Iterable
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
@@ -130,15 +131,40 @@ def _plain_line(line: str, task: Task) -> tuple[GroundAction, str] | str | None:
         return None
 
 
+class PlainRow(tuple):
+    """One step of plain plan text as the validator reads it: ``(index, line, text, action)``, a tuple
+    (no record built per step) read by the names of :class:`PlanStep`'s fields; :meth:`step` is that
+    PlanStep, as :func:`parse_plan` gives it."""
+
+    __slots__ = ()
+    index = property(itemgetter(0))
+    line = property(itemgetter(1))
+    text = property(itemgetter(2))
+    action = property(itemgetter(3))
+    read_as = "pddl"
+
+    def step(self) -> PlanStep:
+        act = self[3]
+        return PlanStep(self[0], self[1], self[2], act.schema.name, act.args, action=act)
+
+
 def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
     """The plan of text made of ``(action args)`` lines that all name ground actions (blank lines
     between them, comment lines after them), as :func:`parse_plan`'s full reading gives it; None for
     any other text. Planners and most LLM replies that follow a PDDL prompt write this shape.
     """
+    rows = plain_rows(text, task)
+    return None if rows is None else ParsedPlan(tuple([row.step() for row in rows]))
+
+
+def plain_rows(text: str, task: Task) -> list[PlainRow] | None:
+    """:func:`_plain_lines`' steps as :class:`PlainRow` s (None where it gives None): what
+    :func:`toolkit.verify.check_plan` steps through, building PlanSteps only when its report is asked
+    for them."""
     known = _LINES.get(task)
     if known is None or len(known) > _MAX_LINES:
         known = _LINES[task] = {}
-    steps: list[PlanStep] = []
+    steps: list[PlainRow] = []
     ended = False  # a comment came: only comments and blank lines may follow
     for n, line in enumerate(text.splitlines(), 1):
         hit = known.get(line, _UNSEEN)
@@ -152,9 +178,11 @@ def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
         else:
             if ended:
                 return None
-            act, stripped = hit
-            steps.append(PlanStep(len(steps) + 1, n, stripped, act.schema.name, act.args, action=act))
-    return ParsedPlan(tuple(steps)) if steps and not text.startswith("\ufeff") else None
+            steps.append(_row(PlainRow, (len(steps) + 1, n, hit[1], hit[0])))
+    return steps if steps and not text.startswith("\ufeff") else None
+
+
+_row = tuple.__new__
 
 
 _UNSEEN = object()

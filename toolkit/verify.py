@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
-from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
+from toolkit.plans import ActionTextParser, ParsedPlan, PlainRow, PlanStep, Reason, parse_plan, plain_rows
 from toolkit.records import field, record, replace
 from toolkit.semantics import Unmet
 from toolkit.stepping import Stepper, WorkingState
@@ -126,7 +126,14 @@ class PlanReport:
     # under (:metric minimize (total-cost)), else the plan length, as FD and VAL count.
     cost: Number = 0
     cost_metric: str = "length"  # or "total-cost"
-    parsed: ParsedPlan | None = None  # how the text was read (None for a list of actions)
+    # How the text was read (None for a list of actions); plain text's steps as the run read them
+    # (toolkit.plans.PlainRow), their ParsedPlan built when asked for (see parsed).
+    parse_log: ParsedPlan | tuple | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def parsed(self) -> ParsedPlan | None:
+        log = self.parse_log
+        return ParsedPlan(tuple([row.step() for row in log])) if log.__class__ is tuple else log
 
     @functools.cached_property
     def steps(self) -> tuple[StepReport, ...]:
@@ -249,18 +256,23 @@ def _undefined_read(step: PlanStep, act: GroundAction, undefined: Sequence[str])
 
 def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], keep_going: bool,
                 init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
-    parsed = _as_parsed(task, plan, action_text)
     state = task.init if init is None else init
     goal_size = len(task.goal.literals) + (0 if task.goal.tree is None else 1)
-    refused = _no_steps(task, parsed, state, goal_size)
-    if refused is not None:
-        return refused
-    text_read = parsed
+    rows = plain_rows(plan, task) if isinstance(plan, str) else None
+    if rows is not None:  # plain (action args) lines: stepped as read, their PlanSteps built if asked for
+        steps: Sequence[PlanStep | PlainRow] = rows
+        text_read: ParsedPlan | tuple = tuple(rows)
+    else:
+        parsed = _as_parsed(task, plan, action_text)
+        refused = _no_steps(task, parsed, state, goal_size)
+        if refused is not None:
+            return refused
+        steps, text_read = parsed.steps, parsed
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
     reports: list[StepReport | tuple] = []
     violations: list[StepReport] = []
     cost: Number = 0
-    for step in parsed.steps:
+    for step in steps:
         if step.action is None:
             rep = _step_error(step)
             reports.append(rep)
@@ -329,7 +341,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         value = metric_value(task.problem.metric_expr, stepper.snapshot())
         cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
-        n = len(parsed.steps)
+        n = len(steps)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
         if task.uses_costs:
             msg += f", total cost {format_number(cost)}"
@@ -338,7 +350,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
                           text_read)
     if first is None:
-        n = len(parsed.steps)
+        n = len(steps)
         gap = "; ".join(describe_unmet(u) for u in goal_unmet)
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")

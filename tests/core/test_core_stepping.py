@@ -77,6 +77,21 @@ def test_step_reports_are_built_when_asked_and_stay_the_same_objects(task, monke
     assert [s.to_json(with_state=True) for s in again.steps] == [s.to_json(with_state=True) for s in steps]
 
 
+def test_plain_text_is_stepped_without_plan_steps_until_the_reading_is_asked_for(task, monkeypatch) -> None:
+    """Plain plan text is checked from its rows (``plans.PlainRow``); the report's ``parsed`` is the
+    ParsedPlan ``parse_plan`` gives, built on first access."""
+    text = format_plan(walk(task, 25, 3))
+    want = parse_plan(text, task)
+    built = []
+    real = plans.PlanStep
+    monkeypatch.setattr(plans, "PlanStep", lambda *a, **k: built.append(1) or real(*a, **k))
+    report = check_plan(task, text)
+    assert report.valid is False or report.valid is True
+    assert not built
+    assert report.parsed == want and report.parsed is report.parsed and len(built) == 25
+    assert report.reading == want.reading() and [s.line for s in report.steps] == [s.line for s in want.steps]
+
+
 def test_undo_and_state_at_walk_both_ways(task) -> None:
     plan = walk(task, 12, 3)
     stepper = Stepper(task.init)
