@@ -86,7 +86,6 @@ def test_plain_text_is_stepped_without_plan_steps_until_the_reading_is_asked_for
     real = plans.PlanStep
     monkeypatch.setattr(plans, "PlanStep", lambda *a, **k: built.append(1) or real(*a, **k))
     report = check_plan(task, text)
-    assert report.valid is False or report.valid is True
     assert not built
     assert report.parsed == want and report.parsed is report.parsed and len(built) == 25
     assert report.reading == want.reading() and [s.line for s in report.steps] == [s.line for s in want.steps]
