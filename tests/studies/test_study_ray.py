@@ -75,17 +75,37 @@ def test_ray_cluster_records_equal_the_local_executor_and_resume_across_executor
     assert episodes.stat().st_size == size
 
 
+def _parent(pid: int) -> int:
+    """The parent's pid (after the command name in ``/proc/PID/stat``); 0 once the process is gone."""
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except OSError:
+        return 0
+
+
 def _descends_from_us(pid: int) -> bool:
     me = os.getpid()
     while pid > 1:
         if pid == me:
             return True
-        try:
-            stat = Path(f"/proc/{pid}/stat").read_text()
-        except OSError:
-            return False
-        pid = int(stat.rsplit(")", 1)[1].split()[1])  # the parent's pid (after the command name)
+        pid = _parent(pid)
     return False
+
+
+def _is_ray_worker(pid: int) -> bool:
+    """Whether ``pid`` is a Ray worker running a unit, not a process that worker forked.
+
+    A child the worker starts (the planner's Fast Downward, through ``subprocess``) shows the
+    worker's title ``ray::run_unit`` from its fork until its exec; on a loaded machine that
+    window is wide enough to catch, and killing it crashes a planner call instead of a worker
+    (CI saw it: the killed episode's record ended early). A worker's parent is the raylet.
+    """
+    try:
+        if b"ray::run_unit" not in Path(f"/proc/{pid}/cmdline").read_bytes():
+            return False
+        return b"ray::" not in Path(f"/proc/{_parent(pid)}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 class _Killer(threading.Thread):
@@ -100,8 +120,7 @@ class _Killer(threading.Thread):
         while not self.done.is_set() and self.killed is None:
             for entry in Path("/proc").iterdir():
                 try:
-                    if (entry.name.isdigit() and b"ray::run_unit" in (entry / "cmdline").read_bytes()
-                            and _descends_from_us(int(entry.name))):
+                    if entry.name.isdigit() and _is_ray_worker(int(entry.name)) and _descends_from_us(int(entry.name)):
                         os.kill(int(entry.name), signal.SIGKILL)
                         self.killed = int(entry.name)
                         break
@@ -222,7 +241,7 @@ def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cl
     killed = False
     deadline = time.monotonic() + 120
     while driver.poll() is None and time.monotonic() < deadline and not killed:
-        victims = _in_session(worker.pid, b"ray::run_unit")
+        victims = [pid for pid in _in_session(worker.pid, b"ray::run_unit") if _is_ray_worker(pid)]
         if victims and read_records(out / "episodes.jsonl"):
             os.kill(victims[0], signal.SIGKILL)  # a Ray worker dies mid-unit: Ray runs the unit again
             killed = True
