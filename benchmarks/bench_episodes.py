@@ -68,7 +68,7 @@ def _command(suite: str, seeds: int, out: Path, *extra: str) -> list[str]:
 
 def _seeds_for(suite: str, episodes: int) -> tuple[int, int]:
     """(seeds per problem, episodes) for about ``episodes`` episodes of ``suite``."""
-    from benchmarks.runner import RunConfig, episode_specs
+    from benchmarks.study_config import RunConfig, episode_specs
 
     problems = len(episode_specs(RunConfig(suite=suite, grounder="oracle", seeds=1)))
     seeds = max(1, math.ceil(episodes / problems))

@@ -37,8 +37,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.runner import RunConfig, run_and_collect
+from benchmarks.runner import run_and_collect
 from benchmarks.store import collect, read_records
+from benchmarks.study_config import RunConfig
 from toolkit.errors import PgtError
 
 MIRROR = Path("/work/.mirror/AI-Planning+classical-domains/repo")

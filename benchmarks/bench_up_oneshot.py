@@ -30,7 +30,9 @@ from pathlib import Path
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.runner import RunConfig, make_planner, run_study  # noqa: E402
+from benchmarks.episode import make_planner  # noqa: E402
+from benchmarks.runner import run_study  # noqa: E402
+from benchmarks.study_config import RunConfig  # noqa: E402
 from toolkit.planners.up_oneshot import STORE_ENV  # noqa: E402
 
 

@@ -109,7 +109,7 @@ class Tally:
 
 def compare(root: Path, logs: list[ViPlanLog], every: bool, planner: Any) -> dict[str, Tally]:
     """Per domain: the episodes checked and agreeing, and per problem file the truthful episodes' verdicts."""
-    from benchmarks.runner import _task
+    from benchmarks.episode import episode_task
 
     tallies: dict[str, Tally] = defaultdict(Tally)
     planned: dict[tuple[str, frozenset[Atom]], list[str] | None] = {}
@@ -120,7 +120,7 @@ def compare(root: Path, logs: list[ViPlanLog], every: bool, planner: Any) -> dic
             prefix, whole = logged_plan(data, log.max_steps)
             if not [a for a in prefix if a is not None]:
                 continue  # ViPlan had no first plan (it could not load or plan the problem)
-            task = _task(str(domain_file), str(root / ep.problem))
+            task = episode_task(str(domain_file), str(root / ep.problem))
             belief, truthful = _belief(task, log, data)
             if not (truthful or every):
                 continue

@@ -55,8 +55,9 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make the project importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from benchmarks.runner import RunConfig, run_study  # noqa: E402
+from benchmarks.runner import run_study  # noqa: E402
 from benchmarks.store import collect, read_records  # noqa: E402
+from benchmarks.study_config import RunConfig  # noqa: E402
 from benchmarks.viplan_episodes import UNLOGGED_ANSWER  # noqa: E402
 from benchmarks import viplan_bddl  # noqa: E402
 from benchmarks.viplan_fidelity import per_problem  # noqa: E402

@@ -31,7 +31,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "support"
 
 from openai_server import Reply, start_fake_openai  # noqa: E402 - the test server lives with the tests
 
-from benchmarks.runner import RunConfig, read_records, run_study  # noqa: E402
+from benchmarks.runner import run_study  # noqa: E402
+from benchmarks.store import read_records  # noqa: E402
+from benchmarks.study_config import RunConfig  # noqa: E402
 
 
 class LatencyEndpoint:

@@ -216,7 +216,7 @@ def _executor_fields(args: argparse.Namespace) -> dict[str, object]:
 
 
 def _config(args: argparse.Namespace):
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     check_contradictions(args)
     if args.grounder == "noisy" and args.protocol != "viplan-planner" and args.accuracy is None and args.calibration is None and args.fp is None and args.fn is None:
@@ -382,7 +382,7 @@ def _numbers(value: str | list[float], option: str) -> list[float]:
 
 def compare_grid(args: argparse.Namespace) -> list[tuple[str, object]]:
     """(folder name, RunConfig) for every run of a ``pgt compare`` grid, both protocols."""
-    from benchmarks.runner import RunConfig, calibration_name
+    from benchmarks.study_config import RunConfig, calibration_name
     from benchmarks.suites import resolve_suite
     from grounders.calibration import list_calibrations, resolve_calibration
 

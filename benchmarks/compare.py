@@ -28,14 +28,14 @@ class Pair:
 
 
 def _setting(record: dict[str, Any]) -> tuple[str, str, float]:
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     cfg = RunConfig.from_dict(record["config"])
     return cfg.suite_family, cfg.noise_label(), cfg.action_failure
 
 
 def _key(record: dict[str, Any]) -> tuple:
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     cfg = RunConfig.from_dict(record["config"]).result_fields()
     cfg.pop("protocol", None)
@@ -48,7 +48,7 @@ def pairs(runs: list) -> list[Pair]:
     by_key: dict[tuple, dict[str, Any]] = {}
     for run in runs:
         first = run.records[0]
-        from benchmarks.runner import RunConfig
+        from benchmarks.study_config import RunConfig
 
         # the protocol as the config reads it (a record without one ran the default, as RunConfig says)
         by_key.setdefault(_key(first), {})[RunConfig.from_dict(first["config"]).protocol] = run

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from benchmarks import runner
-from benchmarks.runner import EpisodeSpec, RunConfig
+from benchmarks import episode, runner
 from benchmarks.store import collect, read_records
+from benchmarks.study_config import EpisodeSpec, RunConfig
 from grounders.limits import CHARS_PER_TOKEN, estimate_prompt_tokens
 
 SAMPLE = 3  # problems per split played to estimate questions and prompt sizes
@@ -165,10 +165,10 @@ def _play_once(spec: EpisodeSpec, vlm: bool) -> tuple[int, int, int]:
     from toolkit.questions import QuestionBook
 
     config = spec.config
-    task = runner._task(spec.domain, spec.problem)
-    seed = runner._episode_seed(spec)
-    env, _ = runner.episode_environment(task, spec, seed)
-    play = runner.PROTOCOL_RUNNERS[config.protocol]
+    task = episode.episode_task(spec.domain, spec.problem)
+    seed = episode.episode_seed(spec)
+    env, _ = episode.episode_environment(task, spec, seed)
+    play = episode.PROTOCOL_RUNNERS[config.protocol]
     if config.protocol == "viplan-planner":
         perfect = build_proposer(dataclasses.replace(config, grounder="oracle"), task, spec.id, seed)
         meter: Any = _MeteredProposer(perfect, config.cot) if vlm else perfect

@@ -31,7 +31,7 @@ from benchmarks.store import Finished
 from toolkit.errors import PgtError
 
 if TYPE_CHECKING:
-    from benchmarks.runner import EpisodeSpec, RunConfig
+    from benchmarks.study_config import EpisodeSpec, RunConfig
 
 Record = dict[str, Any]
 EXECUTORS = ("local", "ray")
@@ -88,7 +88,7 @@ def units(specs: list[EpisodeSpec], workers: int, most: int | None = None) -> li
 
 def lost_record(spec: EpisodeSpec, why: str) -> Record:
     """The error record of an episode whose worker kept dying: retried when the study is resumed."""
-    from benchmarks.runner import episode_header
+    from benchmarks.episode import episode_header
 
     return {**episode_header(spec), "success": False, "outcome": "error", "stop_reason": "error",
             "error_kind": "worker", "error": why, "fatal": False}
@@ -104,13 +104,13 @@ class LocalExecutor:
         self.workers = workers
 
     def run(self, specs: list[EpisodeSpec]) -> Iterator[Finished]:
-        from benchmarks.runner import run_episode
+        from benchmarks.episode import run_episode
 
         if self.workers <= 1 or len(specs) <= 1:
             for spec in specs:
                 yield Finished.of(run_episode(spec))
             return
-        from benchmarks.runner import load_episode_code
+        from benchmarks.episode import load_episode_code
 
         load_episode_code()  # once, before the fork, so the workers share it rather than each import it again
         yield from _Pool(min(self.workers, len(specs))).run(units(specs, self.workers, most=LOCAL_UNIT))
@@ -147,7 +147,7 @@ def _worker(conn: Any, inherited: list[Any]) -> None:
     rest waiting forever. A worker whose writer died (its pipe's other end closed)
     exits rather than wait for a unit that will never come.
     """
-    from benchmarks.runner import run_episode
+    from benchmarks.episode import run_episode
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
     for other in inherited:  # the writer's ends of the pipes, ours included: else ours never reads EOF
@@ -328,7 +328,7 @@ class RayExecutor:
 
 def run_unit(unit: list[EpisodeSpec]) -> list[Record]:
     """A Ray task: the records of a unit's episodes (this worker's caches stay warm for the next unit)."""
-    from benchmarks.runner import run_episode
+    from benchmarks.episode import run_episode
 
     return [run_episode(spec) for spec in unit]
 

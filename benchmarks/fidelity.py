@@ -142,7 +142,7 @@ def paper_row(calibration: str, rows: Sequence[PaperRow] | None = None) -> Paper
 
 def study_config(calibration: str, problems: int | None, seeds: int, noise: str | None = None):
     """The ViPlan-protocol study a calibration is checked with (its suite, every split)."""
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     row = paper_row(calibration)
     return RunConfig(suite=SUITE_OF[row.domain], protocol="viplan-grounder", grounder="noisy",
@@ -247,8 +247,9 @@ def _paper_calibrations(names: Sequence[str]) -> list[str]:
 
 
 def fidelity_cmd(args: argparse.Namespace) -> int:
-    from benchmarks.runner import StudyStopped, episode_specs, preflight, run_study
+    from benchmarks.runner import StudyStopped, preflight, run_study
     from benchmarks.store import collect, read_records
+    from benchmarks.study_config import episode_specs
     from grounders.calibration import list_calibrations
 
     if args.released:

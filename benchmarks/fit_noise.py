@@ -53,8 +53,9 @@ def choose(scores: dict[str, float], k: int) -> str:
 def score(domain: str, noise: str, problems: int, seeds: int, out: Path, workers: int) -> tuple[float, list[str]]:
     """sum(z^2) over the domain's calibrations on the simple split, and one line per calibration."""
     from benchmarks.metrics import summary
-    from benchmarks.runner import RunConfig, run_study
+    from benchmarks.runner import run_study
     from benchmarks.store import collect, read_records
+    from benchmarks.study_config import RunConfig
     from grounders.calibration import list_calibrations
 
     from benchmarks.fidelity import _paper_calibrations

@@ -46,7 +46,7 @@ _NUMBERS = ("questions", "replans", "actions", "prompt_tokens", "completion_toke
 
 def check_record(rec: dict[str, Any], where: str) -> None:
     """Refuse an episode record the report cannot read (hand-edited, or from another tool)."""
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     def bad(field: str, want: str) -> PgtError:
         return PgtError(f"{where}: episode {rec.get('id', '?')!s:.60}: field '{field}' must be {want}")
@@ -250,7 +250,7 @@ def _ran_on(run: Run) -> str:
 
 
 def _config(run: Run):
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     return RunConfig.from_dict(run.records[0]["config"])
 

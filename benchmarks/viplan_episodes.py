@@ -487,7 +487,7 @@ def _queue_stop(log: ViPlanLog, walk: Walk, attempts: list, remaining: list[str]
 
 def _first_plan(walk: Walk, enum: Any) -> list[str] | None:
     """ViPlan's first plan, planned again: ``get_plan(problem)``, the problem updated with the enumeration if any."""
-    from benchmarks.runner import make_planner
+    from benchmarks.episode import make_planner
 
     belief = walk.task.init
     if isinstance(enum, dict) and isinstance(enum.get("results"), dict):

@@ -53,7 +53,7 @@ def _success(records: Sequence[dict[str, Any]]) -> Estimate:
 def studies(run: Path, calibration: Path, seeds: int) -> list[tuple[str, Any]]:
     """One simulated study per split of an imported run: ViPlan's problem folder, cap, failures, and
     ``seeds`` simulated episodes per released episode of each problem (:func:`per_problem`)."""
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
 
     records = collect(read_records(run / "episodes.jsonl")).judged
     if not records or not isinstance(records[0].get("imported"), dict):
@@ -91,7 +91,7 @@ def per_problem(config: Any, counts: dict[str, int]) -> Any:
     episode per problem; the household simple split) the config stays the plain
     ``seeds = n`` one, so studies measured before per-problem seeds resume unchanged.
     """
-    from benchmarks.runner import episode_specs
+    from benchmarks.study_config import episode_specs
 
     everything = {Path(spec.problem).stem for spec in episode_specs(config)}
     if set(counts) == everything and len(set(counts.values())) == 1:
@@ -102,7 +102,7 @@ def per_problem(config: Any, counts: dict[str, int]) -> Any:
 def wanted_ids(run: Path, calibration: Path, seeds: int) -> dict[str, set[str]]:
     """Per split, the ids of the simulated episodes that stand for ``run``'s (a study folder may hold more:
     one simulated before per-problem seeds ran the largest count for every problem)."""
-    from benchmarks.runner import episode_specs
+    from benchmarks.study_config import episode_specs
 
     return {split: {spec.id for spec in episode_specs(config)} for split, config in studies(run, calibration, seeds)}
 
@@ -168,7 +168,8 @@ def markdown(results: Sequence[ReleasedResult]) -> str:
 
 def released_cmd(args: Any) -> int:
     """``pgt fidelity --released RUN ...``: fit, simulate on ViPlan's problems, judge per split."""
-    from benchmarks.runner import episode_specs, run_study
+    from benchmarks.runner import run_study
+    from benchmarks.study_config import episode_specs
     from benchmarks.viplan_calibrate import fit_run
 
     out = Path(args.out)

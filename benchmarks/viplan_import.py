@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import re
 import shlex
 import sys
@@ -96,7 +95,7 @@ def _job(log: ViPlanLog) -> tuple[int, ...]:
 
 
 def _write_run(folder: Path, logs: list[ViPlanLog], root: Path) -> ImportedRun:
-    from benchmarks.runner import RunConfig
+    from benchmarks.study_config import RunConfig
     from grounders.records import RecordWriter
 
     logs = sorted(logs, key=lambda x: ("simple", "medium", "hard").index(x.split))
@@ -181,7 +180,7 @@ def _problems_run(logs: list[ViPlanLog], root: Path, domain_file: Path, folder: 
 
 def _records(log: ViPlanLog, root: Path, problems: dict[str, Path], config: Any, domain_file: Path):
     """(record, answer records) per episode of ``log``; household scene instances are seeds 0, 1, ..."""
-    from benchmarks.runner import _task
+    from benchmarks.episode import episode_task
     from benchmarks.viplan_bddl import hidden_init
 
     seeds: dict[str, int] = {}
@@ -191,7 +190,7 @@ def _records(log: ViPlanLog, root: Path, problems: dict[str, Path], config: Any,
         seed = seeds[ep.problem] = seeds.get(ep.problem, -1) + 1
         stem = Path(ep.problem).stem
         episode_id = f"{log.split}/{stem}/seed{seed}"
-        task = _task(str(domain_file), str(problem_file))
+        task = episode_task(str(domain_file), str(problem_file))
         # ViPlan's household world (iGibson) shows part of the state; its Blocksworld simulator all of it
         walk = Walk(task, episode_id, log.model, partial=log.domain == "igibson")
         if log.domain == "igibson":

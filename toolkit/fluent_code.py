@@ -49,6 +49,8 @@ _OPS = {"+": "+", "-": "-", "*": "*"}
 _GLOBALS = {"_BIG": _BIG, "_M": MISSING, "_div": divide, "_holds": holds, "_up": update_values,
             "isinstance": isinstance}
 _FACTORIES: dict[str, Callable[..., Callable]] = {}  # source text -> factory: one exec per shape
+_NAMES = tuple(f"_p{i}" for i in range(64))  # parameter names, made once (an action has a few dozen at most)
+_HEADS: dict[int, str] = {}  # number of parameters -> the factory's "def _make(...):" line
 
 
 class Unsupported(Exception):
@@ -71,8 +73,10 @@ class Source:
         return self.param(atoms)
 
     def param(self, value: object) -> str:
-        self.params.append(value)
-        return f"_p{len(self.params) - 1}"
+        params = self.params
+        params.append(value)
+        n = len(params) - 1
+        return _NAMES[n] if n < len(_NAMES) else f"_p{n}"
 
     def fluent(self, atom: Atom) -> str:
         if self.slots:
@@ -131,14 +135,24 @@ class Source:
 def build_function(source: Source, body: str, names: dict[str, object] | None = None) -> Callable:
     """The function ``_f`` defined by ``body`` over the source's parameters; one ``exec`` per text, which
     also sees ``names`` (a module's own globals; the text must name the module's use)."""
-    params = ", ".join(f"_p{i}" for i in range(len(source.params)))
-    text = f"def _make({params}):\n{body}\n    return _f\n"
+    return build_factory(source, body, names)(*source.params)
+
+
+def build_factory(source: Source, body: str, names: dict[str, object] | None = None) -> Callable[..., Callable]:
+    """The factory ``_make(_p0, _p1, ...)`` that returns the function ``_f`` of ``body`` over the given
+    parameters (:func:`build_function` calls it with the source's own; a schema's other ground actions
+    call it with theirs: :mod:`toolkit.fluent_shared`)."""
+    n = len(source.params)
+    head = _HEADS.get(n)
+    if head is None:
+        head = _HEADS[n] = f"def _make({', '.join(f'_p{i}' for i in range(n))}):\n"
+    text = f"{head}{body}\n    return _f\n"
     factory = _FACTORIES.get(text)
     if factory is None:
         scope: dict[str, object] = {}
         exec(compile(text, "<pgt numeric action>", "exec"), {**_GLOBALS, **(names or {})}, scope)  # noqa: S102
         factory = _FACTORIES[text] = scope["_make"]
-    return factory(*source.params)
+    return factory
 
 
 def compile_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable | None = None) -> Check:
@@ -148,6 +162,9 @@ def compile_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable 
     number, read here by subscript; a frozen state's dict is read with the index's own atom objects),
     ``table`` holds the task's atom objects (both grow with the atoms first met here)."""
     src = Source(index, table)
+    if cond.tree is None:  # literals only: the generated function's two set tests, as a closure (no text)
+        return _literal_check(src.atoms(cond.pos) if cond.pos else None, src.atoms(cond.neg) if cond.neg else None,
+                              src.params)
     fallback = src.param(cond)
     lines = ["    def _f(s):"]
     if cond.pos:
@@ -169,6 +186,20 @@ def compile_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable 
     else:
         lines.append(f"        return {test}")
     return build_function(src, "\n".join(lines))
+
+
+def _literal_check(pos: str | None, neg: str | None, params: list) -> Check:
+    """``holds`` of a condition of literals only: ``pos <= s and s.isdisjoint(neg)`` (each only where
+    there are such literals), exactly the text compile_check would generate for it."""
+    p = params[0] if pos is not None else None
+    n = params[-1] if neg is not None else None
+    if p is not None and n is not None:
+        return lambda s: p <= s and s.isdisjoint(n)
+    if p is not None:
+        return lambda s: p <= s
+    if n is not None:
+        return lambda s: s.isdisjoint(n)
+    return lambda s: True
 
 
 # update_values' int-if-integral, tested as cheaply as an int (the common value) allows

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from toolkit.fluent_code import INTEGRAL, Source, Unsupported, build_function, updated_value
+from toolkit.fluent_code import INTEGRAL, Source, Unsupported, build_factory, build_function, updated_value
 from toolkit.fluent_effects import GroundUpdate
 from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom, Number
@@ -35,7 +35,9 @@ from toolkit.stepping import Change
 Pairs = "tuple[int | object, ...]"  # number, value, number, value, ...
 Writes = Callable[[frozenset[Atom]], "tuple[Pairs, Pairs] | None"]
 Step = Callable[[frozenset[Atom], list], bool]
-_NAMES = {"_n": tuple.__new__, "_C": Change, "_E": frozenset()}
+_E: frozenset[Atom] = frozenset()
+_n = tuple.__new__
+_NAMES = {"_n": _n, "_C": Change, "_E": _E}
 
 
 def _computed(src: Source, updates: tuple[GroundUpdate, ...], index: FluentIndex) -> tuple[list[str], list[str], str, str]:
@@ -95,14 +97,39 @@ def compile_step(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: fr
     values computed in the old state, deletes then adds (``Stepper._commit``'s rules), values written,
     and its :class:`~toolkit.stepping.Change` appended to ``rec``. Returns False, with nothing done,
     where it cannot (see the module's docstring)."""
+    if not updates:  # no numeric effect: the text below reduced to its set operations, as a closure
+        return _boolean_step(index, adds, dels)
+    try:
+        src, body = step_text(updates, index, adds, dels)
+    except Unsupported:
+        return never_step
+    return build_function(src, body, _NAMES)
+
+
+def never_step(state: frozenset[Atom], rec: list) -> bool:
+    """A step the generator has no rule for: always the stepper's general path."""
+    return False
+
+
+def step_factory(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: frozenset[Atom],
+                 dels: frozenset[Atom]) -> Callable[..., Step] | None:
+    """:func:`compile_step`'s text as a factory over its parameters (None: no rule), for the ground actions
+    of one shape (:mod:`toolkit.fluent_shared`)."""
+    try:
+        src, body = step_text(updates, index, adds, dels)
+    except Unsupported:
+        return None
+    return build_factory(src, body, _NAMES)
+
+
+def step_text(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: frozenset[Atom],
+              dels: frozenset[Atom]) -> tuple[Source, str]:
+    """:func:`compile_step`'s source: its parameters and its text (raises Unsupported)."""
     src = Source(index)
     src.slots = True
     head = ["    def _f(s, rec):", f"        if s.index is not {src.param(index)}: return False", "        v = s.slots",
             "        try:"]
-    try:
-        lines, writes, old, new = _computed(src, updates, index)
-    except Unsupported:
-        return lambda state, rec: False
+    lines, writes, old, new = _computed(src, updates, index)
     body = [*head, *lines, "        except Exception:", "            return False", *writes]
     added = removed = "_E"
     if dels:  # the atoms it really changes, as frozensets (a frozenset's operators return frozensets)
@@ -113,4 +140,26 @@ def compile_step(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: fr
         body += [f"        a = {src.param(adds)} - s", "        if a: s.update(a)"]
         added = "a"
     body += [f"        rec.append(_n(_C, ({added}, {removed}, {old}, {new})))", "        return True"]
-    return build_function(src, "\n".join(body), _NAMES)
+    return src, "\n".join(body)
+
+
+def _boolean_step(index: FluentIndex, adds: frozenset[Atom], dels: frozenset[Atom]) -> Step:
+    """:func:`compile_step` of an action without numeric effects: what its generated text does (on a
+    working state of ``index`` only: deletes that hold, then adds that do not, and the record with no
+    values), without generating it (a numeric task's boolean actions, e.g. hydropower's advance_time)."""
+    def step(s, rec) -> bool:
+        if s.index is not index:
+            return False
+        removed = added = _E
+        if dels:
+            removed = (dels & s) - adds
+            if removed:
+                s.difference_update(removed)
+        if adds:
+            added = adds - s
+            if added:
+                s.update(added)
+        rec.append(_n(Change, (added, removed, (), ())))
+        return True
+
+    return step

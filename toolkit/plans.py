@@ -16,6 +16,7 @@ solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``
 from __future__ import annotations
 
 import weakref
+from operator import itemgetter
 from typing import Iterable
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
@@ -108,14 +109,14 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     return ParsedPlan(tuple(steps), tuple(skipped), verdict, two_plans or "")
 
 
-# Per task, what each distinct line of plain plan text says: a ground action, a blank ("") or comment
-# (";") line, or None (anything else: the full reader decides). Validating many plans of one problem
-# (validate-batch, an LLM study) reads each distinct line once.
-_LINES: "weakref.WeakKeyDictionary[Task, dict[str, GroundAction | str | None]]" = weakref.WeakKeyDictionary()
+# Per task, what each distinct line of plain plan text says: a ground action with the line's text
+# (stripped), a blank ("") or comment (";") line, or None (anything else: the full reader decides).
+# Validating many plans of one problem (validate-batch, an LLM study) reads each distinct line once.
+_LINES: "weakref.WeakKeyDictionary[Task, dict[str, tuple[GroundAction, str] | str | None]]" = weakref.WeakKeyDictionary()
 _MAX_LINES = 100_000  # distinct lines remembered per task before the memory starts over
 
 
-def _plain_line(line: str, task: Task) -> GroundAction | str | None:
+def _plain_line(line: str, task: Task) -> tuple[GroundAction, str] | str | None:
     stripped = line.strip()
     if not stripped:
         return ""
@@ -125,9 +126,26 @@ def _plain_line(line: str, task: Task) -> GroundAction | str | None:
     if mt is None:
         return None
     try:
-        return task.action(mt.group(1), tuple(mt.group(2).split()))
+        return task.action(mt.group(1), tuple(mt.group(2).split())), stripped
     except (UnknownSymbolError, ArityError, TypeMismatchError):
         return None
+
+
+class PlainRow(tuple):
+    """One step of plain plan text as the validator reads it: ``(index, line, text, action)``, a tuple
+    (no record built per step) read by the names of :class:`PlanStep`'s fields; :meth:`step` is that
+    PlanStep, as :func:`parse_plan` gives it."""
+
+    __slots__ = ()
+    index = property(itemgetter(0))
+    line = property(itemgetter(1))
+    text = property(itemgetter(2))
+    action = property(itemgetter(3))
+    read_as = "pddl"
+
+    def step(self) -> PlanStep:
+        act = self[3]
+        return PlanStep(self[0], self[1], self[2], act.schema.name, act.args, action=act)
 
 
 def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
@@ -135,10 +153,18 @@ def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
     between them, comment lines after them), as :func:`parse_plan`'s full reading gives it; None for
     any other text. Planners and most LLM replies that follow a PDDL prompt write this shape.
     """
+    rows = plain_rows(text, task)
+    return None if rows is None else ParsedPlan(tuple([row.step() for row in rows]))
+
+
+def plain_rows(text: str, task: Task) -> list[PlainRow] | None:
+    """:func:`_plain_lines`' steps as :class:`PlainRow` s (None where it gives None): what
+    :func:`toolkit.verify.check_plan` steps through, building PlanSteps only when its report is asked
+    for them."""
     known = _LINES.get(task)
     if known is None or len(known) > _MAX_LINES:
         known = _LINES[task] = {}
-    steps: list[PlanStep] = []
+    steps: list[PlainRow] = []
     ended = False  # a comment came: only comments and blank lines may follow
     for n, line in enumerate(text.splitlines(), 1):
         hit = known.get(line, _UNSEEN)
@@ -146,13 +172,17 @@ def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
             hit = known[line] = _plain_line(line, task)
         if hit is None:
             return None
-        if hit == ";":
-            ended = True
-        elif hit != "":
+        if hit.__class__ is str:  # a comment (";") or a blank line ("")
+            if hit:
+                ended = True
+        else:
             if ended:
                 return None
-            steps.append(PlanStep(len(steps) + 1, n, line.strip(), hit.name, hit.args, action=hit))  # type: ignore[union-attr]
-    return ParsedPlan(tuple(steps)) if steps and not text.startswith("\ufeff") else None
+            steps.append(_row(PlainRow, (len(steps) + 1, n, hit[1], hit[0])))
+    return steps if steps and not text.startswith("\ufeff") else None
+
+
+_row = tuple.__new__
 
 
 _UNSEEN = object()

@@ -32,7 +32,7 @@ replay takes the environment's side from the log, in this one place:
   protocol, which plans with the file's value for them.
 
 The script is plain JSON (:meth:`WorldScript.to_json`), stored in each imported
-episode record under ``world``; :func:`benchmarks.runner.make_environment` uses it
+episode record under ``world``; :func:`benchmarks.episode.make_environment` uses it
 whenever a replayed record carries one.
 """
 

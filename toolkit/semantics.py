@@ -81,6 +81,23 @@ def _explain_node(node: GNode, state: frozenset[Atom], out: list[Unmet]) -> None
             out.append(Unmet(str(node), None, True, node.bindings))
 
 
+def _parts(node: GNode) -> int:
+    if node is True:
+        return 0
+    if isinstance(node, GAnd):
+        return sum(_parts(p) for p in node.parts)
+    return 1  # a literal, comparison, disjunction or contradiction: one entry of explain()'s list
+
+
+def condition_size(cond: CompiledCondition) -> int:
+    """How many parts :func:`explain` can report for ``cond``: the ``N`` of "k of N conditions unmet".
+
+    Conjunctions are counted by their parts at any depth, as :func:`explain` lists them
+    (a numeric goal ``(and (<= ...) (<= ...) (<= ...))`` is three conditions, not one).
+    """
+    return len(cond.literals) + (0 if cond.tree is None else _parts(cond.tree))
+
+
 def explain(cond: CompiledCondition, state: frozenset[Atom]) -> list[Unmet]:
     """Every literal (or disjunction) of ``cond`` that is false in ``state``; empty if it holds."""
     out: list[Unmet] = []

@@ -24,8 +24,9 @@ from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.derived import DerivedRules, derived_rules_of
 from toolkit.fluent_code import Changes, compile_changes, compile_check
 from toolkit.fluent_writes import Step, Writes, compile_step, compile_writes
+from toolkit.fluent_shared import SchemaCode, shared_check, shared_step
 from toolkit.fluent_slots import FluentIndex
-from toolkit.fluent_effects import ground_updates, update_values, with_values
+from toolkit.fluent_effects import UpdateTemplate, update_values, with_values
 from toolkit.fluents import FluentState
 from toolkit.gc_pause import paused_gc
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
@@ -121,9 +122,13 @@ class NumericGroundAction(GroundAction):
     # The task's fluents by number (a working state's value list; a frozen state's dict keys by identity).
     fluent_index: FluentIndex = field(default_factory=FluentIndex, repr=False)
     atom_table: AtomTable | None = field(default=None, repr=False)  # the task's atom objects, for the same reason
+    # The generated text its schema's ground actions share (toolkit.fluent_shared); None: its own.
+    code: SchemaCode | None = field(default=None, repr=False)
 
     @functools.cached_property
     def is_applicable(self) -> Callable[[frozenset[Atom]], bool]:  # type: ignore[override]
+        if self.code is not None:
+            return shared_check(self.precondition, self.fluent_index, self.atom_table, self.code)
         return compile_check(self.precondition, self.fluent_index, self.atom_table)
 
     @functools.cached_property
@@ -142,6 +147,8 @@ class NumericGroundAction(GroundAction):
         ground = self.ground_effect
         if not ground.plain or self.derived is not None:
             return _never
+        if self.code is not None:
+            return shared_step(self.updates or (), self.fluent_index, ground.adds, ground.dels, self.code)
         return compile_step(self.updates or (), self.fluent_index, ground.adds, ground.dels)
 
     def __getstate__(self) -> dict[str, object]:
@@ -201,7 +208,12 @@ class Task:
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
+        for fluent in self.fluent_index.atoms:  # fluent atoms made in grounding are the index's own objects
+            self.atom_table.table(fluent.predicate).setdefault(fluent.args, fluent)
         self._templates: dict[str, ActionTemplate] = {}
+        self._update_templates: dict[str, UpdateTemplate] = {}  # numeric effects per schema (numeric tasks)
+        self._schema_code: dict[str, SchemaCode] = {}  # generated text per schema (numeric tasks)
+        self._fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> type-correct
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -268,8 +280,12 @@ class Task:
                      for i, a in enumerate(args))
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
+        fits = self._fits
         for obj, (var, types) in zip(objs, schema.params):
-            if not any(self.domain.is_subtype(self.objects[obj], t) for t in types):
+            ok = fits.get((obj, types))
+            if ok is None:
+                ok = fits[obj, types] = any(self.domain.is_subtype(self.objects[obj], t) for t in types)
+            if not ok:
                 raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
                                         f"parameter {var} of {schema.name}")
         canon = (schema.name, objs)
@@ -284,8 +300,13 @@ class Task:
         parts = (*self.template(schema.name).ground(args), self.cost_of(schema, args))
         if not self.numeric:
             return GroundAction(schema, args, *parts, None, self.derived)
-        return NumericGroundAction(schema, args, *parts, ground_updates(schema, args, self.objects_of), self.derived,
-                                   self.fluent_index, self.atom_table)
+        updates = self._update_templates.get(schema.name)
+        if updates is None:
+            updates = self._update_templates[schema.name] = UpdateTemplate(schema, self.atom_table.atom)
+            template = self.template(schema.name)
+            self._schema_code[schema.name] = SchemaCode(template.shared_shape, updates.plain)
+        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of), self.derived,
+                                   self.fluent_index, self.atom_table, self._schema_code[schema.name])
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.

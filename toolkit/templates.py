@@ -2,23 +2,24 @@
 
 Split from :mod:`toolkit.grounding` (which grounds formulas one by one) so that the
 fast stepping path can import :mod:`toolkit.semantics` at the top: ``grounding``
-<- ``semantics`` <- ``templates``, no import circle. :class:`GroundEffect` steps a
-state by the template's conditional effects and falls back to
-:func:`toolkit.semantics.apply_effect` for the rare non-conjunctive ones.
+<- ``semantics`` <- ``templates``, no import circle. :class:`GroundEffect`
+(:mod:`toolkit.ground_effect`) steps a state by the template's conditional effects
+and falls back to :func:`toolkit.semantics.apply_effect` for the rare
+non-conjunctive ones.
 """
 
 from __future__ import annotations
 
 import operator
 import re
-from typing import Callable, Iterator
+from typing import Callable
 
 from toolkit import model as m
-from toolkit.grounding import (CompiledCondition, CompiledEffect, ConditionalEffect, GAnd, GLit, GNode, ObjectsOf,
-                               StaticFacts, combos, compile_node, effect_text, flat_conditional, flat_literals,
-                               ground_condition, walk_effect)
+from toolkit.grounding import (CompiledCondition, GAnd, GLit, GNode, ObjectsOf, StaticFacts, combos, compile_node,
+                               flat_literals, ground_condition)
+from toolkit.fluents import GCompare, expr_builder
+from toolkit.ground_effect import GroundEffect, eq_holds as _eq_holds  # noqa: F401 - GroundEffect: re-exported
 from toolkit.model import Atom
-from toolkit.semantics import apply_effect, effect_delta
 
 # ------------------------------------------------------------------ templates
 #
@@ -57,20 +58,6 @@ class AtomTable:
         if a is None:
             a = t[args] = Atom(predicate, args)
         return a
-
-
-# A template conditional effect, shared by the schema's ground actions; every int is
-# a position in the action's atom vector:
-# (trigger or -1, other positive literals, negative literals, adds, dels,
-#  ((position, positive), ...) in formula order, equalities over slots, ordinal)
-_CE = tuple
-
-
-def _eq_holds(eqs: tuple[tuple[Slot | str, Slot | str, bool], ...], args: tuple[str, ...]) -> bool:
-    for a, b, positive in eqs:
-        if ((args[a] if a.__class__ is int else a) == (args[b] if b.__class__ is int else b)) != positive:
-            return False
-    return True
 
 
 def _terms(cond: m.Condition) -> frozenset[str]:
@@ -129,13 +116,27 @@ class ActionTemplate:
             # ``forall (?o) (imply (includes ?o ?p) (started ?o))`` once per product, not once per action.
             parts = schema.precondition.parts if isinstance(schema.precondition, m.And) else (schema.precondition,)
             names = [var for var, _ in schema.params]
-            self._pre_parts = tuple((part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {})
-                                    for part in parts)
+            # A conjunction of literals (maybe none) and numeric comparisons (most numeric schemas): the literals are
+            # templated as a flat precondition's are (one interned atom each), only the comparisons are
+            # ground per distinct value of the parameters they mention (see _ground_mixed).
+            lit_parts = [p for p in parts if flat_literals(p) is not None]
+            self._pre_mixed: tuple | None = None
+            if len(lit_parts) < len(parts) and all(
+                    isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in parts if p not in lit_parts):
+                lits, eqs, never = self._template_literals(flat_literals(m.And(tuple(lit_parts))), slots)
+                self._pre_mixed = (tuple(p for p, positive in lits if positive),
+                                   tuple(p for p, positive in lits if not positive), tuple(lits), tuple(eqs), never)
+                self._lit_memo = {}
+                parts = tuple(p for p in parts if p not in lit_parts)
+                # ground_compare's GCompare for each comparison, built from the lifted expressions
+                self._pre_compares = tuple(_compare_builder(p, slots, atoms.atom) for p in parts)
+            self._pre_parts = () if self._pre_mixed is not None else tuple(
+                (part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {}) for part in parts)
 
         # Effect: walk order is kept in ``_entries`` so materialized effects match compile_effect.
         self._adds: list[int] = []
         self._dels: list[int] = []
-        self._entries: list[tuple[str, object]] = []  # ("c", _CE) | ("d", index into _deferred)
+        self._entries: list[tuple[str, object]] = []  # ("c", a conditional effect) | ("d", index into _deferred)
         self._deferred: list[tuple[m.WhenEffect, dict[str, Slot | str], tuple[m.Condition, ...]]] = []
         self._walk(schema.effect, slots, (), self._adds, self._dels)
         ces = [ce for kind, ce in self._entries if kind == "c"]
@@ -143,6 +144,12 @@ class ActionTemplate:
         self._ces_nt = tuple(ce for ce in ces if ce[0] < 0)  # without (or equalities only)
         self._ces_eq = any(ce[6] for ce in ces)
         self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
+
+    @property
+    def shared_shape(self) -> bool:
+        """Whether every ground action's precondition has the schema's shape (literals from the atom vector,
+        comparisons from the lifted expressions), so generated code can be shared (toolkit.fluent_shared)."""
+        return self._pre_flat or self._pre_mixed is not None
 
     # ---------------------------------------------------------- building
 
@@ -258,8 +265,31 @@ class ActionTemplate:
             hit = cache[key] = (cc, None if node is False else tuple(p for p in flat if not isinstance(p, GLit)))
         return hit
 
+    def _ground_mixed(self, vec: tuple[Atom, ...], args: tuple[str, ...]) -> CompiledCondition:
+        """A precondition of literals and comparisons, as compile_node(_mk_and(parts)) gives it: the literals
+        (in formula order, the comparisons being no literals) from the atom vector, the comparisons in order
+        as the residual tree, False where an equality fails or an atom is both required and excluded."""
+        pos_at, neg_at, lit_at, eqs, never = self._pre_mixed
+        if never or (eqs and not _eq_holds(eqs, args)):
+            return _FALSE_CONDITION
+        rest = tuple([build(args) for build in self._pre_compares])
+        memo = self._lit_memo
+        lits = []
+        for p, positive in lit_at:
+            key = (vec[p], positive)
+            lit = memo.get(key)
+            if lit is None:
+                lit = memo[key] = GLit(vec[p], positive)
+            lits.append(lit)
+        pos = frozenset([vec[p] for p in pos_at])
+        neg = frozenset([vec[p] for p in neg_at]) if neg_at else _NO_ATOMS
+        tree = rest[0] if len(rest) == 1 else GAnd(rest)
+        return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else tree)
+
     def _ground_pre(self, vec: tuple[Atom, ...], args: tuple[str, ...]) -> CompiledCondition:
         if not self._pre_flat:  # as compile_node(_mk_and(parts)), from each part's cached split
+            if self._pre_mixed is not None:
+                return self._ground_mixed(vec, args)
             if len(self._pre_parts) == 1:
                 return self._pre_part(0, args)[0]
             lits: tuple[GLit, ...] = ()
@@ -298,163 +328,16 @@ class ActionTemplate:
         return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else None)
 
 
+def _compare_builder(part: m.Condition, slots: dict[str, Slot | str], atom: Callable[[str, tuple[str, ...]], Atom]
+                     ) -> Callable[[tuple[str, ...]], GCompare]:
+    """``args -> ground_condition(part, {param: arg})`` for a (negated) comparison: its GCompare."""
+    positive = not isinstance(part, m.Not)
+    cmp = part if positive else part.arg
+    left, right = expr_builder(cmp.left, slots, atom), expr_builder(cmp.right, slots, atom)
+    op = cmp.op
+    return lambda args: GCompare(op, left(args), right(args), positive, ())
+
+
 _NO_ATOMS: frozenset[Atom] = frozenset()
 _TRUE_CONDITION = CompiledCondition(frozenset(), frozenset(), ())
 _FALSE_CONDITION = CompiledCondition(frozenset(), frozenset(), (), False)
-
-
-class GroundEffect:
-    """A ground action's effect as template conditional effects over its atom vector.
-
-    :meth:`apply` and :meth:`delta` follow PDDL semantics exactly like
-    :func:`toolkit.semantics.apply_effect` / ``effect_delta`` on :attr:`compiled`:
-    every conditional effect is evaluated in the old state, deletes before adds.
-    """
-
-    __slots__ = ("template", "args", "vec", "adds", "dels", "ces", "ces_nt", "deferred", "generic", "plain",
-                 "_compiled", "_explained")
-
-    def __init__(self, template: ActionTemplate, args: tuple[str, ...], vec: tuple[Atom, ...]) -> None:
-        self.template, self.args, self.vec = template, args, vec
-        adds = [vec[p] for p in template._adds]
-        dels = [vec[p] for p in template._dels]
-        ces, ces_nt = template._ces, template._ces_nt
-        if template._ces_eq:  # keep the conditional effects whose equalities hold for these arguments
-            ces = tuple([ce for ce in ces if not ce[6] or _eq_holds(ce[6], args)])
-            live_nt = []
-            for ce in ces_nt:
-                if ce[6] and not _eq_holds(ce[6], args):
-                    continue
-                if not ce[5]:  # only equalities, and they hold: unconditional
-                    adds.extend(vec[p] for p in ce[3])
-                    dels.extend(vec[p] for p in ce[4])
-                else:
-                    live_nt.append(ce)
-            ces_nt = tuple(live_nt)
-        self.deferred: tuple[tuple[frozenset[Atom], frozenset[Atom], tuple[ConditionalEffect, ...]], ...] = ()
-        if template._deferred:
-            out = []
-            for eff, sub, conds in template._deferred:
-                full = {var: (args[v] if v.__class__ is int else v) for var, v in sub.items()}
-                d_adds: set[Atom] = set()
-                d_dels: set[Atom] = set()
-                d_ces: list[ConditionalEffect] = []
-                walk_effect(eff, full, conds, template._objects_of, d_adds, d_dels, d_ces, template._static)
-                adds.extend(d_adds)
-                dels.extend(d_dels)
-                out.append((frozenset(d_adds), frozenset(d_dels), tuple(d_ces)))
-            self.deferred = tuple(out)
-        # A non-conjunctive conditional effect: evaluate the materialized effect generically.
-        self.generic = any(d[2] for d in self.deferred)
-        self.adds: frozenset[Atom] = frozenset(adds)
-        self.dels: frozenset[Atom] = frozenset(dels)
-        self.ces: tuple[_CE, ...] = ces
-        self.ces_nt: tuple[_CE, ...] = ces_nt
-        # No conditional effect at all: every state gets exactly ``adds`` and ``dels`` (a stepper's fast path).
-        self.plain: bool = not (ces or ces_nt or self.generic)
-        self._compiled: CompiledEffect | None = None
-        self._explained: dict[int, tuple[frozenset[Atom], frozenset[Atom], str]] | None = None
-
-    def _fired(self, state: frozenset[Atom]) -> list[_CE]:
-        vec = self.vec
-        out = []
-        for ce in self.ces:
-            if vec[ce[0]] not in state:
-                continue
-            for p in ce[1]:
-                if vec[p] not in state:
-                    break
-            else:
-                for p in ce[2]:
-                    if vec[p] in state:
-                        break
-                else:
-                    out.append(ce)
-        if self.ces_nt:
-            fired_nt = [ce for ce in self.ces_nt
-                        if all(vec[p] in state for p in ce[1]) and not any(vec[p] in state for p in ce[2])]
-            if fired_nt:
-                out = sorted(out + fired_nt, key=lambda ce: ce[7])  # keep the effect's order for reports
-        return out
-
-    def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
-        """The successor state; does not check preconditions."""
-        if self.generic:
-            return apply_effect(self.compiled, state)
-        fired = self._fired(state) if (self.ces or self.ces_nt) else None
-        if not fired:
-            return (state - self.dels) | self.adds
-        vec = self.vec
-        adds = set(self.adds)
-        dels = set(self.dels)
-        for ce in fired:
-            for p in ce[3]:
-                adds.add(vec[p])
-            for p in ce[4]:
-                dels.add(vec[p])
-        return (state - dels) | adds
-
-    def delta(self, state: frozenset[Atom]) -> tuple[frozenset[Atom] | set[Atom], frozenset[Atom] | set[Atom], list[str]]:
-        """Adds, deletes and the texts of the conditional effects that fire (as ``effect_delta``)."""
-        if self.generic:
-            return effect_delta(self.compiled, state)
-        fired = self._fired(state) if (self.ces or self.ces_nt) else None
-        if not fired:  # the ground effect's own frozensets: a caller reads them, never changes them
-            return self.adds, self.dels, []
-        adds, dels, texts = set(self.adds), set(self.dels), []
-        cache = self._explained
-        if cache is None:
-            cache = self._explained = {}
-        for ce in fired:
-            hit = cache.get(ce[7])
-            if hit is None:
-                hit = cache[ce[7]] = self._explain(ce)
-            adds |= hit[0]
-            dels |= hit[1]
-            texts.append(hit[2])
-        return adds, dels, texts
-
-    def _explain(self, ce: _CE) -> tuple[frozenset[Atom], frozenset[Atom], str]:
-        """A conditional effect's adds, deletes and ``(when <condition> <effect>)`` text (as ``ConditionalEffect.text``)."""
-        vec = self.vec
-        c_adds = frozenset([vec[p] for p in ce[3]])
-        c_dels = frozenset([vec[p] for p in ce[4]])
-        parts = [str(vec[p]) if positive else f"(not {vec[p]})" for p, positive in ce[5]]
-        node = parts[0] if len(parts) == 1 else f"(and {' '.join(parts)})"
-        return c_adds, c_dels, f"(when {node} {effect_text(c_adds, c_dels)})"
-
-    def relaxed_conditional(self) -> Iterator[tuple[list[Atom], list[Atom]]]:
-        """(positive condition atoms, added atoms) of every conditional effect that adds an atom and whose
-        condition is no contradiction: what the delete relaxation needs, read off the template without
-        materializing :attr:`compiled` (airport's 300-segment ``forall``/``when`` effects, per action)."""
-        vec = self.vec
-        for ce in (*self.ces, *self.ces_nt):
-            if not ce[3]:
-                continue  # deletes only
-            pos = [vec[p] for p in ce[1]]
-            if ce[0] >= 0:
-                pos.append(vec[ce[0]])
-            if ce[2] and any(vec[p] in pos for p in ce[2]):
-                continue  # (and p (not p)): never fires, as flat_conditional drops it
-            yield pos, [vec[p] for p in ce[3]]
-        for _, _, conditional in self.deferred:
-            for c in conditional:
-                if c.adds and c.condition.tree is not False:
-                    yield list(c.condition.pos), list(c.adds)
-
-    @property
-    def compiled(self) -> CompiledEffect:
-        """The same effect as a :class:`CompiledEffect` (built on first use; equal to ``compile_effect``'s)."""
-        if self._compiled is None:
-            vec = self.vec
-            live = {ce[7] for ce in self.ces} | {ce[7] for ce in self.ces_nt}
-            conditional: list[ConditionalEffect] = []
-            for kind, entry in self.template._entries:
-                if kind == "d":
-                    conditional.extend(self.deferred[entry][2])
-                elif entry[7] in live:
-                    lits = tuple([GLit(vec[p], positive) for p, positive in entry[5]])
-                    conditional.extend(flat_conditional(lits, [vec[p] for p in entry[3]],
-                                                         [vec[p] for p in entry[4]]))
-            self._compiled = CompiledEffect(self.adds, self.dels, tuple(conditional))
-        return self._compiled

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import functools
 import gc
+from operator import attrgetter
 from typing import Any, Sequence
 
 from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
-from toolkit.plans import ActionTextParser, ParsedPlan, PlanStep, Reason, parse_plan
+from toolkit.plans import ActionTextParser, ParsedPlan, PlainRow, PlanStep, Reason, parse_plan, plain_rows
 from toolkit.records import field, record, replace
-from toolkit.semantics import Unmet
+from toolkit.semantics import Unmet, condition_size
 from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
 
@@ -113,7 +114,9 @@ class PlanReport:
     unmet: tuple[str, ...]  # unmet precondition literals of the first failing step
     goal_unmet: tuple[str, ...]  # goal literals false at the end
     message: str
-    steps: tuple[StepReport, ...]
+    # The steps' reports as the run left them (see steps): a validated step that ran is kept as
+    # (plan step, action, stepper, record index, fired) and its StepReport built only when asked for.
+    step_log: tuple[StepReport | tuple, ...] = field(repr=False, compare=False)
     # The state the run ended in, or the run's stepper at its end (see final_state): a batch that
     # reads only the verdicts then copies no state (nomystery p05: 16.5k facts per plan).
     end: frozenset[Atom] | Stepper = field(repr=False, compare=False)
@@ -123,7 +126,26 @@ class PlanReport:
     # under (:metric minimize (total-cost)), else the plan length, as FD and VAL count.
     cost: Number = 0
     cost_metric: str = "length"  # or "total-cost"
-    parsed: ParsedPlan | None = None  # how the text was read (None for a list of actions)
+    # How the text was read (None for a list of actions); plain text's steps as the run read them
+    # (toolkit.plans.PlainRow), their ParsedPlan built when asked for (see parsed).
+    parse_log: ParsedPlan | tuple | None = field(default=None, repr=False, compare=False)
+
+    @functools.cached_property
+    def parsed(self) -> ParsedPlan | None:
+        log = self.parse_log
+        return ParsedPlan(tuple([row.step() for row in log])) if log.__class__ is tuple else log
+
+    @functools.cached_property
+    def steps(self) -> tuple[StepReport, ...]:
+        """One report per step that was read or ran, built on first use (a batch that reads only the
+        verdicts builds none: they were a third of checking a plan of a small numeric task); the same
+        objects on every access."""
+        return tuple([_ran(*e) if e.__class__ is tuple else e for e in self.step_log])
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return _report_key(self) == _report_key(other) and self.steps == other.steps  # type: ignore[attr-defined]
 
     @functools.cached_property
     def final_state(self) -> frozenset[Atom]:
@@ -138,7 +160,7 @@ class PlanReport:
 
     @property
     def plan_length(self) -> int:
-        return len(self.steps)
+        return len(self.step_log)
 
     def __str__(self) -> str:
         return self.message
@@ -161,6 +183,17 @@ class PlanReport:
             out["steps"] = [s.to_json(with_states) for s in self.steps]
         out["reading"] = self.reading
         return out
+
+
+# What PlanReport.__eq__ compares besides its steps: every field but end (compare=False) and step_log.
+_report_key = attrgetter("valid", "failed_step", "reason", "unmet", "goal_unmet", "message", "violations",
+                         "goal_size", "cost", "cost_metric", "parsed")
+
+
+def _ran(step: PlanStep, act: GroundAction, stepper: Stepper, trace_index: int, fired: tuple[str, ...]) -> StepReport:
+    """The report of a step that was applicable and ran, from what the run logged."""
+    return StepReport(step.index, step.text, act.text, True, (), fired, line=step.line, read_as=step.read_as,
+                      trace=stepper, trace_index=trace_index)
 
 
 def _step_error(step: PlanStep) -> StepReport:
@@ -223,18 +256,23 @@ def _undefined_read(step: PlanStep, act: GroundAction, undefined: Sequence[str])
 
 def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], keep_going: bool,
                 init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
-    parsed = _as_parsed(task, plan, action_text)
     state = task.init if init is None else init
-    goal_size = len(task.goal.literals) + (0 if task.goal.tree is None else 1)
-    refused = _no_steps(task, parsed, state, goal_size)
-    if refused is not None:
-        return refused
-    text_read = parsed
+    goal_size = condition_size(task.goal)
+    rows = plain_rows(plan, task) if isinstance(plan, str) else None
+    if rows is not None:  # plain (action args) lines: stepped as read, their PlanSteps built if asked for
+        steps: Sequence[PlanStep | PlainRow] = rows
+        text_read: ParsedPlan | tuple = tuple(rows)
+    else:
+        parsed = _as_parsed(task, plan, action_text)
+        refused = _no_steps(task, parsed, state, goal_size)
+        if refused is not None:
+            return refused
+        steps, text_read = parsed.steps, parsed
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
-    reports: list[StepReport] = []
+    reports: list[StepReport | tuple] = []
     violations: list[StepReport] = []
     cost: Number = 0
-    for step in parsed.steps:
+    for step in steps:
         if step.action is None:
             rep = _step_error(step)
             reports.append(rep)
@@ -263,9 +301,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                     continue
                 break
             cost += act.cost
-            reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(fired),
-                                      line=step.line, read_as=step.read_as, trace=stepper,
-                                      trace_index=len(stepper.changes)))
+            reports.append((step, act, stepper, len(stepper.changes), tuple(fired)))
             continue
         unmet = tuple(act.unmet(work))
         eff = stepper.effect(act)
@@ -296,7 +332,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                                   trace_index=len(stepper.changes)))
 
     # The goal gap is measured in the last state reached (the end, or the failing step).
-    goal_unmet = tuple(task.goal_unmet(stepper.state))
+    goal_unmet = () if task.goal_holds(stepper.state) else tuple(task.goal_unmet(stepper.state))
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
@@ -305,7 +341,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         value = metric_value(task.problem.metric_expr, stepper.snapshot())
         cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
-        n = len(parsed.steps)
+        n = len(steps)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
         if task.uses_costs:
             msg += f", total cost {format_number(cost)}"
@@ -314,7 +350,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
                           text_read)
     if first is None:
-        n = len(parsed.steps)
+        n = len(steps)
         gap = "; ".join(describe_unmet(u) for u in goal_unmet)
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")

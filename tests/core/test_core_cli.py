@@ -194,3 +194,19 @@ def test_a_folder_given_as_the_problem_is_named_so(capsys, tmp_path, command) ->
     # It said "problem file not found" for a folder that exists.
     code, _, err = run(capsys, command, str(BW / "domain.pddl"), str(tmp_path))
     assert code == 2 and err.strip() == f"pgt {command}: error: cannot read {tmp_path}: Is a directory"
+
+
+def test_goal_gap_counts_the_parts_of_a_goal_with_comparisons_and_nesting(capsys, tmp_path: Path) -> None:
+    # the goal's conjunction of comparisons once counted as one condition: "3 of 1 goal condition(s) unmet"
+    (tmp_path / "d.pddl").write_text(
+        "(define (domain ctr) (:requirements :numeric-fluents :typing :disjunctive-preconditions)"
+        " (:types counter) (:predicates (done ?c - counter) (open ?c - counter)) (:functions (value ?c - counter))"
+        " (:action inc :parameters (?c - counter) :precondition (open ?c)"
+        " :effect (increase (value ?c) 1)))")
+    (tmp_path / "p.pddl").write_text(
+        "(define (problem p) (:domain ctr) (:objects a b - counter) (:init (= (value a) 0) (= (value b) 0))"
+        " (:goal (and (done a) (and (>= (value a) 2) (>= (value b) 2)) (or (done b) (open b)))))")
+    (tmp_path / "plan").write_text("(inc a)\n")
+    code, out, _ = run(capsys, "validate", str(tmp_path / "d.pddl"), str(tmp_path / "p.pddl"), str(tmp_path / "plan"))
+    assert code == 1
+    assert out.splitlines()[-1].startswith("goal gap at that point: 4 of 4 goal condition(s) unmet: (done a), ")

@@ -31,7 +31,8 @@ DATA = Path(__file__).parent / "data" / "numeric"
 
 # Every numeric construct the generator has a rule for: n-ary and unary arithmetic, division (by zero
 # too), negated and disjunctive comparisons, quantified conditions, all five update kinds, conditional
-# and quantified updates, two updates of one fluent, fluents without a value in :init.
+# and quantified updates, two updates of one fluent, fluents without a value in :init; an action
+# without numeric condition or effect (its check and step are closures, not generated text).
 GADGETS = """(define (domain gadgets)
  (:requirements :typing :numeric-fluents :conditional-effects :negative-preconditions
                 :disjunctive-preconditions :universal-preconditions)
@@ -53,7 +54,9 @@ GADGETS = """(define (domain gadgets)
    :effect (and (forall (?b - box) (when (open ?b) (assign (level ?b) 0)))
                 (forall (?b - box) (when (> (level ?b) 1) (sealed ?b)))))
  (:action toggle :parameters (?b - box) :precondition (not (sealed ?b))
-   :effect (and (open ?b) (assign (rate) (- (rate) 0.25)) (increase (spare ?b) 1))))"""
+   :effect (and (open ?b) (assign (rate) (- (rate) 0.25)) (increase (spare ?b) 1)))
+ (:action seal :parameters (?b - box) :precondition (and (open ?b) (not (sealed ?b)))
+   :effect (and (sealed ?b) (not (open ?b)))))"""
 GADGETS_PROBLEM = """(define (problem p) (:domain gadgets) (:objects b1 b2 b3 - box)
  (:init (open b1) (= (level b1) 0) (= (level b2) 3) (= (cap b1) 4) (= (cap b2) 3) (= (cap b3) 5)
         (= (rate) 1) (= (spare b1) 0))
@@ -128,6 +131,8 @@ def test_compiled_actions_answer_as_the_interpreter_on_walks_and_scrambled_state
         for act in random_walk(task, rng, 12):
             states.append(act.apply(states[-1]))
         states += [_scrambled(s, rng, fluents) for s in states for _ in range(3)]
+        atoms = task.all_atoms()  # atoms drawn at random too (an open and sealed box no walk reaches)
+        states += [FluentState(frozenset(a for a in atoms if rng.random() < 0.5), s.values) for s in states[:6]]
         for state in states:
             for act in actions:
                 _agree(act, state)
@@ -200,3 +205,54 @@ def test_an_update_the_generator_has_no_rule_for_keeps_the_interpreter() -> None
     odd = tuple(type(u)(u.op.replace("increase", "raise-to"), u.target, u.value, u.condition) for u in act.updates)
     changes, undefined, old = compile_changes(odd, FluentIndex())(task.init)
     assert old is None and _same((changes, list(undefined)), update_values(odd, task.init))
+
+
+def test_numeric_effects_ground_from_the_schema_template_as_ground_updates_grounds_them() -> None:
+    """``Task`` grounds a schema's numeric effects from a per-task template (``UpdateTemplate``): the same
+    updates as :func:`toolkit.fluent_effects.ground_updates` on every ground action, the fluent atoms
+    being the task's own objects; effects under ``forall`` or ``when`` take ``ground_updates`` itself."""
+    from toolkit.fluent_effects import ground_updates
+
+    tasks = _tasks()
+    for task in tasks:
+        for act in task.all_actions():
+            assert act.updates == ground_updates(act.schema, act.args, task.objects_of), str(act)
+            if task._update_templates[act.name].plain:
+                for u in act.updates:  # a fluent with a value in :init: the index's own object
+                    assert u.target not in task.init.values or u.target is task.fluent_index.canonical(u.target)
+    gadgets = tasks[0]._update_templates
+    assert gadgets["fill"].plain and gadgets["toggle"].plain and not gadgets["sweep"].plain
+
+
+def _typed(values: list) -> list:
+    return [(type(v), v) for v in values]
+
+
+def test_shared_schema_code_binds_the_parameters_the_generator_gives_each_action() -> None:
+    """A schema's ground actions share one generated text (``toolkit.fluent_shared``): for every ground
+    action of the tasks, the parameters gathered by walking its trees are exactly those the generator
+    collects for it (type included), and the generator's text for it is the shared one (same factory)."""
+    from toolkit.fluent_shared import check_params, step_params, tree_source
+    from toolkit.fluent_writes import _NAMES, step_text
+    from toolkit.fluent_code import build_factory
+
+    checks = steps = 0
+    for task in _tasks():
+        index = task.fluent_index
+        for act in task.all_actions():
+            cond, ground = act.precondition, act.ground_effect
+            act.is_applicable, act.step_in_place  # the shared code is made on first use
+            code = act.code
+            if code.share_check and cond.tree not in (None, False):
+                factory, reads, params = tree_source(cond, index, task.atom_table)
+                assert code.check == (factory, reads), str(act)
+                assert _typed(check_params(cond, index, reads)) == _typed(params), str(act)
+                checks += 1
+            if code.share_step and act.updates and ground.plain:
+                src, body = step_text(act.updates, index, ground.adds, ground.dels)
+                numbers = [index.number(u.target) for u in act.updates]
+                shape = (tuple(numbers.index(n) for n in numbers), bool(ground.adds), bool(ground.dels))
+                assert code.steps[shape] is build_factory(src, body, _NAMES), str(act)
+                assert _typed(step_params(act.updates, index, ground.adds, ground.dels, numbers)) == _typed(src.params)
+                steps += 1
+    assert checks >= 10 and steps >= 10

@@ -57,6 +57,40 @@ def test_no_state_is_copied_per_step(task, monkeypatch) -> None:
     assert report.final_state == report.steps[-1].state_after and len(copies) == 1
 
 
+def test_step_reports_are_built_when_asked_and_stay_the_same_objects(task, monkeypatch) -> None:
+    """A valid plan's step reports are built on first access of ``steps`` (a batch reading only verdicts
+    builds none), equal to the reports a fresh check builds, and the same objects on every access."""
+    import toolkit.verify as verify
+
+    built = []
+    real = verify.StepReport
+    monkeypatch.setattr(verify, "StepReport", lambda *a, **k: built.append(1) or real(*a, **k))
+    plan = walk(task, 30, 2)
+    plan[20], plan[21] = plan[21], plan[20]  # a failing step: its report (a violation) is built at once
+    report = check_plan(task, format_plan(plan), keep_going=True)
+    assert report.plan_length == 30 and len(built) == 1
+    steps = report.steps
+    assert len(built) == 30 and report.steps is steps and all(a is b for a, b in zip(steps, report.steps))
+    assert steps[20].index == 21 and not steps[20].applicable and steps[19].applicable and steps[21].applicable
+    again = check_plan(task, format_plan(plan), keep_going=True)
+    assert again == report and again.steps == steps and again.steps is not steps
+    assert [s.to_json(with_state=True) for s in again.steps] == [s.to_json(with_state=True) for s in steps]
+
+
+def test_plain_text_is_stepped_without_plan_steps_until_the_reading_is_asked_for(task, monkeypatch) -> None:
+    """Plain plan text is checked from its rows (``plans.PlainRow``); the report's ``parsed`` is the
+    ParsedPlan ``parse_plan`` gives, built on first access."""
+    text = format_plan(walk(task, 25, 3))
+    want = parse_plan(text, task)
+    built = []
+    real = plans.PlanStep
+    monkeypatch.setattr(plans, "PlanStep", lambda *a, **k: built.append(1) or real(*a, **k))
+    report = check_plan(task, text)
+    assert not built
+    assert report.parsed == want and report.parsed is report.parsed and len(built) == 25
+    assert report.reading == want.reading() and [s.line for s in report.steps] == [s.line for s in want.steps]
+
+
 def test_undo_and_state_at_walk_both_ways(task) -> None:
     plan = walk(task, 12, 3)
     stepper = Stepper(task.init)

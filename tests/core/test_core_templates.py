@@ -250,3 +250,62 @@ def test_static_premises_decide_quantifiers_as_the_full_expansion_does() -> None
     stuck = task.action("move", ["a", "s4", "s1"])
     assert stuck.precondition.tree is not False
     assert any("exists" in str(u) or "blocks" in str(u) for u in stuck.unmet(task.init))
+
+
+# A numeric schema's precondition of literals and comparisons (most IPC numeric domains): its literals are
+# templated, its comparisons ground per parameter value (ActionTemplate._ground_mixed); equalities over
+# parameters and constants, literals that contradict each other for some arguments, a negated comparison
+# and a comparison between literals keep compile_condition's literal order and residual tree.
+MIXED_DOMAIN = """
+(define (domain mixed)
+  (:requirements :typing :fluents :equality :negative-preconditions)
+  (:types thing)
+  (:constants k - thing)
+  (:predicates (p ?x - thing) (q ?x ?y - thing) (flag))
+  (:functions (f ?x - thing) (g))
+  (:action a
+    :parameters (?x ?y - thing)
+    :precondition (and (p ?x) (>= (f ?x) (g)) (not (q ?x ?y)) (not (= ?x k)) (q ?y ?x)
+                       (not (< (+ (f ?y) 1) 3)) (not (p ?y)))
+    :effect (and (increase (f ?x) 1)))
+  (:action b
+    :parameters (?x - thing)
+    :precondition (and (= k k) (flag) (> (g) 0))
+    :effect (and (not (flag)) (decrease (g) 1)))
+  (:action c
+    :parameters (?x - thing)
+    :precondition (and (not (= k k)) (<= (f ?x) 2))
+    :effect (and (flag)))
+  (:action d
+    :parameters (?x - thing)
+    :precondition (and (<= (f ?x) 2) (not (> (* (f ?x) (g)) (f k))))
+    :effect (and (flag)))
+  (:action e
+    :parameters (?x - thing)
+    :precondition (< (f ?x) 2)
+    :effect (and (flag)))
+)
+"""
+
+MIXED_PROBLEM = """
+(define (problem mixed-1) (:domain mixed)
+  (:objects t1 t2 - thing)
+  (:init (p t1) (q t2 t1) (flag) (= (f t1) 3) (= (f t2) 1) (= (f k) 0) (= (g) 2))
+  (:goal (flag)))
+"""
+
+
+def test_template_grounding_matches_direct_grounding_on_mixed_numeric_preconditions() -> None:
+    domain = parse_domain(MIXED_DOMAIN)
+    task = Task(domain, parse_problem(MIXED_PROBLEM, domain))
+    assert all(task.template(name)._pre_mixed is not None for name in ("a", "b", "c", "d", "e"))
+    n = 0
+    for action in task.all_actions():
+        sub = {var: obj for (var, _), obj in zip(action.schema.params, action.args)}
+        assert action.precondition == compile_condition(action.schema.precondition, sub, task.objects_of,
+                                                        task.static_view), action
+        n += 1
+    assert n == 3 * 3 + 3 * 4
+    assert task.action("a", ["t1", "t2"]).precondition.tree is not False
+    assert task.action("a", ["t1", "t1"]).precondition.tree is False  # (q t1 t1) and (not (q t1 t1))
+    assert task.action("a", ["k", "t1"]).precondition.tree is False  # (not (= k k))

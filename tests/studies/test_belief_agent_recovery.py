@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from benchmarks.runner import make_planner
+from benchmarks.episode import make_planner
 from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 from toolkit.model import Atom
 from toolkit.protocols import Answer, Observation, Verdict

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from benchmarks.runner import make_planner
+from benchmarks.episode import make_planner
 from grounders.oracle import Oracle
 from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 from toolkit.agents.belief_scope import relevant_atoms

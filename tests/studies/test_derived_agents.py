@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import make_planner
+from benchmarks.episode import make_planner
 from grounders.oracle import Oracle
 from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent
 from toolkit.agents.belief_scope import relevant_atoms

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import make_planner
+from benchmarks.episode import make_planner
 from grounders.calibration import ErrorModel
 from grounders.noisy import NoisyOracle
 from toolkit.agents.belief_agent import BeliefAgentConfig, run_belief_agent

@@ -7,8 +7,6 @@ The domain is the guide's warehouse (docs/examples/warehouse): typed, with a sta
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from pathlib import Path
 
@@ -16,8 +14,9 @@ import pytest
 from openai_server import start_fake_openai, truth_responder
 
 from benchmarks.commands import DefaultsShown
-from benchmarks.runner import Progress, RunConfig, run_study
+from benchmarks.runner import Progress, run_study
 from benchmarks.store import collect, read_records
+from benchmarks.study_config import RunConfig
 from toolkit.cli import build_parser, main
 from toolkit.domains import shipped_domain, shipped_problem
 from toolkit.known_facts import known_facts

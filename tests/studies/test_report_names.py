@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from benchmarks.report import Run, _distinct_names
-from benchmarks.runner import RunConfig
+from benchmarks.study_config import RunConfig
 
 
 def _run(name: str, **config) -> Run:

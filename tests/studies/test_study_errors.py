@@ -11,10 +11,11 @@ from pathlib import Path
 import pytest
 from openai_server import start_fake_openai, truth_responder
 
+import benchmarks.episode as episode
 import benchmarks.runner as runner
-from benchmarks.commands import _summarize
-from benchmarks.runner import RunConfig, StudyStopped, run_study
+from benchmarks.runner import StudyStopped, run_study
 from benchmarks.store import collect, read_records
+from benchmarks.study_config import RunConfig, episode_specs
 from toolkit.cli import main
 
 KEY = "sk-test-very-secret-0123456789"
@@ -32,7 +33,7 @@ class Fatal(Exception):
 @pytest.fixture
 def breaking(monkeypatch):
     """Make the viplan-grounder protocol raise ``exc`` for the problems named in ``broken`` (set by the test)."""
-    original = runner.PROTOCOL_RUNNERS["viplan-grounder"]
+    original = episode.PROTOCOL_RUNNERS["viplan-grounder"]
     state = {"broken": set(), "exc": RuntimeError("boom")}
 
     def maybe_break(task, env, spec, seed):
@@ -40,7 +41,7 @@ def breaking(monkeypatch):
             raise state["exc"]
         return original(task, env, spec, seed)
 
-    monkeypatch.setitem(runner.PROTOCOL_RUNNERS, "viplan-grounder", maybe_break)
+    monkeypatch.setitem(episode.PROTOCOL_RUNNERS, "viplan-grounder", maybe_break)
     return state
 
 
@@ -78,7 +79,7 @@ def test_a_run_where_every_episode_errored_exits_non_zero(tmp_path, breaking, ca
 
 
 def test_a_fatal_error_stops_at_once_keeps_finished_episodes_and_resume_finishes(tmp_path, breaking, capsys):
-    second = runner.episode_specs(RunConfig(suite="viplan-bw/simple", problems=4))[1]
+    second = episode_specs(RunConfig(suite="viplan-bw/simple", problems=4))[1]
     breaking["broken"] = {Path(second.problem).stem}
     breaking["exc"] = Fatal("authentication failed (HTTP 401)")
     argv = ["run", "--suite", "viplan-bw/simple", "--problems", "4", "--grounder", "oracle", "--workers", "1",

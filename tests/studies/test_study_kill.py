@@ -18,8 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import RunConfig, episode_specs, run_study
+from benchmarks.runner import run_study
 from benchmarks.store import collect, read_records, repair
+from benchmarks.study_config import RunConfig, episode_specs
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ["--suite", "viplan-bw/medium", "--accuracy", "0.9", "--problems", "4", "--seeds", "2", "--workers", "2",

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from benchmarks.executors import LOCAL_UNIT, UNIT_RETRIES, pick_unit, units
 from benchmarks.metrics import split_table
-from benchmarks.runner import RunConfig, episode_specs, run_and_collect, run_study
+from benchmarks.runner import run_and_collect, run_study
 from benchmarks.store import Appender, Finished, brief, collect, read_records
+from benchmarks.study_config import RunConfig, episode_specs
 
 CONFIG = RunConfig(suite="viplan-bw/simple", grounder="noisy", accuracy=0.9, seeds=3, problems=2)
 
@@ -70,9 +71,9 @@ def _dying(monkeypatch, marker: Path | None, doomed: str, seed: int | None = Non
     problem ``doomed`` (of ``seed`` only, if given): once (leaving ``marker``) or, without a marker, every time."""
     import os
 
-    import benchmarks.runner as runner
+    import benchmarks.episode as episode
 
-    real = runner.run_episode
+    real = episode.run_episode
 
     def run_episode(spec):
         if Path(spec.problem).stem == doomed and seed in (None, spec.seed) and multiprocessing.parent_process():
@@ -86,7 +87,7 @@ def _dying(monkeypatch, marker: Path | None, doomed: str, seed: int | None = Non
                 os._exit(9)
         return real(spec)
 
-    monkeypatch.setattr(runner, "run_episode", run_episode)  # forked workers inherit it
+    monkeypatch.setattr(episode, "run_episode", run_episode)  # forked workers inherit it
 
 
 def test_a_worker_killed_mid_study_loses_and_duplicates_nothing(tmp_path: Path, monkeypatch):

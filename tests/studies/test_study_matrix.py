@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 from openai_server import Reply, question_of, start_fake_openai
 
-import benchmarks.runner as runner
-from benchmarks.runner import GROUNDERS, PROTOCOLS, RunConfig, run_study
+import benchmarks.episode as episode
+from benchmarks.runner import run_study
 from benchmarks.store import collect, read_records
+from benchmarks.study_config import GROUNDERS, PROTOCOLS, RunConfig
 from grounders.proposers import plan_json
 from toolkit.agents.planner_prompts import domain_text
 from toolkit.planners import get_planner
@@ -46,13 +47,13 @@ class _Live:
 
 @pytest.fixture
 def live_world(monkeypatch):
-    original = runner.make_environment
+    original = episode.make_environment
 
     def capture(task, spec, seed):
         _Live.env = original(task, spec, seed)
         return _Live.env
 
-    monkeypatch.setattr(runner, "make_environment", capture)
+    monkeypatch.setattr(episode, "make_environment", capture)
     return _Live
 
 

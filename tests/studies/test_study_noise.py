@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import RunConfig, read_records, run_study
+from benchmarks.runner import run_study
+from benchmarks.store import read_records
+from benchmarks.study_config import RunConfig
 from toolkit.cli import main
 from toolkit.errors import PgtError
 

@@ -20,8 +20,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.executors import check_executor, units
-from benchmarks.runner import RunConfig, episode_specs, run_study
+from benchmarks.runner import run_study
 from benchmarks.store import collect, read_records
+from benchmarks.study_config import RunConfig, episode_specs
 from toolkit.errors import PgtError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -255,7 +256,7 @@ def test_killed_ray_worker_mid_study_then_resume_loses_and_duplicates_nothing(cl
     have = collect(read_records(out / "episodes.jsonl"))
     assert have.duplicates == 0 and not have.errors
     # record for record (timings aside): these once differed by load alone, a belief that the A* proves
-    # unsolvable in ~7 s of CPU ran past 30 s of wall clock on the busier side (runner.make_planner)
+    # unsolvable in ~7 s of CPU ran past 30 s of wall clock on the busier side (benchmarks.episode.make_planner)
     assert _by_id(out / "episodes.jsonl") == reference
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 from openai_server import Reply, question_of, start_fake_openai
 
-from benchmarks.runner import RunConfig, run_study
+from benchmarks.runner import run_study
+from benchmarks.study_config import RunConfig
 from grounders.factory import image_question_book
 from scene_graphs.registry import make_world
 from toolkit.agents.viplan_goals import goal_text_viplan, goal_with_names

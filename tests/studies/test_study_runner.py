@@ -10,7 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import RunConfig, read_records, run_episode, episode_specs, run_study
+from benchmarks.episode import run_episode
+from benchmarks.runner import run_study
+from benchmarks.store import read_records
+from benchmarks.study_config import RunConfig, episode_specs
 from toolkit.errors import PgtError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -57,7 +60,7 @@ def test_same_seed_same_records_regardless_of_workers(tmp_path: Path):
 
 
 def test_a_study_planners_time_limit_counts_cpu_seconds_so_load_never_decides_an_outcome():
-    from benchmarks.runner import make_planner
+    from benchmarks.episode import make_planner
 
     assert make_planner("default").own.cpu_time and make_planner("astar").cpu_time and make_planner("bfs").cpu_time
     from toolkit.planners import get_planner
@@ -68,7 +71,8 @@ def test_a_study_planners_time_limit_counts_cpu_seconds_so_load_never_decides_an
 def test_records_do_not_depend_on_the_processes_hash_seed():
     # a Ray worker is a fresh interpreter with its own hash seed (forked local workers share the parent's):
     # pgt-grounder's choice between equally informative questions once followed the order of a set
-    script = ("import json; from benchmarks.runner import RunConfig, episode_specs, run_episode; "
+    script = ("import json; from benchmarks.episode import run_episode; "
+              "from benchmarks.study_config import RunConfig, episode_specs; "
               "c = RunConfig(suite='viplan-bw/medium', grounder='noisy', accuracy=0.9, protocol='pgt-grounder', "
               "problems=2); print(json.dumps([{k: v for k, v in run_episode(s).items() if k != 'seconds'} "
               "for s in episode_specs(c)], sort_keys=True))")

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from benchmarks.report import write_report
-from benchmarks.runner import RunConfig, run_study
+from benchmarks.runner import run_study
 from benchmarks.store import Appender, StudyLock, collect, read_records, repair
+from benchmarks.study_config import RunConfig
 from toolkit.cli import main
 from toolkit.errors import PgtError
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from openai_server import Reply, start_fake_openai, unauthorized
 
-from benchmarks.runner import RunConfig, read_records
+from benchmarks.store import read_records
+from benchmarks.study_config import RunConfig
 from toolkit.cli import main
 
 

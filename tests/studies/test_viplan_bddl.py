@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import _task
+from benchmarks.episode import episode_task
 from benchmarks.viplan_bddl import bddl_name, hidden_init, init_atoms, unread_problems
 from benchmarks.viplan_episodes import Walk
 from toolkit.model import Atom
@@ -65,7 +65,7 @@ def household(tmp_path):
     bddl = tmp_path / "bddl"
     (bddl / DEFINITION).parent.mkdir(parents=True)
     (bddl / DEFINITION).write_text(BDDL)
-    task = _task(str(folder.parent / "domain.pddl"), str(folder / "cabinet_hard.pddl"))
+    task = episode_task(str(folder.parent / "domain.pddl"), str(folder / "cabinet_hard.pddl"))
     return task, folder / "cabinet_hard.pddl", bddl
 
 
@@ -114,6 +114,6 @@ def test_the_hidden_init_is_the_replayed_worlds_start_and_the_log_overrides_it(h
 def test_organizing_file_cabinet_starts_with_documents_in_the_cabinet():
     root = Path(os.environ["PGT_VIPLAN"]) / "data" / "planning" / "igibson"
     problem = root / "hard" / "organizing_file_cabinet_hard.pddl"
-    task = _task(str(root / "domain.pddl"), str(problem))
+    task = episode_task(str(root / "domain.pddl"), str(problem))
     atoms = hidden_init(task, problem, os.environ["PGT_BDDL"])
     assert {Atom("inside", ("document_2", "cabinet_1")), Atom("inside", ("document_4", "cabinet_1"))} <= atoms

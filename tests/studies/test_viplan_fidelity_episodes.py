@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import RunConfig, episode_specs
+from benchmarks.study_config import RunConfig, episode_specs
 from benchmarks.viplan_fidelity import recorded, studies
 from toolkit.errors import PgtError
 

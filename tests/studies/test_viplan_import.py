@@ -129,8 +129,9 @@ def test_wrong_folder_and_missing_checkout(tmp_path, capsys):
 
 def test_replay_gaps_are_errors_naming_the_atom_and_never_stop_the_study(tmp_path):
     """Every episode asks what the log never answered: each is a ``replay`` error; the study runs to the end."""
-    from benchmarks.runner import RunConfig, run_study
+    from benchmarks.runner import run_study
     from benchmarks.store import read_records
+    from benchmarks.study_config import RunConfig
 
     log = tmp_path / "answers.jsonl"
     log.write_text(json.dumps({"atom": "(clear R)", "question": "", "verdict": "yes", "confidence": 1.0, "raw": "yes",

@@ -27,8 +27,9 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.runner import RunConfig, run_study
+from benchmarks.runner import run_study
 from benchmarks.store import read_records
+from benchmarks.study_config import RunConfig
 from benchmarks.viplan_import import import_results
 from toolkit.errors import PgtError
 from toolkit.task import load_task

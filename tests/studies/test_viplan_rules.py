@@ -230,7 +230,7 @@ def test_json_is_cut_from_the_first_to_the_last_brace(text: str, value: object) 
 
 
 def test_known_facts_are_read_not_asked_off_viplans_domains() -> None:
-    from benchmarks.runner import RunConfig, asks_static
+    from benchmarks.study_config import RunConfig, asks_static
     from toolkit.known_facts import known_facts
 
     task = load_task(shipped_domain("logistics"), sorted((shipped_domain("logistics").parent / "problems").glob("*.pddl"))[0])

@@ -57,7 +57,7 @@ class AutoPlanner:
         return len(grounding.actions) <= self.max_actions and len(fluents) <= self.max_atoms
 
     def solve(self, task: Task, *, init: InitArg = None, goal: GoalArg = None, timeout: float = 60.0) -> PlanResult:
-        # a study's A* counts CPU seconds (benchmarks.runner.make_planner): so does the hand-over to FD
+        # a study's A* counts CPU seconds (benchmarks.episode.make_planner): so does the hand-over to FD
         clock = Stopwatch(timeout, cpu=getattr(self.own, "cpu_time", False))
         refused = numeric_refusal(task, self.name, time.perf_counter())
         if refused is not None:
