@@ -82,18 +82,27 @@ class _Rule:
     params: tuple[str, ...]
 
 
-def _branches(cond: m.Condition, positive: bool) -> list[tuple[list, list, list]] | None:
-    """The condition as alternatives of (atoms, equalities, exists-params); None = no constraint."""
+def _branches(cond: m.Condition, positive: bool, sub: dict[str, str] | None = None,
+              fresh: Iterator[int] | None = None) -> list[tuple[list, list, list]] | None:
+    """The condition as alternatives of (atoms, equalities, exists-params); None = no constraint.
+
+    Each ``exists`` variable gets a name of its own (``?x~1``, ``sub`` maps the written name in
+    its scope): two quantifiers that reuse a name, or one that reuses a parameter's, bind
+    different objects, and joined as one variable they would ask one object for both and
+    leave reachable actions out.
+    """
+    sub = {} if sub is None else sub
+    fresh = itertools.count(1) if fresh is None else fresh
     if isinstance(cond, m.Pred):
-        return [([(cond.predicate, cond.terms)], [], [])] if positive else None
+        return [([(cond.predicate, tuple(sub.get(t, t) for t in cond.terms))], [], [])] if positive else None
     if isinstance(cond, m.Equals):
-        return [([], [(cond.left, cond.right, positive)], [])]
+        return [([], [(sub.get(cond.left, cond.left), sub.get(cond.right, cond.right), positive)], [])]
     if isinstance(cond, m.Not):
-        return _branches(cond.arg, not positive)
+        return _branches(cond.arg, not positive, sub, fresh)
     if isinstance(cond, m.Imply):
-        return _branches(m.Or((m.Not(cond.premise), cond.conclusion)), positive)
+        return _branches(m.Or((m.Not(cond.premise), cond.conclusion)), positive, sub, fresh)
     if isinstance(cond, (m.And, m.Or)):
-        parts = [_branches(p, positive) for p in cond.parts]
+        parts = [_branches(p, positive, sub, fresh) for p in cond.parts]
         if isinstance(cond, m.And) == positive:  # conjunction: cross product of the parts' branches
             out: list[tuple[list, list, list]] = [([], [], [])]
             for alts in parts:
@@ -108,10 +117,12 @@ def _branches(cond: m.Condition, positive: bool) -> list[tuple[list, list, list]
         flat = [alt for alts in parts for alt in alts]  # type: ignore[union-attr]
         return flat if len(flat) <= _MAX_BRANCHES else None
     if isinstance(cond, m.Exists) and positive:
-        inner = _branches(cond.body, positive)
+        params = [(f"{v}~{next(fresh)}", t) for v, t in cond.params]
+        inner = _branches(cond.body, positive, {**sub, **{v: new for (v, _), (new, _) in zip(cond.params, params)}},
+                          fresh)
         if inner is None:
             return None
-        return [(a, e, list(cond.params) + p) for a, e, p in inner]
+        return [(a, e, params + p) for a, e, p in inner]
     return None  # forall (or a negated exists): over-approximated as no constraint
 
 

@@ -43,3 +43,18 @@ def test_the_ground_actions_are_the_chains_of_two_distinct_ends():
     names = {" ".join(a.args) for a in ground(_task()).actions}
     assert names == {"a b c", "c b a", "b c d", "d c b"}
     assert Atom("linked", ("a", "c")) in ground(_task()).atoms
+
+
+def test_quantifiers_that_reuse_a_variable_name_bind_different_objects():
+    # joined as one variable, (exists (?x) (p ?x)) and (exists (?x) (q ?x)) asked one object for both, and an
+    # exists that reuses a parameter's name constrained the parameter: reachable actions were left out
+    dom = loader.parse_domain("""(define (domain q) (:requirements :existential-preconditions)
+      (:predicates (p ?x) (q ?x) (r ?x) (done ?x))
+      (:action both :parameters (?y) :precondition (and (r ?y) (exists (?x) (p ?x)) (exists (?x) (q ?x)))
+        :effect (done ?y))
+      (:action shadow :parameters (?x) :precondition (and (r ?x) (exists (?x) (p ?x))) :effect (done ?x)))""")
+    task = Task(dom, loader.parse_problem("""(define (problem p) (:domain q) (:objects a b c)
+      (:init (p a) (q b) (r c)) (:goal (done c)))""", dom))
+    names = {str(a) for a in ground(task).actions}
+    assert names == {"(both c)", "(shadow c)"}
+    assert {str(a) for a in task.reachable_actions()} == names  # what questions, lint and plans ground
