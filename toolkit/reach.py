@@ -89,7 +89,8 @@ def _branches(cond: m.Condition, positive: bool, sub: dict[str, str] | None = No
     Each ``exists`` variable gets a name of its own (``?x~1``, ``sub`` maps the written name in
     its scope): two quantifiers that reuse a name, or one that reuses a parameter's, bind
     different objects, and joined as one variable they would ask one object for both and
-    leave reachable actions out.
+    leave reachable actions out. FD renames them likewise before it explores (``Action.__init__`` ->
+    ``uniquify_variables``, ``translate/pddl/actions.py``).
     """
     sub = {} if sub is None else sub
     fresh = itertools.count(1) if fresh is None else fresh
