@@ -58,3 +58,44 @@ def test_quantifiers_that_reuse_a_variable_name_bind_different_objects():
     names = {str(a) for a in ground(task).actions}
     assert names == {"(both c)", "(shadow c)"}
     assert {str(a) for a in task.reachable_actions()} == names  # what questions, lint and plans ground
+
+
+def test_an_action_without_variables_waits_on_its_atoms_and_is_never_joined(monkeypatch):
+    # a grounded domain (openstacks-strips p25: ~5,000 parameterless actions of ~30 atoms) was joined again from
+    # each of an action's atoms as it was reached: a join plan per atom, quadratic per action (60 s, FD 13 s)
+    import toolkit.reach as reach
+
+    planned = []
+    real = reach._plan
+    monkeypatch.setattr(reach, "_plan", lambda rule, first: planned.append(rule.schema.name) or real(rule, first))
+    atoms = " ".join(f"(s{k})" for k in range(12))
+    dom = loader.parse_domain(f"""(define (domain g) (:predicates {atoms} (t) (u ?x))
+      (:action step :parameters () :precondition (s0) :effect (and {atoms}))
+      (:action all :parameters () :precondition (and {atoms}) :effect (t))
+      (:action late :parameters () :precondition (and (s0) (t) (u a)) :effect (s1))
+      (:action typed :parameters (?x) :precondition (and (t) (s3)) :effect (u ?x)))""")
+    task = Task(dom, loader.parse_problem("(define (problem p) (:domain g) (:objects a b) (:init (s0)) (:goal (t)))",
+                                          dom))
+    names = {str(a) for a in ground(task).actions}
+    assert names == {"(step)", "(all)", "(late)", "(typed a)", "(typed b)"}  # (late) waits on (u a), from (typed a)
+    assert planned == []
+
+
+def test_the_join_order_is_the_most_bound_atom_next_as_a_rescan_would_pick():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(300):
+        variables = [f"?v{k}" for k in range(5)]
+        atoms = [(f"p{k}", tuple(rng.choice(variables + ["c"]) for _ in range(rng.randint(0, 3))))
+                 for k in range(rng.randint(1, 7))]
+        rule = type("R", (), {"atoms": atoms, "eqs": ()})()
+        for first in range(len(atoms)):
+            bound = {t for t in atoms[first][1] if t.startswith("?")}
+            rest, order = [j for j in range(len(atoms)) if j != first], []
+            while rest:  # the rescan the incremental scores replace
+                j = max(rest, key=lambda j: sum(1 for t in atoms[j][1] if not t.startswith("?") or t in bound))
+                rest.remove(j)
+                order.append(atoms[j][0])
+                bound.update(t for t in atoms[j][1] if t.startswith("?"))
+            assert [step[0] for step in _plan(rule, first)] == order
