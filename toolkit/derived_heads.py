@@ -43,7 +43,7 @@ from typing import Callable
 
 from toolkit import model as m
 from toolkit.model import Atom
-from toolkit.reach import _axiom_schemas, _branches, _Index, _join, _plan, _Rule, _unify
+from toolkit.reach import _axiom_schemas, _branches, _Index, _Rule, fact_bindings
 
 ObjectsOf = Callable[[tuple[str, ...]], tuple[str, ...]]
 # One disjunct of a rule body: its literals (predicate, terms, positive), (in)equalities (left, right, positive)
@@ -198,15 +198,8 @@ def reachable_heads(domain: m.Domain, objects_of: ObjectsOf, static_facts: froze
         head += 1
         index.add(fact)
         for entry in by_pred.get(fact.predicate, ()):
-            n, i, steps = entry
-            rule = rules[n][1]
-            binding = _unify(rule.atoms[i][1], fact.args, {}, rule.domains)
-            if binding is None:
-                continue
-            if steps is None:
-                steps = entry[2] = _plan(rule, i)
-            for full in _join(rule, steps, 0, binding, index):
-                for values in _complete(rule, full):
-                    out.work += 1
-                    found(n, values)
+            n = entry[0]
+            for values in fact_bindings(rules[n][1], entry, fact, index, _complete):
+                out.work += 1
+                found(n, values)
     return out

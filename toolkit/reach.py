@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import time
 from toolkit.records import record
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from toolkit import model as m
 from toolkit.errors import PgtError
@@ -224,6 +224,24 @@ def _plan(rule: _Rule, first: int) -> tuple[_Step, ...]:
         decided.update(checks)
         steps.append((pred, len(terms), key_pos, key_term, tuple(ops), checks))
     return tuple(steps)
+
+
+def fact_bindings(rule: _Rule, entry: list, fact: Atom, index: _Index,
+                  complete: Callable[[_Rule, dict[str, str]], Iterable[tuple[str, ...]]] | None = None,
+                  ) -> Iterator[tuple[str, ...]]:
+    """The values of ``rule.params`` that ``fact``, matched against rule atom ``entry[1]``, completes with the
+    facts in ``index`` (each join binding completed by ``complete``, :func:`_complete` by default); the atom's
+    join plan is made on first use and kept in ``entry[2]``."""
+    i = entry[1]
+    binding = _unify(rule.atoms[i][1], fact.args, {}, rule.domains)
+    if binding is None:
+        return
+    steps = entry[2]
+    if steps is None:
+        steps = entry[2] = _plan(rule, i)
+    complete = complete or _complete
+    for full in _join(rule, steps, 0, binding, index):
+        yield from complete(rule, full)
 
 
 def _decidable(eq: tuple[str, str, bool], bound: set[str]) -> bool:
@@ -460,16 +478,10 @@ def ground(task: Task, init: frozenset[Atom] | None = None, *, deadline: float |
             matching = [*matching, *(e for k in positions if k < len(fact.args)
                                      for e in by_const.get((fact.predicate, k, fact.args[k]), ()))]
         for entry in matching:
-            rule, i, steps = entry
-            binding = _unify(rule.atoms[i][1], fact.args, {}, rule.domains)
-            if binding is None:
-                continue
-            if steps is None:
-                steps = entry[2] = _plan(rule, i)
-            for full in _join(rule, steps, 0, binding, index):
-                for args in _complete(rule, full):
-                    tick(rule.schema.name)
-                    found(rule, args)
+            rule = entry[0]
+            for args in fact_bindings(rule, entry, fact, index):
+                tick(rule.schema.name)
+                found(rule, args)
     # Discovery order follows set iteration (hash seeds differ between processes); a
     # canonical order keeps searches, tie-breaks and so study records reproducible.
     order = {name: i for i, name in enumerate(task.domain.actions)}
