@@ -93,6 +93,14 @@ class _StaticFacts:
     def __contains__(self, fact: tuple[str, tuple[str, ...]]) -> bool:
         return fact in self.facts
 
+    def decided(self, pred: str, args: tuple[str, ...], positive: bool, static: frozenset[str]) -> bool | None:
+        """The literal's value where the static facts or the reachable derived heads decide it, else None."""
+        if pred in static:
+            return ((pred, args) in self.facts) == positive
+        if pred in self.derived and (pred, args) not in self.reached:
+            return not positive  # a derived atom no state can make hold (toolkit.derived_heads)
+        return None
+
     def values(self, pred: str, terms: tuple[str, ...], var: str, sub: dict[str, str]) -> set[str] | frozenset[str]:
         """The objects ``var`` can be for ``(pred terms)`` to be a true static atom under ``sub`` (do not
         change the set: it is the index's own)."""
@@ -160,10 +168,9 @@ def _ground(cond: m.Condition, sub: dict[str, str], objects_of: ObjectsOf, stati
     :func:`toolkit.grounding.ground_condition` does for explanations."""
     if isinstance(cond, m.Pred):
         args = tuple([sub.get(t, t) for t in cond.terms])
-        if cond.predicate in static:
-            return ((cond.predicate, args) in init) == positive
-        if cond.predicate in init.derived and (cond.predicate, args) not in init.reached:
-            return not positive  # a derived atom no state can make hold (toolkit.derived_heads)
+        known = init.decided(cond.predicate, args, positive, static)
+        if known is not None:
+            return known
         if bindings is None:
             return GLit(intern(cond.predicate, args), positive)
         return GLit(intern(cond.predicate, args), positive, bindings)
@@ -268,15 +275,11 @@ def _conjunctions(bindings: list, static: frozenset[str], facts: _StaticFacts,
         parts: list[GNode] = []
         for pred, terms, positive in lits:
             args = tuple([sub.get(t, t) for t in terms])
-            if pred in static:
-                if ((pred, args) in facts) != positive:
-                    break
-                continue
-            if pred in facts.derived and (pred, args) not in facts.reached:
-                if positive:
-                    break
-                continue
-            parts.append(GLit(intern(pred, args), positive))
+            known = facts.decided(pred, args, positive, static)
+            if known is False:
+                break  # the conjunction cannot hold
+            if known is None:
+                parts.append(GLit(intern(pred, args), positive))
         else:
             out.setdefault(head, []).append(_fold(iter(parts), True))
     return out
