@@ -29,6 +29,7 @@ from toolkit.fluent_slots import FluentIndex
 from toolkit.fluent_effects import UpdateTemplate, update_values, with_values
 from toolkit.fluents import FluentState
 from toolkit.gc_pause import paused_gc
+from toolkit.ground_effect import GroundEffect
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
@@ -36,7 +37,7 @@ from toolkit.records import field, record, replace
 from toolkit.rule_grounding import StaticView
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
-from toolkit.templates import ActionTemplate, AtomTable, GroundEffect
+from toolkit.templates import ActionTemplate, AtomTable
 
 
 @record(eq=False)

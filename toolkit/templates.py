@@ -18,7 +18,7 @@ from toolkit import model as m
 from toolkit.grounding import (CompiledCondition, GAnd, GLit, GNode, ObjectsOf, StaticFacts, combos, compile_node,
                                flat_literals, ground_condition)
 from toolkit.fluents import GCompare, expr_builder
-from toolkit.ground_effect import GroundEffect, eq_holds as _eq_holds  # noqa: F401 - GroundEffect: re-exported
+from toolkit.ground_effect import GroundEffect, eq_holds as _eq_holds
 from toolkit.model import Atom
 
 # ------------------------------------------------------------------ templates
