@@ -44,7 +44,7 @@ CLASSES = ("pgt unsound", "pgt more precise", "FD simplifying", "pgt less precis
            "unexplained")
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, slots=True)
 class Op:
     """One ground action (or FD axiom) as the delete relaxation sees it; atoms are ``(pred a b)`` in lower case."""
 
@@ -79,6 +79,29 @@ class Difference:
 
 def _s(predicate: str, args: Iterable[str]) -> str:
     return "(" + " ".join((str(predicate), *map(str, args))).lower() + ")"
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _set(items: Iterable[str]) -> frozenset[str]:
+    """A compact frozenset: one shared empty set, a table sized for its items (a side holds a set per ground
+    action, by the million; see :func:`toolkit.grounding.atom_set`)."""
+    got = set(items)
+    return frozenset(got) if got else _NONE
+
+
+class _Names(dict):
+    """Each atom's ``(pred a b)`` text made once and shared by every action that names it (a million ground
+    actions name the same few thousand atoms)."""
+
+    def __init__(self, text) -> None:
+        super().__init__()
+        self.text = text
+
+    def __missing__(self, key) -> str:
+        got = self[key] = self.text(key)
+        return got
 
 
 def closure(init: Iterable[str], ops: Iterable[Op]) -> set[str]:
@@ -221,18 +244,18 @@ def pgt_side(domain: str, problem: str, max_actions: int | None = None) -> Side:
     fluent = set(changed_predicates(task.domain))
     reached = g.atoms
     actions: dict[str, list[Op]] = {}
+    n = _Names(lambda atom: str(atom).lower())
     for a in g.actions:
-        eff = a.effect
-        adds = [(frozenset(), str(x).lower()) for x in eff.adds]
+        eff = a.ground_effect.compile()  # not kept on the action: the side would hold every effect twice
+        adds = [(_NONE, n[x]) for x in eff.adds]
         live = bool(eff.adds) or not eff.dels.isdisjoint(reached)
         for ce in eff.conditional:
-            cond = frozenset(str(x).lower() for x in ce.condition.pos)
-            adds += [(cond, str(x).lower()) for x in ce.adds]
+            cond = _set(n[x] for x in ce.condition.pos)
+            adds += [(cond, n[x]) for x in ce.adds]
             live = live or (ce.condition.pos <= reached and (bool(ce.adds) or not ce.dels.isdisjoint(reached)))
-        dels = {str(x).lower() for x in eff.dels} | {str(x).lower() for ce in eff.conditional for x in ce.dels}
-        actions[str(a).lower()] = [Op(frozenset(str(x).lower() for x in a.precondition.pos), tuple(adds),
-                                      frozenset(str(x).lower() for x in a.precondition.neg), not live,
-                                      frozenset(dels))]
+        dels = [n[x] for x in eff.dels] + [n[x] for ce in eff.conditional for x in ce.dels]
+        actions[str(a).lower()] = [Op(_set(n[x] for x in a.precondition.pos), tuple(adds),
+                                      _set(n[x] for x in a.precondition.neg), not live, _set(dels))]
     init = {str(x).lower() for x in task.init}
     return Side(actions, {str(x).lower() for x in reached if x.predicate in fluent}, init,
                 {str(x).lower() for x in task.init if x.predicate not in fluent},
@@ -251,12 +274,13 @@ def fd_side(domain: str, problem: str) -> Side:
     derived = {str(ax.name) for ax in task.axioms}
     fluent = {eff.literal.predicate for act in task.actions for eff in act.effects}
     ops: dict[str, list[Op]] = {}
+    n = _Names(lambda key: _s(*key))
     for a in actions:
-        pre = frozenset(_s(lit.predicate, lit.args) for lit in a.precondition if not lit.negated)
-        adds = tuple((frozenset(_s(c.predicate, c.args) for c in cond if not c.negated), _s(e.predicate, e.args))
+        pre = _set(n[lit.predicate, lit.args] for lit in a.precondition if not lit.negated)
+        adds = tuple((_set(n[c.predicate, c.args] for c in cond if not c.negated), n[e.predicate, e.args])
                      for cond, e in a.add_effects)
-        neg = frozenset(_s(lit.predicate, lit.args) for lit in a.precondition if lit.negated)
-        dels = frozenset(_s(e.predicate, e.args) for _, e in a.del_effects)
+        neg = _set(n[lit.predicate, lit.args] for lit in a.precondition if lit.negated)
+        dels = _set(n[e.predicate, e.args] for _, e in a.del_effects)
         name = "(" + " ".join(a.name.lower().strip("()").split()) + ")"  # FD writes "(noop )" without arguments
         ops.setdefault(name, []).append(Op(pre, adds, neg, dels=dels))
     ax_ops = [Op(frozenset(_s(c.predicate, c.args) for c in ax.condition if not c.negated),

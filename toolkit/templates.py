@@ -15,8 +15,8 @@ import re
 from typing import Callable
 
 from toolkit import model as m
-from toolkit.grounding import (CompiledCondition, GAnd, GLit, GNode, ObjectsOf, StaticFacts, combos, compile_node,
-                               flat_literals, ground_condition)
+from toolkit.grounding import (NO_ATOMS, CompiledCondition, GAnd, GLit, GNode, ObjectsOf, StaticFacts, atom_set, combos,
+                               compile_node, flat_literals, ground_condition)
 from toolkit.fluents import GCompare, expr_builder
 from toolkit.ground_effect import GroundEffect, eq_holds as _eq_holds
 from toolkit.model import Atom
@@ -281,8 +281,8 @@ class ActionTemplate:
             if lit is None:
                 lit = memo[key] = GLit(vec[p], positive)
             lits.append(lit)
-        pos = frozenset([vec[p] for p in pos_at])
-        neg = frozenset([vec[p] for p in neg_at]) if neg_at else _NO_ATOMS
+        pos = atom_set([vec[p] for p in pos_at])
+        neg = atom_set([vec[p] for p in neg_at]) if neg_at else _NO_ATOMS
         tree = rest[0] if len(rest) == 1 else GAnd(rest)
         return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else tree)
 
@@ -323,8 +323,8 @@ class ActionTemplate:
             if lit is None:
                 lit = memo[key] = GLit(vec[p], positive)
             lits.append(lit)
-        pos = frozenset([vec[p] for p in self._pre_pos])
-        neg = frozenset([vec[p] for p in self._pre_neg]) if self._pre_neg else _NO_ATOMS
+        pos = atom_set([vec[p] for p in self._pre_pos])
+        neg = atom_set([vec[p] for p in self._pre_neg]) if self._pre_neg else _NO_ATOMS
         return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else None)
 
 
@@ -338,6 +338,6 @@ def _compare_builder(part: m.Condition, slots: dict[str, Slot | str], atom: Call
     return lambda args: GCompare(op, left(args), right(args), positive, ())
 
 
-_NO_ATOMS: frozenset[Atom] = frozenset()
+_NO_ATOMS: frozenset[Atom] = NO_ATOMS
 _TRUE_CONDITION = CompiledCondition(frozenset(), frozenset(), ())
 _FALSE_CONDITION = CompiledCondition(frozenset(), frozenset(), (), False)

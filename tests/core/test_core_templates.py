@@ -309,3 +309,23 @@ def test_template_grounding_matches_direct_grounding_on_mixed_numeric_preconditi
     assert task.action("a", ["t1", "t2"]).precondition.tree is not False
     assert task.action("a", ["t1", "t1"]).precondition.tree is False  # (q t1 t1) and (not (q t1 t1))
     assert task.action("a", ["k", "t1"]).precondition.tree is False  # (not (= k k))
+
+
+def test_ground_actions_hold_their_atom_sets_compactly() -> None:
+    """Ground actions are kept by the million (caldera-sat18 p12: 923,681), so their atom sets are as small as
+    CPython makes them: the empty ones one shared object, the others with a table sized for their atoms (a
+    frozenset filled from a list is four times its size). Same sets, same grounding; less memory per action."""
+    import sys
+
+    pre = " ".join(f"(p{i} ?x)" for i in range(22))
+    dom = parse_domain(f"""(define (domain wide) (:predicates {" ".join(f"(p{i} ?x)" for i in range(22))} (q ?x))
+      (:action look :parameters (?x) :precondition (and {pre}) :effect (when (q ?x) (q ?x))))""")
+    facts = " ".join(f"(p{i} {o})" for i in range(22) for o in ("a", "b"))
+    task = Task(dom, parse_problem(f"(define (problem w) (:domain wide) (:objects a b) (:init {facts}) (:goal (q a)))",
+                                   dom))
+    a, b = task.grounding().actions
+    assert len(a.precondition.pos) == 22
+    assert sys.getsizeof(a.precondition.pos) == sys.getsizeof(frozenset(set(a.precondition.pos)))
+    assert a.ground_effect.adds is b.ground_effect.adds is a.ground_effect.dels  # one empty set for all
+    first, again = b.ground_effect.compile(), b.ground_effect.compile()  # built anew, not kept on the action
+    assert first == again == b.effect and first is not again
