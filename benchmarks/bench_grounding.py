@@ -19,7 +19,8 @@ the smallest files first; ``--no-run`` only prints the table from ``--out``.
 Each side of a problem runs in its own process (:mod:`benchmarks.grounding_diff_run`),
 each under ``--timeout`` seconds and ``--memory-gb`` of address space, pgt's with
 ``--max-actions`` as its ground-action budget; ``--workers N`` runs N problems at
-once, and ``--rerun CASE...`` runs named problems again whatever ``--out`` keeps.
+once (``--sides-at-once``: both sides of a problem at the same time), and ``--rerun CASE...``
+runs named problems again whatever ``--out`` keeps.
 
 With ``--questions DOMAIN PROBLEM`` (repeatable) it times whole commands as users
 run them, each in a fresh process: ``pgt questions --json`` of this checkout, of
@@ -175,6 +176,8 @@ def main() -> None:
                     help="with --diff: pgt's ground-action budget (default toolkit.reach.DEFAULT_MAX_ACTIONS)")
     ap.add_argument("--workers", type=int, default=1, metavar="N",
                     help="with --diff: run N problems at once (each side of each in its own process)")
+    ap.add_argument("--sides-at-once", action="store_true",
+                    help="with --diff: run pgt's and FD's side of a problem at the same time (twice the memory)")
     ap.add_argument("--rerun", nargs="*", default=[], metavar="CASE",
                     help="with --diff: run these problems again (as the table names them, e.g. "
                          "downward-benchmarks/folding-sat23-adl/p20.pddl) whatever --out keeps of them")
@@ -191,7 +194,7 @@ def main() -> None:
         diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,
                   args.every, args.smallest, args.by_size, args.proxy, args.no_run,
                   RunOptions(args.memory_gb or DEFAULT_MEMORY_GB, args.max_actions, max(1, args.workers),
-                             frozenset(args.rerun)))
+                             frozenset(args.rerun), args.sides_at_once))
         return
     if args.one:
         tool, dom, prob = args.one
@@ -351,7 +354,7 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
                 return {"case": name, "error": "not run", "counts": {}}
             if rec is None:
                 t0 = time.perf_counter()
-                rec = compare_problem(dom, prob, timeout, opts.memory_gb, opts.max_actions)
+                rec = compare_problem(dom, prob, timeout, opts.memory_gb, opts.max_actions, opts.sides_at_once)
                 rec = {"case": name, **rec, **extra, "seconds": round(time.perf_counter() - t0, 1)}
                 rec.setdefault("counts", {})
                 if out:

@@ -196,6 +196,7 @@ class RunOptions:
     max_actions: int | None = None
     workers: int = 1
     rerun: frozenset[str] = frozenset()
+    sides_at_once: bool = False
 
 
 def kept_records(out: Path | None, timeout: float, opts: RunOptions, no_run: bool = False) -> dict[str, dict]:
@@ -245,16 +246,28 @@ def _done(side: str, rec: dict) -> str:
 
 
 def compare_problem(domain: Path, problem: Path, timeout: float, memory_gb: float = DEFAULT_MEMORY_GB,
-                    max_actions: int | None = None) -> dict:
+                    max_actions: int | None = None, sides_at_once: bool = False) -> dict:
     """Both groundings of one problem, each in its own process (see the module's docstring): the record.
 
-    ``timeout`` is per step (pgt's grounding, FD's, the classification), wall seconds."""
+    ``timeout`` is per step (pgt's grounding, FD's, the classification), wall seconds. With ``sides_at_once``
+    pgt's and FD's processes run at the same time (a machine with the cores and twice the memory: the
+    problem then takes the slower side's time, not both)."""
     with tempfile.TemporaryDirectory(prefix="grounding-diff-") as tmp:
         pgt_file, fd_file = f"{tmp}/pgt.pickle", f"{tmp}/fd.pickle"
-        pgt = run_step("pgt", [str(domain), str(problem), pgt_file], timeout, memory_gb, max_actions)
+        fd_run = [str(domain), str(problem), fd_file]
+        if sides_at_once:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(1) as other:
+                fd_job = other.submit(run_step, "fd", fd_run, timeout, memory_gb)
+                pgt = run_step("pgt", [str(domain), str(problem), pgt_file], timeout, memory_gb, max_actions)
+                fd = fd_job.result()
+        else:
+            pgt = run_step("pgt", [str(domain), str(problem), pgt_file], timeout, memory_gb, max_actions)
         if "fd_refuses" in pgt:  # both parsers refuse the input: nothing to run on FD's side
             return {"error": pgt["error"], "fd_refuses": pgt["fd_refuses"], "pgt": pgt}
-        fd = run_step("fd", [str(domain), str(problem), fd_file], timeout, memory_gb)
+        if not sides_at_once:
+            fd = run_step("fd", fd_run, timeout, memory_gb)
         sides = {"pgt": pgt, "fd": fd}
         if "error" in pgt:  # FD ran alone: the record says how it fared, beside pgt's failure
             if pgt["error"].startswith(("over ", "out of memory")):

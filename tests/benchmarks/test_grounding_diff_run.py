@@ -146,3 +146,18 @@ def test_a_problem_not_compared_says_how_each_side_fared() -> None:
     lines = list(summary([slow], {}))
     assert ("  c/a/p9.pddl: over 300s: pgt not done; peak 80 MB at the kill (pgt peak 80 MB; FD done (1,234 actions) "
             "in 12.5 s, 400 MB); no proxy compared") in lines
+
+
+@needs_fd
+def test_both_sides_at_once_give_the_same_record_in_the_slower_sides_time(tmp_path: Path) -> None:
+    import time
+
+    dom, prob = _files(tmp_path, SMALL, SMALL_PROBLEM)
+    one_by_one, at_once = compare_problem(dom, prob, 120), compare_problem(dom, prob, 120, sides_at_once=True)
+    assert {k: at_once[k] for k in ("pgt_actions", "fd_actions", "counts")} == \
+           {k: one_by_one[k] for k in ("pgt_actions", "fd_actions", "counts")}
+    dom, prob = _files(tmp_path / "huge", HUGE, HUGE_PROBLEM)
+    t0 = time.perf_counter()
+    rec = compare_problem(dom, prob, timeout=3, max_actions=10**9, sides_at_once=True)
+    assert rec["error"] == "over 3s" and rec["fd"]["error"] == "over 3s"
+    assert time.perf_counter() - t0 < 5.5  # one side after the other would take 6 s
