@@ -330,7 +330,7 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
 
     from benchmarks.grounding_diff import CLASSES
     from benchmarks.grounding_diff_report import over_limit, proxy_candidates, ranked_folders, summary
-    from benchmarks.grounding_diff_run import RunOptions, append_record, compare_problem, kept_records
+    from benchmarks.grounding_diff_run import KEPT_PER_CLASS, RunOptions, append_record, compare_problem, kept_records
     from benchmarks.sweep_ipc import extract
 
     opts = opts or RunOptions()
@@ -379,6 +379,9 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
                         print(f"    {cls:<18} {kind} only {only_side}: {item}: {reason}")
                     elif shown[kind, only_side, cls] == 4:
                         print(f"    {cls:<18} {kind}s only {only_side}: and more (--every lists them all)")
+                if rec.get("diffs_cut"):
+                    print(f"    and {rec['diffs_cut']:,} more counted above, not kept in the record (at most "
+                          f"{KEPT_PER_CLASS} per class)")
 
         seen: dict[str, str] = {}
         records: list[dict] = []

@@ -110,8 +110,10 @@ def closure(init: Iterable[str], ops: Iterable[Op]) -> set[str]:
     waiting: dict[str, list[list]] = {}
     queue: list[str] = list(reached)
 
-    def wait(pre: frozenset[str], atoms: list[str]) -> None:
+    def wait(pre: frozenset[str], cond: frozenset[str], atoms: list[str]) -> None:
         missing = [a for a in pre if a not in reached]
+        if cond:  # pre | cond, without a union set per conditional add (a million ground actions)
+            missing += [a for a in cond if a not in reached and a not in pre]
         if not missing:
             for a in atoms:
                 if a not in reached:
@@ -123,10 +125,13 @@ def closure(init: Iterable[str], ops: Iterable[Op]) -> set[str]:
             waiting.setdefault(a, []).append(entry)
 
     for op in ops:
-        wait(op.pre, [a for c, a in op.adds if not c])
+        wait(op.pre, _NONE, [a for c, a in op.adds if not c])
+        by_cond: dict[frozenset[str], list[str]] = {}
         for cond, atom in op.adds:
             if cond:
-                wait(op.pre | cond, [atom])
+                by_cond.setdefault(cond, []).append(atom)
+        for cond, atoms in by_cond.items():
+            wait(op.pre, cond, atoms)
     while queue:
         fact = queue.pop()
         for entry in waiting.pop(fact, ()):

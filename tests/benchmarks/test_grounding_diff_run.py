@@ -161,3 +161,17 @@ def test_both_sides_at_once_give_the_same_record_in_the_slower_sides_time(tmp_pa
     rec = compare_problem(dom, prob, timeout=3, max_actions=10**9, sides_at_once=True)
     assert rec["error"] == "over 3s" and rec["fd"]["error"] == "over 3s"
     assert time.perf_counter() - t0 < 5.5  # one side after the other would take 6 s
+
+
+def test_the_record_keeps_every_count_and_a_few_differences_of_each_class() -> None:
+    from benchmarks.grounding_diff import Op, Side
+    from benchmarks.grounding_diff_run import classified
+
+    def side(names: list[str]) -> Side:
+        return Side({n: [Op(frozenset(), (), no_effect=True)] for n in names}, set(), set(), set(), {"wait"},
+                    {"a", "b", "c", "d"})
+
+    rec = classified(side(["(wait a)", "(wait b)", "(wait c)", "(wait d)"]), side([]), kept=3)
+    assert rec["counts"] == {"actions only pgt: FD simplifying": 4}
+    assert [d[2] for d in rec["diffs"]] == ["(wait a)", "(wait b)", "(wait c)"] and rec["diffs_cut"] == 1
+    assert "diffs_cut" not in classified(side(["(wait a)"]), side([]), kept=3)
