@@ -27,6 +27,7 @@ and :func:`parse_problem` raise the first error in file order, noting how many m
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
@@ -264,23 +265,58 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
                    untyped: set[str]) -> set[m.Atom] | None:
     """The initial atoms of a plain problem as the model's atoms, when every one names a declared
     predicate with its arity and declared objects of fitting types (a problem that loads at all);
-    None at the first fault, so that the caller's checked path reports every fault where it is.
+    None at the first fault, so that the caller's checked path reports every fault where it is."""
+    out = _resolved(atoms, domain.predicates, domain, objects, untyped)
+    return None if out is None else set(out)
+
+
+def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
+                    untyped: set[str]) -> dict[m.Atom, m.Number] | None:
+    """The numeric :init values of a plain problem (its non-atom elements as words, already checked for
+    shape by the plain reader) as the model's values, when every one names a declared function with its
+    arity and declared objects of fitting types, and no (total-cost) starts other than at 0; None at the
+    first fault, so that the caller's checked path (the parsed forms, element by element) reports
+    every fault where it is. Why: building a parsed form per value, then converting and type-checking
+    it, cost as much as reading all of a numeric problem's atoms (hydropower: 30 values).
+    """
+    heads, numbers = [], []
+    for el in raw:
+        if el[0] != "=":
+            continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
+        head, word = el[1], el[2]
+        if any(w.__class__ is not str for w in head):
+            return None  # a nested term: the checked path reports it
+        heads.append((head[0], head[1:]))
+        # the plain reader's number, then to_number, as the checked path reads it
+        numbers.append(to_number(float(word) if "." in word else int(word)))
+    fluents = _resolved(heads, domain.functions, domain, objects, untyped)
+    if fluents is None:
+        return None
+    if any(f.predicate == m.TOTAL_COST and v != 0 for f, v in zip(fluents, numbers)):
+        return None  # the checked path refuses it, located
+    return dict(zip(fluents, numbers))
+
+
+def _resolved(items: list[tuple[str, tuple[str, ...]]], declared: Mapping[str, m.PredicateDef | m.FunctionDef],
+              domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> list[m.Atom] | None:
+    """``(name, args)`` words as the model's atoms, in order, when every name is ``declared`` (predicates or
+    functions, any case) with its arity over declared objects of fitting types; None at the first fault.
 
     Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
     """
-    by_lower = {p.lower(): d for p, d in domain.predicates.items()}
+    by_lower = {n.lower(): d for n, d in declared.items()}
     objs = {o.lower(): o for o in objects}
-    # Each distinct predicate word resolved once, to its name and, per parameter, the memo of the
+    # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
     # words already checked against that parameter's types (word -> object, or None: no fit).
-    preds: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
+    decls: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
     by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
-    out: set[m.Atom] = set()
-    add, make = out.add, m.Atom
-    for name, args in atoms:
-        decl = preds.get(name, _UNSEEN)
+    out: list[m.Atom] = []
+    add, make = out.append, m.Atom
+    for name, args in items:
+        decl = decls.get(name, _UNSEEN)
         if decl is _UNSEEN:
             d = by_lower.get(name.lower())
-            decl = preds[name] = None if d is None else (
+            decl = decls[name] = None if d is None else (
                 d.name, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
         if decl is None or len(args) != len(decl[1]):
             return None
@@ -297,47 +333,6 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
             terms.append(obj)
         add(make(decl[0], tuple(terms)))
     return out
-
-
-def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
-                    untyped: set[str]) -> dict[m.Atom, m.Number] | None:
-    """The numeric :init values of a plain problem (its non-atom elements as words, already checked for
-    shape by the plain reader) as the model's values, when every one names a declared function with its
-    arity and declared objects of fitting types, and no (total-cost) starts other than at 0; None at the
-    first fault, so that the caller's checked path (the parsed forms, element by element) reports
-    every fault where it is. Why: building a parsed form per value, then converting and type-checking
-    it, cost as much as reading all of a numeric problem's atoms (hydropower: 30 values).
-    """
-    funcs = {f.lower(): (f, d.params) for f, d in domain.functions.items()}
-    objs = {o.lower(): o for o in objects}
-    values: dict[m.Atom, m.Number] = {}
-    fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> fits
-    for el in raw:
-        if el[0] != "=":
-            continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
-        head, word = el[1], el[2]
-        decl = funcs.get(head[0].lower()) if head[0].__class__ is str else None
-        if decl is None or len(head) - 1 != len(decl[1]):
-            return None
-        name, params = decl
-        terms = []
-        for arg, (_, types) in zip(head[1:], params):
-            obj = objs.get(arg.lower()) if arg.__class__ is str else None
-            if obj is None:
-                return None
-            if obj not in untyped:
-                fit = fits.get((obj, types))
-                if fit is None:
-                    fit = fits[(obj, types)] = any(domain.is_subtype(objects[obj], t) for t in types)
-                if not fit:
-                    return None
-            terms.append(obj)
-        # the plain reader's number, then to_number, as the checked path reads it
-        value = to_number(float(word) if "." in word else int(word))
-        if name == m.TOTAL_COST and value != 0:
-            return None
-        values[m.Atom(name, tuple(terms))] = value
-    return values
 
 
 _UNSEEN = object()
