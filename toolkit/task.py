@@ -277,8 +277,9 @@ class Task:
         if hit is not None:
             return hit
         schema = self.domain.actions[self.resolve_action(name)]
-        objs = tuple(self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
-                     for i, a in enumerate(args))
+        names = self._object_names
+        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
+                      for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
         fits = self._fits
