@@ -61,6 +61,8 @@ class Errors:
             self.items.append(exc)
 
     def in_file_order(self) -> tuple[PgtError, ...]:
+        if len(self.items) < 2:  # nothing to sort: no pattern of this file's path compiled (most loads)
+            return tuple(self.items)
         where = re.compile(re.escape(self.path) + r":(\d+):(\d+):")
 
         def key(exc: PgtError) -> tuple[int, int]:
