@@ -150,20 +150,28 @@ def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
     """
     out: list[tuple[str, tuple[str, ...]]] = []
     pending: list[str] = []
-    if any(isinstance(t, str) and t[:1] == "-" and len(t) > 1 for t in items):
+    try:  # one C scan for a word glued to its dash ("-place"); an (either ...) among the items: look word by word
+        glued = _GLUED_DASH.search(" ".join(items)) is not None
+    except TypeError:
+        glued = any(isinstance(t, str) and t[:1] == "-" and len(t) > 1 for t in items)
+    if glued:
         items = _split_dashes(items)
-    i = 0
-    while i < len(items):
-        if items[i] == "-":
-            if i + 1 >= len(items) or not pending:
+    words = iter(items)
+    for tok in words:
+        if tok == "-":
+            tag = next(words, _END)
+            if tag is _END or not pending:
                 raise _NotPlain
-            tags = kind(items[i + 1])
+            tags = kind(tag)
             out += [(n, tags) for n in pending]
-            pending, i = [], i + 2
+            pending = []
             continue
-        pending.append(name(items[i]))
-        i += 1
+        pending.append(name(tok))
     return out + [(n, ()) for n in pending]
+
+
+_GLUED_DASH = re.compile(r"(?<!\S)-\S")  # a word that starts with "-" and goes on
+_END = object()
 
 
 def _split_dashes(items: list[SExpr]) -> list[SExpr]:
