@@ -167,6 +167,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     borrowed = {b.lower(): b for b in domain.borrowed}
     constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
     objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
+    known_types = {*type_scope.by_lower, ROOT}
+    by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
     for o in sorted(pprob.objects, key=lambda o: str(o.name)):
         name = borrowed.get(str(o.name).lower(), str(o.name))  # a borrowed constant keeps the domain's spelling
         if name.lower() in constants_lower:
@@ -181,9 +183,14 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
             errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
                                           "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
             continue
-        objects[name] = type_tuple(o.type_tags, type_scope)[0]
+        tags = o.type_tags
+        typed = by_tags.get(tags)
+        if typed is None:  # once per distinct type list (an unknown type's error is the same at every object)
+            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0],
+                                     any(str(t).lower() not in known_types for t in tags))
+        objects[name] = typed[0]
         objects_lower.add(name.lower())
-        if any(str(t).lower() not in (*type_scope.by_lower, ROOT) for t in o.type_tags):
+        if typed[1]:
             untyped.add(name)
     for name in sorted(set(borrowed) - objects_lower):
         warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
@@ -310,6 +317,7 @@ def _resolved(items: list[tuple[str, tuple[str, ...]]], declared: Mapping[str, m
     # words already checked against that parameter's types (word -> object, or None: no fit).
     decls: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
     by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
+    fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
     out: list[m.Atom] = []
     add, make = out.append, m.Atom
     for name, args in items:
@@ -325,8 +333,13 @@ def _resolved(items: list[tuple[str, tuple[str, ...]]], declared: Mapping[str, m
             obj = memo.get(arg, _UNSEEN)
             if obj is _UNSEEN:
                 obj = objs.get(arg.lower())
-                if obj is not None and not (obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)):
-                    obj = None
+                if obj is not None and obj not in untyped:
+                    key = (objects[obj], types)
+                    fit = fits.get(key)
+                    if fit is None:
+                        fit = fits[key] = any(domain.is_subtype(key[0], t) for t in types)
+                    if not fit:
+                        obj = None
                 memo[arg] = obj
             if obj is None:
                 return None
