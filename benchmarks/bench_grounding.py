@@ -16,6 +16,10 @@ what pgt reads (:mod:`benchmarks.fd_reading`); not compared, with how far each s
 got and the peak memory at the kill, and with ``--proxy N`` the folder's
 next-largest problems compared in its place; or a duplicate. ``--by-size`` runs
 the smallest files first; ``--no-run`` only prints the table from ``--out``.
+Each side of a problem runs in its own process (:mod:`benchmarks.grounding_diff_run`),
+each under ``--timeout`` seconds and ``--memory-gb`` of address space, pgt's with
+``--max-actions`` as its ground-action budget; ``--workers N`` runs N problems at
+once, and ``--rerun CASE...`` runs named problems again whatever ``--out`` keeps.
 
 With ``--questions DOMAIN PROBLEM`` (repeatable) it times whole commands as users
 run them, each in a fresh process: ``pgt questions --json`` of this checkout, of
@@ -112,57 +116,20 @@ def measure_fd(domain: str, problem: str) -> dict:
             "mb": _rss_mb() - base}
 
 
-def _progress(step: str, t0: float) -> None:
-    """One line on stderr per finished step, so a run killed at its limit still says how far each side got."""
-    print(f"{step} {time.perf_counter() - t0:.1f} s {_rss_mb():.0f} MB", file=sys.stderr, flush=True)
+def measure_diff(domain: str, problem: str, max_actions: int | None = None) -> dict:
+    """Both groundings of one problem in this process, their sizes and seconds, and every difference with its
+    class (the benchmark runs each side in its own process: :func:`benchmarks.grounding_diff_run.compare_problem`)."""
+    from benchmarks.grounding_diff_run import classified, fd_measure, pgt_measure
 
-
-def measure_diff(domain: str, problem: str) -> dict:
-    """Both groundings of one problem, their sizes and seconds, and every difference with its class."""
-    import tempfile
-
-    from fast_downward.translate.pddl_parser import ParseError
-
-    from benchmarks.fd_reading import fd_refusal, repaired_for_fd
-    from benchmarks.grounding_diff import classify, counts, fd_side, pgt_side
-
-    t0 = time.perf_counter()
-    ours = pgt_side(domain, problem)
-    t1 = time.perf_counter()
-    _progress(f"pgt done ({len(ours.actions)} actions) after", t0)
-    read: dict = {}
-    try:
-        fd = fd_side(domain, problem)
-    except ParseError:  # FD refuses what pgt reads: compare FD's grounding of a repaired copy
-        refusal = (fd_refusal(Path(domain), Path(problem)) or "").replace("\n", " ")
-        with tempfile.TemporaryDirectory(prefix="fd-reading-") as tmp:
-            repaired = repaired_for_fd(Path(domain), Path(problem), Path(tmp))
-            if repaired is None:
-                raise SystemExit(f"FD refuses it: {refusal}") from None
-            read = {"fd_refuses": refusal, "fd_read_copy": repaired[2]}
-            fd = fd_side(str(repaired[0]), str(repaired[1]))
-    t2 = time.perf_counter()
-    _progress(f"FD done ({len(fd.actions)} actions) after", t0)
-    diffs = classify(ours, fd)
-    return {"pgt_actions": len(ours.actions), "fd_actions": len(fd.actions), "pgt_atoms": len(ours.atoms),
-            "fd_atoms": len(fd.atoms), "pgt_s": round(t1 - t0, 2), "fd_s": round(t2 - t1, 2), **read,
-            "counts": counts(diffs), "diffs": [dataclasses.astuple(d) for d in diffs]}
-
-
-def _peak_mb(pid: int) -> float | None:
-    """Peak resident memory (VmHWM) of a live process, in MB; None where it is gone."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        return None
-    return None
+    ours, pgt = pgt_measure(domain, problem, max_actions)
+    fd_side, fd = fd_measure(domain, problem)
+    read = {k: fd[k] for k in ("fd_refuses", "fd_read_copy") if k in fd}
+    return {"pgt_actions": pgt["actions"], "fd_actions": fd["actions"], "pgt_atoms": pgt["atoms"],
+            "fd_atoms": fd["atoms"], "pgt_s": pgt["s"], "fd_s": fd["s"], **read, **classified(ours, fd_side)}
 
 
 def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
-    """One measurement in a fresh process. Killed at ``timeout``: the error says how far it got (the last
-    step it finished, from its stderr) and its peak memory, under ``reached`` and ``peak_mb``."""
+    """One measurement (``pgt`` or ``fd``) in a fresh process; killed at ``timeout``, the error says so."""
     import os
     import signal
 
@@ -171,20 +138,13 @@ def run_one(tool: str, domain: Path, problem: Path, timeout: float) -> dict:
     try:
         out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
-        peak = _peak_mb(proc.pid)
         os.killpg(proc.pid, signal.SIGKILL)
-        out, err = proc.communicate()
-        steps = [line for line in err.splitlines() if " done " in line]
-        reached = steps[-1] if steps else "pgt not done"
-        return {"error": f"over {timeout:g}s", "reached": reached, "peak_mb": round(peak or 0)}
-    steps = [line for line in err.splitlines() if " done " in line]
+        proc.communicate()
+        return {"error": f"over {timeout:g}s"}
     if proc.returncode != 0:
-        lines = [line for line in (err or out).strip().splitlines() if " done " not in line]
+        lines = (err or out).strip().splitlines()
         return {"error": lines[-1][:120] if lines else f"exit {proc.returncode}"}
-    rec = json.loads(out.strip().splitlines()[-1])
-    if "peak_mb" in rec:  # out of memory
-        rec["reached"] = steps[-1] if steps else "pgt not done"
-    return rec
+    return json.loads(out.strip().splitlines()[-1])
 
 
 def main() -> None:
@@ -208,6 +168,16 @@ def main() -> None:
                          "it lacks is not compared: not run)")
     ap.add_argument("--by-size", action="store_true",
                     help="with --diff: run the problems smallest file first (a long limit then compares the most)")
+    ap.add_argument("--memory-gb", type=float, default=None, metavar="G",
+                    help="with --diff: address space of each side's process, in GB (default 8; a lower ulimit -v "
+                         "is kept); a problem that ran out of a lower cap is run again")
+    ap.add_argument("--max-actions", type=int, default=None, metavar="N",
+                    help="with --diff: pgt's ground-action budget (default toolkit.reach.DEFAULT_MAX_ACTIONS)")
+    ap.add_argument("--workers", type=int, default=1, metavar="N",
+                    help="with --diff: run N problems at once (each side of each in its own process)")
+    ap.add_argument("--rerun", nargs="*", default=[], metavar="CASE",
+                    help="with --diff: run these problems again (as the table names them, e.g. "
+                         "downward-benchmarks/folding-sat23-adl/p20.pddl) whatever --out keeps of them")
     ap.add_argument("--questions", nargs=2, action="append", metavar=("DOMAIN", "PROBLEM"),
                     help="time `pgt questions` against FD's translator on this problem (repeatable)")
     ap.add_argument("--base", type=Path, help="with --questions: also time the pgt checkout in this folder")
@@ -215,32 +185,13 @@ def main() -> None:
     if args.questions:
         questions_main(args.questions, args.base, args.timeout)
         return
-    if args.one and args.one[0] == "diff":
-        _, dom, prob = args.one
-        from toolkit.errors import PgtError
-
-        # a shared machine: fail, do not swap; a lower limit the caller set (ulimit -v) is kept
-        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-        cap = min([8 << 30, *(x for x in (soft, hard) if x != resource.RLIM_INFINITY)])
-        resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
-        try:
-            print(json.dumps(measure_diff(dom, prob)))
-        except PgtError as exc:
-            from benchmarks.fd_reading import fd_refusal
-
-            rec = {"error": "pgt: " + str(exc).splitlines()[0][:150]}
-            fd_says = fd_refusal(Path(dom), Path(prob))
-            if fd_says is not None:  # FD's parser refuses the files too: invalid input, nothing to compare
-                rec["fd_refuses"] = fd_says.replace("\n", " ")[:150]
-            print(json.dumps(rec))
-        except MemoryError:  # the limit above: say so, with how far it got (run_one adds the last step)
-            print(json.dumps({"error": f"out of memory ({cap / (1 << 30):.1f} GB address space)",
-                              "peak_mb": round(_rss_mb())}))
-        return
     if args.diff is not None:
+        from benchmarks.grounding_diff_run import DEFAULT_MEMORY_GB, RunOptions
+
         diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,
-                  args.every, args.smallest, args.by_size, args.proxy,
-                  args.no_run)
+                  args.every, args.smallest, args.by_size, args.proxy, args.no_run,
+                  RunOptions(args.memory_gb or DEFAULT_MEMORY_GB, args.max_actions, max(1, args.workers),
+                             frozenset(args.rerun)))
         return
     if args.one:
         tool, dom, prob = args.one
@@ -369,28 +320,19 @@ def _diff_row(rec: dict) -> str:
 
 def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list[str] | None, out: Path | None,
               every: bool, smallest: bool = False, by_size: bool = False, proxy: int = 0,
-              no_run: bool = False) -> None:
-    """The differential benchmark (see the module's docstring)."""
+              no_run: bool = False, opts: RunOptions | None = None) -> None:
+    """The differential benchmark (see the module's docstring); ``opts.workers`` problems run at once."""
     import tempfile
+    from concurrent.futures import ThreadPoolExecutor, as_completed
 
     from benchmarks.grounding_diff import CLASSES
     from benchmarks.grounding_diff_report import over_limit, proxy_candidates, ranked_folders, summary
+    from benchmarks.grounding_diff_run import RunOptions, append_record, compare_problem, kept_records
     from benchmarks.sweep_ipc import extract
 
-    done: dict[str, dict] = {}
-    if out and out.exists():
-        for line in out.read_text().splitlines():
-            with contextlib.suppress(ValueError):
-                rec = json.loads(line)
-                over = re.fullmatch(r"over ([0-9.]+)s", rec.get("error", ""))
-                failed = "error" in rec and not over and "peak_mb" not in rec  # out of memory is kept
-                if not no_run and ((over and float(over.group(1)) < timeout) or failed):
-                    # ran out of a shorter limit: run again under this one; a refusal or a failure (quick)
-                    # is run again too, since the code may read the input now
-                    done.pop(rec["case"], None)
-                else:
-                    done[rec["case"]] = rec  # a later line of one problem replaces an earlier one
-    with tempfile.TemporaryDirectory(prefix="grounding-diff-") as tmp:
+    opts = opts or RunOptions()
+    done = kept_records(out, timeout, opts, no_run)
+    with tempfile.TemporaryDirectory(prefix="grounding-diff-") as tmp, ThreadPoolExecutor(opts.workers) as pool:
         roots = list(roots)
         for i, mirror in enumerate(mirrors):
             root, _ = extract(mirror, "HEAD", Path(tmp) / str(i))
@@ -400,9 +342,8 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
         if by_size:
             cases.sort(key=lambda c: (c[1].stat().st_size + c[2].stat().st_size, c[0]))
         print(f"# {len(cases)} problems (smallest and largest per domain folder) under {', '.join(map(str, roots))}; "
-              f"{timeout:g} s per problem for both tools; {len(done)} kept from {out}", flush=True)
-        seen: dict[str, str] = {}
-        records = []
+              f"{timeout:g} s per side and problem, {opts.memory_gb:g} GB per process, {opts.workers} at once; "
+              f"{len(done)} kept from {out}", flush=True)
 
         def kept_or_run(name: str, dom: Path, prob: Path, **extra: str) -> dict:
             rec = done.get(name)
@@ -410,46 +351,64 @@ def diff_main(roots: list[Path], mirrors: list[Path], timeout: float, only: list
                 return {"case": name, "error": "not run", "counts": {}}
             if rec is None:
                 t0 = time.perf_counter()
-                rec = run_one("diff", dom, prob, timeout)
+                rec = compare_problem(dom, prob, timeout, opts.memory_gb, opts.max_actions)
                 rec = {"case": name, **rec, **extra, "seconds": round(time.perf_counter() - t0, 1)}
                 rec.setdefault("counts", {})
                 if out:
-                    with open(out, "a") as f:
-                        f.write(json.dumps(rec) + "\n")
+                    append_record(out, rec)
             return rec
 
+        def show(rec: dict) -> None:
+            name = rec["case"]
+            if "same_as" in rec:
+                print(f"{name}: the same files as {rec['same_as']}, run once", flush=True)
+            elif "error" in rec:
+                got = f" ({rec['reached']}; peak {rec['peak_mb']} MB at the kill)" if "reached" in rec else ""
+                print(f"{name}: skipped: {rec['error']}{got}", flush=True)
+            else:
+                print(f"{name}: pgt {rec['pgt_actions']} actions {rec['pgt_atoms']} atoms ({rec['pgt_s']} s), FD "
+                      f"{rec['fd_actions']} actions {rec['fd_atoms']} atoms ({rec['fd_s']} s): {_diff_row(rec)}",
+                      flush=True)
+                shown: collections.Counter = collections.Counter()
+                for kind, only_side, item, cls, reason in rec.get("diffs", []):
+                    shown[kind, only_side, cls] += 1
+                    if every or shown[kind, only_side, cls] <= 3:
+                        print(f"    {cls:<18} {kind} only {only_side}: {item}: {reason}")
+                    elif shown[kind, only_side, cls] == 4:
+                        print(f"    {cls:<18} {kind}s only {only_side}: and more (--every lists them all)")
+
+        seen: dict[str, str] = {}
+        records: list[dict] = []
+        running = {}
         for name, dom, prob in cases:
             key = hashlib.sha1(dom.read_bytes() + b"\0" + prob.read_bytes()).hexdigest()
             if key in seen:
                 records.append({"case": name, "same_as": seen[key]})
-                print(f"{name}: the same files as {seen[key]}, run once", flush=True)
-                continue
-            seen[key] = name
-            rec = kept_or_run(name, dom, prob)
-            records.append(rec)
-            if "error" in rec:
-                got = f" ({rec['reached']}; peak {rec['peak_mb']} MB at the kill)" if "reached" in rec else ""
-                print(f"{name}: skipped: {rec['error']}{got}", flush=True)
-                continue
-            print(f"{name}: pgt {rec['pgt_actions']} actions {rec['pgt_atoms']} atoms ({rec['pgt_s']} s), FD "
-                  f"{rec['fd_actions']} actions {rec['fd_atoms']} atoms ({rec['fd_s']} s): {_diff_row(rec)}", flush=True)
-            shown: collections.Counter = collections.Counter()
-            for kind, only_side, item, cls, reason in rec.get("diffs", []):
-                shown[kind, only_side, cls] += 1
-                if every or shown[kind, only_side, cls] <= 3:
-                    print(f"    {cls:<18} {kind} only {only_side}: {item}: {reason}")
-                elif shown[kind, only_side, cls] == 4:
-                    print(f"    {cls:<18} {kind}s only {only_side}: and more (--every lists them all)")
-        proxies: dict[str, dict] = {}
-        ranked = ranked_folders(roots, only) if proxy else {}
-        for rec in [r for r in records if over_limit(r)]:
+                show(records[-1])
+            else:
+                seen[key] = name
+                records.append({"case": name})
+                running[pool.submit(kept_or_run, name, dom, prob)] = len(records) - 1
+        for job in as_completed(running):  # opts.workers at a time, each shown as it ends
+            records[running[job]] = job.result()
+            show(records[running[job]])
+
+        def with_proxy(rec: dict) -> tuple[str, dict] | None:
+            got = None
             for name, dom, prob in proxy_candidates(ranked, rec["case"], proxy):
                 if no_run and name not in done:
                     continue
-                proxies[rec["case"]] = kept_or_run(name, dom, prob, proxy_for=rec["case"])
-                print(f"{name}: proxy for {rec['case']}: {_diff_row(proxies[rec['case']])}", flush=True)
-                if "pgt_actions" in proxies[rec["case"]]:
+                got = kept_or_run(name, dom, prob, proxy_for=rec["case"])
+                if "pgt_actions" in got:
                     break
+            return (rec["case"], got) if got is not None else None
+
+        ranked = ranked_folders(roots, only) if proxy else {}
+        proxies: dict[str, dict] = {}
+        for got in pool.map(with_proxy, [r for r in records if over_limit(r)]):
+            if got is not None:
+                proxies[got[0]] = got[1]
+                print(f"{got[1]['case']}: proxy for {got[0]}: {_diff_row(got[1])}", flush=True)
     print()
     for line in summary(records, proxies):
         print(line)

@@ -210,13 +210,14 @@ def counts(diffs: Iterable[Difference]) -> dict[str, int]:
 # ------------------------------------------------------------------ the two sides
 
 
-def pgt_side(domain: str, problem: str) -> Side:
-    """pgt's relaxed-reachable grounding (:meth:`toolkit.task.Task.grounding`) as a :class:`Side`."""
+def pgt_side(domain: str, problem: str, max_actions: int | None = None) -> Side:
+    """pgt's relaxed-reachable grounding (:meth:`toolkit.task.Task.grounding`) as a :class:`Side`; ``max_actions``
+    raises its ground-action budget (``toolkit.reach.DEFAULT_MAX_ACTIONS`` by default)."""
     from toolkit.known_facts import changed_predicates
     from toolkit.task import load_task
 
     task = load_task(domain, problem)
-    g = task.grounding()
+    g = task.grounding() if max_actions is None else task.grounding(max_actions=max_actions)
     fluent = set(changed_predicates(task.domain))
     reached = g.atoms
     actions: dict[str, list[Op]] = {}

@@ -76,10 +76,22 @@ def _reason(rec: dict) -> str:
     return rec["error"]
 
 
+def _side(rec: dict, told: str) -> str:
+    if rec.get("error") == told:  # the row's own error: only its peak is news
+        return f"peak {rec.get('peak_mb', 0):,} MB"
+    if "error" in rec:
+        return f"{rec['error']}, peak {rec.get('peak_mb', 0):,} MB"
+    return f"done ({rec['actions']:,} actions) in {rec['s']} s, {rec['peak_mb']:,} MB"
+
+
 def _why(rec: dict) -> str:
+    why = rec["error"]
     if "reached" in rec:
-        return f"{rec['error']}: {rec['reached']}; peak {rec['peak_mb']:,} MB at the kill"
-    return rec["error"]
+        why = f"{rec['error']}: {rec['reached']}; peak {rec['peak_mb']:,} MB at the kill"
+    if "pgt" in rec and "fd" in rec:
+        # each side ran in its own process (benchmarks.grounding_diff_run): say how the other side fared
+        why += f" (pgt {_side(rec['pgt'], rec['error'])}; FD {_side(rec['fd'], rec['error'])})"
+    return why
 
 
 def _result(rec: dict) -> str:
