@@ -35,6 +35,15 @@ def eq_holds(eqs: tuple[tuple[Slot | str, Slot | str, bool], ...], args: tuple[s
     return True
 
 
+class _Entries:
+    """What an unpickled :class:`GroundEffect` keeps of its template: the entries :attr:`GroundEffect.compiled` reads."""
+
+    __slots__ = ("_entries",)
+
+    def __init__(self, entries: tuple) -> None:
+        self._entries = entries
+
+
 class GroundEffect:
     """A ground action's effect as template conditional effects over its atom vector.
 
@@ -86,6 +95,18 @@ class GroundEffect:
         self.plain: bool = not (ces or ces_nt or self.generic)
         self._compiled: CompiledEffect | None = None
         self._explained: dict[int, tuple[frozenset[Atom], frozenset[Atom], str]] | None = None
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled with the one piece of its template it reads after construction (the conditional-effect
+        entries :attr:`compiled` walks): the template's grounding closures do not pickle, and a ground
+        action never grounds again (studies ship tasks' ground actions to worker processes)."""
+        state = {name: getattr(self, name) for name in self.__slots__}
+        state["template"] = _Entries(self.template._entries)
+        return state
+
+    def __setstate__(self, state: dict[str, object]) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
 
     def _fired(self, state: frozenset[Atom]) -> list[_CE]:
         vec = self.vec

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import weakref
 from dataclasses import dataclass
 from typing import Iterable
 
@@ -37,6 +38,28 @@ from toolkit.model import Atom
 from toolkit.task import GroundAction, Task
 
 MAX_MEMBERS = 2  # predicates per pattern; pairs already capture the ViPlan invariants
+
+
+def _per_task(fn):
+    """``fn(task, *args)`` remembered per task, in a memo the task does not outlive.
+
+    Why not ``functools.lru_cache``: its keys hold the last 64-256 tasks (and all their ground
+    actions) alive after the caller dropped them, which a study loading many problems pays for in
+    memory; here the memo is a ``WeakKeyDictionary`` entry that goes with its task.
+    """
+    memo: weakref.WeakKeyDictionary[Task, dict] = weakref.WeakKeyDictionary()
+
+    @functools.wraps(fn)
+    def cached(task: Task, *args):
+        hits = memo.get(task)
+        if hits is None:
+            hits = memo[task] = {}
+        if args not in hits:
+            hits[args] = fn(task, *args)
+        return hits[args]
+
+    cached.cache_clear = memo.clear  # type: ignore[attr-defined]
+    return cached
 
 
 @dataclass(frozen=True, order=True)
@@ -116,7 +139,7 @@ def _candidates(task: Task, fluents: list[str]) -> Iterable[tuple[Member, ...]]:
                 yield combo
 
 
-@functools.lru_cache(maxsize=64)
+@_per_task
 def _atoms_by_predicate(task: Task) -> dict[str, list[Atom]]:
     """The reachable atoms per predicate, sorted: one pass instead of a scan of every atom per member
     (``Task.reachable_atoms(p)`` scans them all; on nomystery p01 that was a quarter of the analysis)."""
@@ -226,7 +249,7 @@ def _preserves(action: GroundAction, group: frozenset[Atom], adds: list[_Entry],
     return True
 
 
-@functools.lru_cache(maxsize=64)
+@_per_task
 def find_patterns(task: Task) -> tuple[Pattern, ...]:
     """Every pattern (up to :data:`MAX_MEMBERS` predicates) the task's actions preserve.
 
@@ -258,7 +281,7 @@ def find_patterns(task: Task) -> tuple[Pattern, ...]:
     return tuple(found)
 
 
-@functools.lru_cache(maxsize=256)
+@_per_task
 def lone_atoms(task: Task, pattern: Pattern) -> frozenset[Atom]:
     """The atoms an exactly-one pattern pins down alone: its instances of a single reachable atom.
 

@@ -27,6 +27,7 @@ and :func:`parse_problem` raise the first error in file order, noting how many m
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Mapping
 
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
@@ -166,6 +167,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     borrowed = {b.lower(): b for b in domain.borrowed}
     constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
     objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
+    known_types = {*type_scope.by_lower, ROOT}
+    by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
     for o in sorted(pprob.objects, key=lambda o: str(o.name)):
         name = borrowed.get(str(o.name).lower(), str(o.name))  # a borrowed constant keeps the domain's spelling
         if name.lower() in constants_lower:
@@ -180,9 +183,14 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
             errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
                                           "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
             continue
-        objects[name] = type_tuple(o.type_tags, type_scope)[0]
+        tags = o.type_tags
+        typed = by_tags.get(tags)
+        if typed is None:  # once per distinct type list (an unknown type's error is the same at every object)
+            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0],
+                                     any(str(t).lower() not in known_types for t in tags))
+        objects[name] = typed[0]
         objects_lower.add(name.lower())
-        if any(str(t).lower() not in (*type_scope.by_lower, ROOT) for t in o.type_tags):
+        if typed[1]:
             untyped.add(name)
     for name in sorted(set(borrowed) - objects_lower):
         warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
@@ -264,39 +272,9 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, o
                    untyped: set[str]) -> set[m.Atom] | None:
     """The initial atoms of a plain problem as the model's atoms, when every one names a declared
     predicate with its arity and declared objects of fitting types (a problem that loads at all);
-    None at the first fault, so that the caller's checked path reports every fault where it is.
-
-    Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
-    """
-    by_lower = {p.lower(): d for p, d in domain.predicates.items()}
-    objs = {o.lower(): o for o in objects}
-    # Each distinct predicate word resolved once, to its name and, per parameter, the memo of the
-    # words already checked against that parameter's types (word -> object, or None: no fit).
-    preds: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
-    by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
-    out: set[m.Atom] = set()
-    add, make = out.add, m.Atom
-    for name, args in atoms:
-        decl = preds.get(name, _UNSEEN)
-        if decl is _UNSEEN:
-            d = by_lower.get(name.lower())
-            decl = preds[name] = None if d is None else (
-                d.name, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
-        if decl is None or len(args) != len(decl[1]):
-            return None
-        terms = []
-        for arg, (types, memo) in zip(args, decl[1]):
-            obj = memo.get(arg, _UNSEEN)
-            if obj is _UNSEEN:
-                obj = objs.get(arg.lower())
-                if obj is not None and not (obj in untyped or any(domain.is_subtype(objects[obj], t) for t in types)):
-                    obj = None
-                memo[arg] = obj
-            if obj is None:
-                return None
-            terms.append(obj)
-        add(make(decl[0], tuple(terms)))
-    return out
+    None at the first fault, so that the caller's checked path reports every fault where it is."""
+    out = _resolved(atoms, domain.predicates, domain, objects, untyped)
+    return None if out is None else set(out)
 
 
 def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
@@ -308,36 +286,66 @@ def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
     every fault where it is. Why: building a parsed form per value, then converting and type-checking
     it, cost as much as reading all of a numeric problem's atoms (hydropower: 30 values).
     """
-    funcs = {f.lower(): (f, d.params) for f, d in domain.functions.items()}
-    objs = {o.lower(): o for o in objects}
-    values: dict[m.Atom, m.Number] = {}
-    fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> fits
+    heads, numbers = [], []
     for el in raw:
         if el[0] != "=":
             continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
         head, word = el[1], el[2]
-        decl = funcs.get(head[0].lower()) if head[0].__class__ is str else None
-        if decl is None or len(head) - 1 != len(decl[1]):
+        if any(w.__class__ is not str for w in head):
+            return None  # a nested term: the checked path reports it
+        heads.append((head[0], head[1:]))
+        # the plain reader's number, then to_number, as the checked path reads it
+        numbers.append(to_number(float(word) if "." in word else int(word)))
+    fluents = _resolved(heads, domain.functions, domain, objects, untyped)
+    if fluents is None:
+        return None
+    if any(f.predicate == m.TOTAL_COST and v != 0 for f, v in zip(fluents, numbers)):
+        return None  # the checked path refuses it, located
+    return dict(zip(fluents, numbers))
+
+
+def _resolved(items: list[tuple[str, tuple[str, ...]]], declared: Mapping[str, m.PredicateDef | m.FunctionDef],
+              domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> list[m.Atom] | None:
+    """``(name, args)`` words as the model's atoms, in order, when every name is ``declared`` (predicates or
+    functions, any case) with its arity over declared objects of fitting types; None at the first fault.
+
+    Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
+    """
+    by_lower = {n.lower(): d for n, d in declared.items()}
+    objs = {o.lower(): o for o in objects}
+    # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
+    # words already checked against that parameter's types (word -> object, or None: no fit).
+    decls: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
+    by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
+    fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
+    out: list[m.Atom] = []
+    add, make = out.append, m.Atom
+    for name, args in items:
+        decl = decls.get(name, _UNSEEN)
+        if decl is _UNSEEN:
+            d = by_lower.get(name.lower())
+            decl = decls[name] = None if d is None else (
+                d.name, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
+        if decl is None or len(args) != len(decl[1]):
             return None
-        name, params = decl
         terms = []
-        for arg, (_, types) in zip(head[1:], params):
-            obj = objs.get(arg.lower()) if arg.__class__ is str else None
+        for arg, (types, memo) in zip(args, decl[1]):
+            obj = memo.get(arg, _UNSEEN)
+            if obj is _UNSEEN:
+                obj = objs.get(arg.lower())
+                if obj is not None and obj not in untyped:
+                    key = (objects[obj], types)
+                    fit = fits.get(key)
+                    if fit is None:
+                        fit = fits[key] = any(domain.is_subtype(key[0], t) for t in types)
+                    if not fit:
+                        obj = None
+                memo[arg] = obj
             if obj is None:
                 return None
-            if obj not in untyped:
-                fit = fits.get((obj, types))
-                if fit is None:
-                    fit = fits[(obj, types)] = any(domain.is_subtype(objects[obj], t) for t in types)
-                if not fit:
-                    return None
             terms.append(obj)
-        # the plain reader's number, then to_number, as the checked path reads it
-        value = to_number(float(word) if "." in word else int(word))
-        if name == m.TOTAL_COST and value != 0:
-            return None
-        values[m.Atom(name, tuple(terms))] = value
-    return values
+        add(make(decl[0], tuple(terms)))
+    return out
 
 
 _UNSEEN = object()

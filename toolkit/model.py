@@ -417,6 +417,9 @@ class Domain:
         for name in ("types", "constants", "predicates", "actions", "functions"):
             object.__setattr__(self, name, MappingProxyType(dict(getattr(self, name))))
 
+    def __reduce__(self):
+        return _rebuilt(self)
+
     @property
     def derived_predicates(self) -> frozenset[str]:
         """The predicates defined by :derived rules (no action may change them)."""
@@ -469,3 +472,14 @@ class Problem:
     def __post_init__(self) -> None:
         object.__setattr__(self, "objects", MappingProxyType(dict(self.objects)))
         object.__setattr__(self, "function_values", MappingProxyType(dict(self.function_values)))
+
+    def __reduce__(self):
+        return _rebuilt(self)
+
+
+def _rebuilt(rec: Domain | Problem) -> tuple:
+    """A domain or problem pickled as its constructor's arguments, its read-only mappings as dicts: a
+    ``mappingproxy`` does not pickle, and ``__post_init__`` wraps the dicts again on the other side
+    (studies ship tasks and their ground actions to worker processes)."""
+    return rec.__class__, tuple(dict(v) if v.__class__ is MappingProxyType else v
+                                for v in (getattr(rec, f.name) for f in rec.__record_fields__))

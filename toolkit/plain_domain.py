@@ -99,6 +99,7 @@ class _Reader:
         self.constants: dict[str, Constant] = {}
         self.params: dict[str, Variable] = {}
         self.redeclared: dict[str, str] = {}  # a type listed twice in :types -> the parent kept
+        self.known_tags: set[tuple[str, ...]] = set()  # type lists already found declared
 
     def domain(self, tree: list[SExpr]) -> SimpleNamespace:
         if len(tree) < 2 or tree[0] != "define":
@@ -175,8 +176,10 @@ class _Reader:
 
     def _check_tags(self, tags: tuple[str, ...]) -> None:
         """Every type used must be declared (else the full parser reports or repairs it)."""
-        if any(t.lower() not in self.all_types for t in tags):
-            raise _NotPlain
+        if tags and tags not in self.known_tags:
+            if any(t.lower() not in self.all_types for t in tags):
+                raise _NotPlain
+            self.known_tags.add(tags)  # a domain lists the same few types hundreds of times
 
     def _variables(self, items: list[SExpr], repeats: bool = False) -> list[Variable]:
         out = []

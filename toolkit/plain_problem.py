@@ -132,7 +132,7 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         words = _atom_words(el, by_name, names)
         if words is None:
-            _init_element(el, by_name)
+            _check_element(el, by_name)
             others.append(el)
         else:
             atoms.append(words)
@@ -150,20 +150,28 @@ def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
     """
     out: list[tuple[str, tuple[str, ...]]] = []
     pending: list[str] = []
-    if any(isinstance(t, str) and t[:1] == "-" and len(t) > 1 for t in items):
+    try:  # one C scan for a word glued to its dash ("-place"); an (either ...) among the items: look word by word
+        glued = _GLUED_DASH.search(" ".join(items)) is not None
+    except TypeError:
+        glued = any(isinstance(t, str) and t[:1] == "-" and len(t) > 1 for t in items)
+    if glued:
         items = _split_dashes(items)
-    i = 0
-    while i < len(items):
-        if items[i] == "-":
-            if i + 1 >= len(items) or not pending:
+    words = iter(items)
+    for tok in words:
+        if tok == "-":
+            tag = next(words, _END)
+            if tag is _END or not pending:
                 raise _NotPlain
-            tags = kind(items[i + 1])
+            tags = kind(tag)
             out += [(n, tags) for n in pending]
-            pending, i = [], i + 2
+            pending = []
             continue
-        pending.append(name(items[i]))
-        i += 1
+        pending.append(name(tok))
     return out + [(n, ()) for n in pending]
+
+
+_GLUED_DASH = re.compile(r"(?<!\S)-\S")  # a word that starts with "-" and goes on
+_END = object()
 
 
 def _split_dashes(items: list[SExpr]) -> list[SExpr]:
@@ -247,6 +255,32 @@ def _atom_words(el: SExpr, by_name: dict[str, Constant], names: set[str]) -> tup
 def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
     hit = by_name.get(tok.lower()) if isinstance(tok, str) else None
     return hit if hit is not None else Constant(_name(tok))
+
+
+def _check_element(el: SExpr, by_name: dict[str, Constant]) -> None:
+    """Raises :class:`_NotPlain` where :func:`_init_element` would, for a value or a negated atom, without
+    building its forms (the loader reads the values from the words; the forms only for a fault)."""
+    if el[0] == "=":
+        if len(el) != 3 or not isinstance(el[1], list) or not el[1] or not isinstance(el[2], str):
+            raise _NotPlain
+        if not _NUMBER.match(el[2]) or el[2].count(".") > 1:
+            raise _NotPlain
+        float(el[2]) if "." in el[2] else int(el[2])  # as _init_element converts it
+        head = el[1]
+        if not (isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1):
+            _name(head[0])
+        for a in head[1:]:
+            _name(a)
+        return
+    if len(el) != 2:  # (not ...): _atom_words read every other shape
+        raise _NotPlain
+    atom = el[1]
+    if not isinstance(atom, list) or not atom:
+        raise _NotPlain
+    _name(atom[0])
+    for tok in atom[1:]:
+        if not (isinstance(tok, str) and tok.lower() in by_name):
+            _name(tok)
 
 
 def _init_element(el: SExpr, by_name: dict[str, Constant]):

@@ -248,3 +248,26 @@ def replace(obj, /, **changes):
         elif f.name not in changes:
             changes[f.name] = getattr(obj, f.name)
     return obj.__class__(**changes)
+
+
+class lazy:
+    """:func:`functools.cached_property` without its lock: the value computed on first access and kept in the
+    instance's ``__dict__`` (where later reads find it without calling here).
+
+    Why: Python 3.11's ``cached_property`` takes an ``RLock`` on every first access (dropped in 3.12); a numeric
+    ground action's compiled test and step are two first accesses per distinct action a plan names.
+    """
+
+    def __init__(self, fn) -> None:
+        self.fn = fn
+        self.name = fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __set_name__(self, owner, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.fn(obj)
+        return value

@@ -33,7 +33,7 @@ from toolkit.ground_effect import GroundEffect
 from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
-from toolkit.records import field, record, replace
+from toolkit.records import field, lazy, record, replace
 from toolkit.rule_grounding import StaticView
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
@@ -66,7 +66,7 @@ class GroundAction:
     def name(self) -> str:
         return self.schema.name
 
-    @functools.cached_property
+    @lazy
     def text(self) -> str:
         """``(moveBlock a c1)``, built once: every report of a step that uses the action prints it."""
         return f"({' '.join((self.schema.name, *self.args))})"
@@ -126,22 +126,22 @@ class NumericGroundAction(GroundAction):
     # The generated text its schema's ground actions share (toolkit.fluent_shared); None: its own.
     code: SchemaCode | None = field(default=None, repr=False)
 
-    @functools.cached_property
+    @lazy
     def is_applicable(self) -> Callable[[frozenset[Atom]], bool]:  # type: ignore[override]
         if self.code is not None:
             return shared_check(self.precondition, self.fluent_index, self.atom_table, self.code)
         return compile_check(self.precondition, self.fluent_index, self.atom_table)
 
-    @functools.cached_property
+    @lazy
     def value_changes(self) -> Changes:  # type: ignore[override]
         return compile_changes(self.updates or (), self.fluent_index)
 
-    @functools.cached_property
+    @lazy
     def write_values(self) -> Writes:
         """The numeric effects written into a working state's value list in place (the stepper's path)."""
         return compile_writes(self.updates or (), self.fluent_index)
 
-    @functools.cached_property
+    @lazy
     def step_in_place(self) -> Step:
         """The whole step applied to a working state in place, record included (the validator's path); an
         action with conditional effects, or in a task with derived predicates, never takes it."""
@@ -277,8 +277,9 @@ class Task:
         if hit is not None:
             return hit
         schema = self.domain.actions[self.resolve_action(name)]
-        objs = tuple(self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
-                     for i, a in enumerate(args))
+        names = self._object_names
+        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
+                      for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
         fits = self._fits

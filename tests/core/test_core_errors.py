@@ -203,6 +203,17 @@ def test_two_actions_with_one_name_are_refused_at_the_second() -> None:
     assert str(info.value) == "d.pddl:4:11: action 'GO' is declared more than once"
 
 
+def test_either_types_of_two_predicates_are_no_predicate_declared_twice() -> None:
+    """Only a declaration's own name counts: two predicates typed ``(either a b)`` once read as two
+    declarations of a predicate ``either``; a real repeat (``P`` after ``p``) is still found."""
+    text = ("(define (domain d) (:requirements :typing) (:types a b)\n"
+            " (:predicates (p ?x - (either a b)) (q ?y - (either a b)))\n"
+            " (:action go :parameters (?x - a) :precondition (p ?x) :effect (not (p ?x))))\n")
+    assert [str(e) for e in read_domain(text, "d.pddl").errors] == []
+    twice = text.replace("(q ?y", "(P ?y")
+    assert [str(e) for e in read_domain(twice, "d.pddl").errors] == ["d.pddl:2:38: predicate 'P' is declared more than once"]
+
+
 def test_a_byte_order_mark_is_skipped(tmp_path) -> None:
     path = tmp_path / "bw.pddl"
     path.write_text("\ufeff" + BW, encoding="utf-8")

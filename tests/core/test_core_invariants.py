@@ -188,3 +188,20 @@ def test_a_lone_atom_an_action_can_take_away_is_not_pinned_down():
     kept = hanoi_task("(:action touch :parameters (?x) :precondition (clear ?x) "
                       ":effect (and (not (clear ?x)) (clear ?x)))")  # delete and add: the add wins
     assert lone(kept)[COVERED] == {"(clear d1)"}
+
+
+def test_the_analyses_memos_do_not_keep_a_dropped_task_alive():
+    """find_patterns, lone_atoms and the atoms by predicate are remembered per task, not in an lru_cache
+    whose keys would hold the last tasks (and all their ground actions) after the caller dropped them."""
+    import gc
+    import weakref
+
+    task = hanoi_task()
+    assert lone(task)[COVERED] == {"(clear d1)"}
+    assert invariants_of(task)
+    again = find_patterns(task)
+    assert find_patterns(task) is again  # still remembered while the task lives
+    gone = weakref.ref(task)
+    del task
+    gc.collect()
+    assert gone() is None, "a memo keeps the dropped task alive"

@@ -264,3 +264,36 @@ def test_a_sample_of_the_ipc_2023_numeric_track_agrees_with_unified_planning(tmp
                     diffs.append(f"{name}: pgt {ours.valid} at {ours.failed_step}, UP {theirs}: {[str(a) for a in plan]}")
     assert diffs == [], "\n".join(diffs[:5])
     assert judged >= 30 and invalid >= 10  # mutants that fail at a step or at the goal, not only valid walks
+
+
+def test_numeric_ground_actions_survive_a_pickle_round_trip_and_step_the_same():
+    """Studies ship tasks and their ground actions to worker processes: every ground action of the trucks
+    task pickles (its domain's read-only mappings and its template's grounding closures once did not),
+    comes back equal field by field, and steps every state of a walk as the original does, by the frozen
+    path (apply, apply_checked) and by the validator's stepper."""
+    import pickle
+
+    from toolkit.stepping import Stepper
+
+    task = _task()
+    actions = list(task.grounding().actions)
+    assert actions
+    copies = pickle.loads(pickle.dumps(actions))
+    for a, b in zip(actions, copies):
+        assert (str(b), b.schema, b.args, b.cost, b.updates) == (str(a), a.schema, a.args, a.cost, a.updates)
+        assert b.precondition == a.precondition and b.effect == a.effect
+    states = [task.init]
+    rng = random.Random(3)
+    for _ in range(12):
+        here = [a for a in actions if a.is_applicable(states[-1])]
+        if not here:
+            break
+        states.append(rng.choice(here).apply(states[-1]))
+    assert len(states) > 5
+    for state in states:
+        for a, b in zip(actions, copies):
+            assert b.is_applicable(state) == a.is_applicable(state), a
+            assert b.apply(state) == a.apply(state) and b.apply_checked(state) == a.apply_checked(state), a
+            if a.is_applicable(state):
+                ours, theirs = Stepper(state, None, task.fluent_index), Stepper(state, None, task.fluent_index)
+                assert ours.advance(a) == theirs.advance(b) and ours.state == theirs.state, a

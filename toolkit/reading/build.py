@@ -23,10 +23,10 @@ def predicate_comments(text: str) -> dict[str, str]:
     sec = re.search(r"\(\s*:predicates\b", text, re.I)
     if not sec:
         return comments
-    for line in text[sec.end():].splitlines():
-        if re.search(r"\(\s*:(action|functions|derived|constraints)\b", line, re.I):
+    for line in text[sec.end():].splitlines():  # each pattern tried only on a line with its ":" or ";"
+        if ":" in line and re.search(r"\(\s*:(action|functions|derived|constraints)\b", line, re.I):
             break
-        mt = re.match(r"\s*\(\s*(\w[\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line)
+        mt = re.match(r"\s*\(\s*(\w[\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line) if ";" in line else None
         if mt:
             comments[mt.group(1).lower()] = mt.group(2)
     return comments

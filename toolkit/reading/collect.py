@@ -61,6 +61,8 @@ class Errors:
             self.items.append(exc)
 
     def in_file_order(self) -> tuple[PgtError, ...]:
+        if len(self.items) < 2:  # nothing to sort: no pattern of this file's path compiled (most loads)
+            return tuple(self.items)
         where = re.compile(re.escape(self.path) + r":(\d+):(\d+):")
 
         def key(exc: PgtError) -> tuple[int, int]:
@@ -130,7 +132,12 @@ def record_duplicates(text: str, path: str, errors: Errors) -> None:
         inner = code[sec[0]:sec[1]]
         inner = inner[re.search(r":predicates", inner, re.I).end():]  # PDDL keywords are case-insensitive
         base = sec[1] - len(inner)
-        found += [("predicate", mt) for mt in re.finditer(r"\(\s*([^\s()]+)", inner)]
+        depth, at = 0, 0  # only a declaration's own name: not the "either" of an (either a b) parameter type
+        for mt in re.finditer(r"\(\s*([^\s()]+)", inner):
+            depth += inner.count("(", at, mt.start()) - inner.count(")", at, mt.start())
+            at = mt.start()
+            if depth == 0:
+                found.append(("predicate", mt))
         found = [(k, re.compile(r"\(\s*([^\s()]+)").match(code, base + mt.start())) for k, mt in found]
     found += [("action", mt) for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", code, re.I)]
     seen: set[tuple[str, str]] = set()

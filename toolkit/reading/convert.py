@@ -32,11 +32,14 @@ class Scope:
         self.by_lower = {n.lower(): n for n in names}
         self.errors = errors
         self.start = 0  # where the piece being converted begins, so each error points at its own use
+        self.misses = 0  # names not found so far (each an error raised or recorded where it is used)
+        self.tuples: dict = {}  # type tags -> type_tuple's answer, for tags that resolved without a miss
 
     def resolve(self, name: str, pattern: str | None = None, fallback: str | None = None) -> str:
         """The declared spelling of ``name``; an unknown one raises, or with a ``fallback`` is recorded."""
         hit = self.by_lower.get(name.lower())
         if hit is None:
+            self.misses += 1
             where = located(self.path, self.text, pattern or name_pattern(name), self.start)
             if where == self.path and self.kind == "type":  # written against its dash: "home -K location"
                 where = located(self.path, self.text, type_use_pattern(name), self.start)
@@ -52,8 +55,16 @@ class Scope:
 def type_tuple(tags, types: Scope) -> tuple[str, ...]:
     if not tags:
         return ("object",)
-    return tuple(sorted({"object" if str(t).lower() in ("object", ROOT) else types.resolve(str(t), fallback="object")
-                         for t in tags}))
+    key = frozenset(tags)  # the set is what counts (the answer is sorted); a frozenset is its own
+    hit = types.tuples.get(key)  # a domain lists the same few type lists for hundreds of parameters
+    if hit is not None:
+        return hit
+    misses = types.misses
+    out = tuple(sorted({"object" if str(t).lower() in ("object", ROOT) else types.resolve(str(t), fallback="object")
+                        for t in tags}))
+    if types.misses == misses:  # no unknown type: the same answer, and no error, at every use
+        types.tuples[key] = out
+    return out
 
 
 class Converter(NumericConversion):

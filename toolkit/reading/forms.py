@@ -107,9 +107,10 @@ class _Monotone(_Operands):
     __slots__ = ()
 
     def __new__(cls, *operands):
-        flat: list = []
-        stack = list(dict.fromkeys(operands))[::-1]
-        if len(stack) > 1:
+        flat: list = list(dict.fromkeys(operands))
+        stack = flat[::-1]
+        if len(stack) > 1 and any(element.__class__ is cls for element in flat):
+            flat = []
             seen: set = set()
             while stack:
                 element = stack.pop()
@@ -118,8 +119,6 @@ class _Monotone(_Operands):
                 elif element not in seen:
                     seen.add(element)
                     flat.append(element)
-        else:
-            flat = stack
         if len(flat) == 1:
             return flat[0]
         made = super().__new__(cls)

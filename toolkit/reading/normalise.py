@@ -169,7 +169,7 @@ def normalise(text: str, path: str, errors: Errors | None = None,
             changed.extend(w.strip() for w in parts if w != w.lower())
         return low
 
-    if text != text.lower():  # else lower-casing the keywords changes nothing
+    if code != lowered:  # upper case outside comments (most files have it only in comments): else no change
         text = _KEYWORD_RE.sub(lower, text)
     if "?" in text:
         text = _KEYWORD_VARIABLE_RE.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
