@@ -82,20 +82,38 @@ def test_an_action_without_variables_waits_on_its_atoms_and_is_never_joined(monk
 
 
 def test_the_join_order_is_the_most_bound_atom_next_as_a_rescan_would_pick():
+    """Most-bound atom next; among equals the narrowest (the product of its unbound variables' domain sizes),
+    then the first."""
+    import math
     import random
 
     rng = random.Random(7)
     for _ in range(300):
         variables = [f"?v{k}" for k in range(5)]
+        domains = {v: frozenset(f"o{i}" for i in range(rng.choice((1, 2, 5, 40)))) for v in variables}
         atoms = [(f"p{k}", tuple(rng.choice(variables + ["c"]) for _ in range(rng.randint(0, 3))))
                  for k in range(rng.randint(1, 7))]
-        rule = type("R", (), {"atoms": atoms, "eqs": ()})()
+        rule = type("R", (), {"atoms": atoms, "eqs": (), "domains": domains})()
         for first in range(len(atoms)):
             bound = {t for t in atoms[first][1] if t.startswith("?")}
             rest, order = [j for j in range(len(atoms)) if j != first], []
             while rest:  # the rescan the incremental scores replace
-                j = max(rest, key=lambda j: sum(1 for t in atoms[j][1] if not t.startswith("?") or t in bound))
+                j = min(rest, key=lambda j: (-sum(1 for t in atoms[j][1] if not t.startswith("?") or t in bound),
+                                             math.prod(len(domains[t]) for t in atoms[j][1]
+                                                       if t.startswith("?") and t not in bound),
+                                             rest.index(j)))
                 rest.remove(j)
                 order.append(atoms[j][0])
                 bound.update(t for t in atoms[j][1] if t.startswith("?"))
             assert [step[0] for step in _plan(rule, first)] == order
+
+
+def test_a_tree_shaped_body_binds_its_narrow_ends_before_its_wide_leaves():
+    """Organic synthesis' dieckmanncyclization shape: from a bound carbon, a leaf over any atom
+    (?r - atom, wide) and a branch to an oxygen (?o - oxygen, narrow) are equally bound; the oxygen goes
+    first, so the leaf's many values are tried only for bindings whose narrow end holds."""
+    atoms = [("carbon", ("?c",)), ("bond", ("?c", "?r")), ("bond", ("?c", "?o"))]
+    domains = {"?c": frozenset({"c1", "c2"}), "?r": frozenset(f"a{i}" for i in range(50)), "?o": frozenset({"o1"})}
+    rule = type("R", (), {"atoms": atoms, "eqs": (), "domains": domains})()
+    assert [step[4] for step in _plan(rule, 0)] == [((0, "b", "?c"), (1, "n", "?o")),
+                                                    ((0, "b", "?c"), (1, "n", "?r"))]
