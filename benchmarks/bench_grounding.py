@@ -191,6 +191,9 @@ def main() -> None:
     if args.diff is not None:
         from benchmarks.grounding_diff_run import DEFAULT_MEMORY_GB, RunOptions
 
+        missing = [str(p) for p in [*args.diff, *args.git] if not p.exists()]
+        if missing:  # else an empty table, as if the folders held no problem
+            ap.error(f"no such folder: {', '.join(missing)}")
         diff_main(args.diff or ([] if args.git else [args.ipc]), args.git, args.timeout, args.only, args.out,
                   args.every, args.smallest, args.by_size, args.proxy, args.no_run,
                   RunOptions(args.memory_gb or DEFAULT_MEMORY_GB, args.max_actions, max(1, args.workers),

@@ -175,3 +175,14 @@ def test_the_record_keeps_every_count_and_a_few_differences_of_each_class() -> N
     assert rec["counts"] == {"actions only pgt: FD simplifying": 4}
     assert [d[2] for d in rec["diffs"]] == ["(wait a)", "(wait b)", "(wait c)"] and rec["diffs_cut"] == 1
     assert "diffs_cut" not in classified(side(["(wait a)"]), side([]), kept=3)
+
+
+def test_a_missing_collection_folder_is_an_error_not_an_empty_table(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-m", "benchmarks.bench_grounding", "--diff", str(tmp_path / "nope"),
+                          "--no-run", "--out", str(tmp_path / "r.jsonl")], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.returncode == 2
+    assert "no such folder" in out.stderr and "nope" in out.stderr
