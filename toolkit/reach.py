@@ -33,6 +33,7 @@ that is too large when it gives up.
 from __future__ import annotations
 
 import itertools
+import math
 import time
 from toolkit.records import record
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
@@ -198,19 +199,14 @@ def _plan(rule: _Rule, first: int) -> tuple[_Step, ...]:
             if t.startswith("?") and t not in bound:
                 uses.setdefault(t, []).append(j)
     def width(j: int) -> int:  # how many objects the atom's unbound variables may take, at most
-        out = 1
-        for t in rule.atoms[j][1]:
-            if t.startswith("?") and t not in bound:
-                out *= len(rule.domains.get(t, ())) or 1
-        return out
+        return math.prod(len(rule.domains.get(t, ())) or 1
+                         for t in rule.atoms[j][1] if t.startswith("?") and t not in bound)
 
     while rest:
-        # The most-bound atom; among equals the narrowest (its unbound variables' types the smallest), then
-        # the first, as rest is ordered. Why narrowest: a tree-shaped body (organic synthesis'
-        # dieckmanncyclization, 16 bond atoms over 17 variables) has many atoms of one bound variable at each
-        # step; binding its any-atom leaves (?r1 - chemical_atom) before the oxygen and hydrogen ends multiplied
-        # the partial bindings those ends then rejected (sat18 p19 stalled on some hash seeds). The order changes
-        # the work only, never the bindings found.
+        # The most-bound atom; among equals the narrowest, then the first (rest is ordered). Why narrowest: in a
+        # tree-shaped body (organic synthesis' dieckmanncyclization, 16 bond atoms) binding the any-atom leaves
+        # (?r1 - chemical_atom) before the oxygen ends multiplied the bindings those ends then rejected (sat18 p19
+        # stalled on some hash seeds). The order changes the work only, never the bindings found.
         top = max(score[j] for j in rest)
         ties = [j for j in rest if score[j] == top]
         j = ties[0] if len(ties) == 1 else min(ties, key=width)
