@@ -32,6 +32,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,8 @@ from toolkit.planners.up_bridge import (
     GoalNeverHolds, Untranslatable, to_up_problem, to_up_problem_via_text, typed_view, without_inert_actions,
 )
 from toolkit.task import GroundAction, Task
+
+_CWD_LOCK = threading.Lock()  # the process's working folder, changed around a planner call through UP
 
 _TAIL = 2000
 LMCUT = "astar(lmcut())"
@@ -254,8 +257,18 @@ class FastDownwardPlanner:
         env = up.get_environment()
         env.credits_stream = None
         params = {"fast_downward_search_config": search} if search else {}
-        with up.OneshotPlanner(name="fast-downward", params=params, problem_kind=problem.kind) as planner:
-            return planner.solve(problem, timeout=timeout)
+        # up-fast-downward's driver writes the translator's output.sas into the working folder: two processes
+        # planning from one folder (pytest-xdist workers, a study's workers) read each other's task and plan.
+        # Each call plans in a folder of its own, as up_oneshot_call does (ViPlan's "temporary file conflicts");
+        # the lock keeps threads of this process from changing the folder under each other.
+        with up.OneshotPlanner(name="fast-downward", params=params, problem_kind=problem.kind) as planner, \
+                _CWD_LOCK, tempfile.TemporaryDirectory(prefix="pgt-fd-up-") as folder:
+            old = os.getcwd()
+            os.chdir(folder)
+            try:
+                return planner.solve(problem, timeout=timeout)
+            finally:
+                os.chdir(old)
 
     def _convert(self, task: Task, state: frozenset, goal_cond, res: Any, elapsed: float,
                  timeout: float) -> PlanResult:
