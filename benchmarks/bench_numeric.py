@@ -11,7 +11,8 @@ copied), on the first problem of every IPC 2023 numeric domain that both read.
 Stepping: UP's side is its ``SequentialSimulator`` (built once, not timed); pgt's is
 ``Stepper.advance`` over the task's working state, as validation steps. Validation is
 timed phase by phase, each side given the same files and the same plan text: *load*
-(domain and problem files into each side's model: pgt's loader, UP's ``PDDLReader``)
+(domain and problem files into each side's model: pgt's loader, UP's ``PDDLReader``; every
+repeat reads a copy of its own, :func:`fresh_copies`, so nothing keyed by a file's text is reused)
 and *check* (the text read and checked against the loaded problem, with the set-up each
 validator does per call: pgt's ``check_plan`` on a fresh ``Task``, whose ground actions
 are made and compiled on first use; UP's ``parse_plan_string`` and
@@ -19,8 +20,8 @@ are made and compiled on first use; UP's ``parse_plan_string`` and
 call). Every walk is checked to be applicable in both, and both validators must give
 the same verdict. These phase figures are *warm*: each is the best of repeated calls in
 one process, and pgt's process-wide memos carry over between the repeats (compiled
-factories of generated numeric code by their text, words already found to be names, the
-last texts' comment-blanked code); the *cold* column is pgt's load + check as a fresh
+factories of generated numeric code by their text, words already found to be names); the
+*cold* column is pgt's load + check as a fresh
 process's first call (:func:`cold_first_call`), set against UP's warm figures.
 Run: ``python -m benchmarks.bench_numeric`` (``--steps``, ``--seed``, ``--ipc DIR``).
 """
@@ -31,6 +32,7 @@ import argparse
 import random
 import statistics
 import sys
+import tempfile
 import time
 import warnings
 from pathlib import Path
@@ -98,7 +100,6 @@ def cold_first_call(domain: Path, problem: Path, text: str) -> float:
     """
     import os
     import subprocess
-    import tempfile
 
     with tempfile.NamedTemporaryFile("w", suffix=".plan", delete=False) as fh:
         fh.write(text)
@@ -115,6 +116,26 @@ def cold_first_call(domain: Path, problem: Path, text: str) -> float:
         return best
     finally:
         os.unlink(fh.name)
+
+
+def fresh_copies(domain: Path, problem: Path, folder: Path, n: int) -> list[tuple[Path, Path]]:
+    """``n`` copies of the two files, each ending in its own comment line: every timed load reads a text
+    it has not read before, as a user's load of a new file does, so that no memo keyed by a file's text
+    (``toolkit.reading.text``'s comment-blanked code) carries over between the repeats."""
+    folder.mkdir(parents=True)
+    pairs = []
+    for k in range(n):
+        pair = folder / f"domain{k}.pddl", folder / f"problem{k}.pddl"
+        for src, dst in zip((domain, problem), pair):
+            dst.write_bytes(src.read_bytes() + f"\n; copy {k}\n".encode())
+        pairs.append(pair)
+    return pairs
+
+
+def _load_pair(domain: Path, problem: Path) -> None:
+    from toolkit import loader
+
+    loader.load_problem(problem, loader.load_domain(domain))
 
 
 def walk(task, steps: int, seed: int) -> list:
@@ -179,8 +200,11 @@ def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, flo
     # SequentialSimulator its SequentialPlanValidator builds in every validate call).
     reader = PDDLReader()
     ours = check_plan(task, text)
-    out["ours_load_s"] = cpu_best(lambda: loader.load_problem(problem, loader.load_domain(domain)), LOAD_RUNS)
-    out["up_load_s"] = cpu_best(lambda: reader.parse_problem(str(domain), str(problem)), UP_LOAD_RUNS)
+    with tempfile.TemporaryDirectory() as tmp:
+        ours_files = iter(fresh_copies(domain, problem, Path(tmp) / "pgt", LOAD_RUNS))
+        up_files = iter(fresh_copies(domain, problem, Path(tmp) / "up", UP_LOAD_RUNS))
+        out["ours_load_s"] = cpu_best(lambda: _load_pair(*next(ours_files)), LOAD_RUNS)
+        out["up_load_s"] = cpu_best(lambda: reader.parse_problem(*map(str, next(up_files))), UP_LOAD_RUNS)
     out["ours_check_s"] = cpu_best(lambda: check_plan(Task(dom, task.problem), text), OURS_RUNS // 4)
     with PlanValidator(problem_kind=up_problem.kind) as validator:
         theirs = validator.validate(up_problem, reader.parse_plan_string(up_problem, text))
@@ -213,12 +237,12 @@ def main(argv: list[str] | None = None) -> int:
           "is_applicable + apply_unsafe); pgt steps one working state as validation does (Stepper.advance; "
           "frozen: a new frozen state per step, GroundAction.apply)")
     print(f"validation by phase, each side given the same files and plan text: load = domain + problem files "
-          f"read (best of {LOAD_RUNS} / {UP_LOAD_RUNS}); check = the plan text read and checked against the loaded "
+          f"read, each repeat a fresh copy of the files (best of {LOAD_RUNS} / {UP_LOAD_RUNS}); check = the plan text read and checked against the loaded "
           f"problem with each validator's per-call set-up (pgt: check_plan on a fresh Task; UP: parse_plan_string + "
           f"SequentialPlanValidator.validate, which builds its simulator per call; best of {OURS_RUNS // 4} / "
           f"{UP_RUNS}); load+check = the two summed. Warm: these repeat the call in one process, and the "
           f"process-wide memos carry over between repeats (generated numeric code compiled by its text, "
-          f"words known to be names, the last texts' comment-blanked code); cold = pgt's load+check as a "
+          f"words known to be names); cold = pgt's load+check as a "
           f"fresh process's first call (modules imported, not timed; best of {COLD_RUNS} processes), "
           f"against UP's warm load+check")
     print(f"{'domain':<19} {'steps':>5} {'pgt st/s':>9} {'frozen':>8} {'UP st/s':>8} {'x':>5} | "
