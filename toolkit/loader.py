@@ -32,17 +32,16 @@ from typing import Mapping
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.gc_pause import paused_gc
-from toolkit.plain_domain import read_plain_domain, redeclared_warnings
+from toolkit.plain_domain import read_plain_domain, redeclared_warnings, with_action_forms
 from toolkit.plain_problem import read_plain_problem
-from toolkit.reading.build import (action_starts, check_types, fold_costs, functions_of, ground_preds,
-                                   in_file_order, none_if_empty, predicate_comments, read_metric, types_of)
-from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard, record_duplicates
+from toolkit.reading.build import check_types, ground_preds, in_file_order, read_metric
+from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
-from toolkit.reading.derived_rules import check_derived, read_derived
+from toolkit.reading.domain_model import assemble, direct_domain
 from toolkit.reading.forms import kind
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
-                                  offset_of, section, written_var)
+                                  offset_of, section)
 
 __all__ = ["Loaded", "SUPPORTED_REQUIREMENTS", "TYPING_MODES", "UNSUPPORTED_KEYWORDS", "line_col", "load_domain",
            "load_problem", "locate", "name_pattern", "parse_domain", "parse_problem", "read_domain", "read_problem"]
@@ -74,65 +73,19 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
     """
     notes: list[str] = []
     norm, warnings, declared = normalise(text, path, errors, notes)
-    # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s).
-    pdom = read_plain_domain(blank_comments(norm))
+    # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s),
+    # their actions straight into the model where nothing in them is unusual or faulty.
+    pdom = read_plain_domain(blank_comments(norm), lazy=True)
+    if pdom is not None:
+        done = direct_domain(text, path, pdom, declared, warnings, notes, errors)
+        if done is not None:
+            return done
+        pdom = with_action_forms(pdom)
     if pdom is None:
         pdom = _parse_full(norm, path, "domain", errors, text)
-    else:
-        if pdom.redeclared:
-            errors.warnings += redeclared_warnings(path, text, pdom.redeclared)
-    warnings += errors.warnings
-    record_duplicates(text, path, errors)
-    types = {t: p for t, p in types_of(pdom).items() if t not in errors.invented_types}
-    types_at = offset_of(blank_comments(text), r"\(\s*:types\b")
-    declared_types = {t.lower() for t in types} | {"object", ROOT}
-    for parent in dict.fromkeys(p for p in types.values() if p and p.lower() not in declared_types):
-        # IPC 2014's tetris writes "one_square two_straight - pieces" and never lists pieces:
-        # FD and VAL read it as a type under object, and so do we (lint warns).
-        types[parent] = "object"
-        declared_types.add(parent.lower())
-        where = located(path, text, name_pattern(parent), types_at)
-        warnings.append(f"{where}: type '{parent}' is a parent in :types but is not declared; read as a subtype of object")
-    type_scope = Scope(path, text, "type", [*types, "object"], errors)
-    type_scope.start = types_at
-    for child, parent in types.items():
-        if parent != "object":
-            types[child] = type_scope.resolve(parent, fallback="object")
-    constants = {str(c.name): type_tuple(c.type_tags, type_scope)[0]
-                 for c in sorted(pdom.constants, key=lambda c: str(c.name))}
-    comments = predicate_comments(text)
-    predicates: dict[str, m.PredicateDef] = {}
-    for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
-        params = tuple((written_var(str(v.name)), type_tuple(v.type_tags, type_scope)) for v in p.terms)
-        predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
-    functions = functions_of(pdom, type_scope, path, text)
-    conv = Converter(path, text, predicates, Scope(path, text, "constant", constants, errors), type_scope,
-                      functions, errors)
-    actions: dict[str, m.ActionSchema] = {}
-    # Keep the file's order of actions (the pddl package returns a set).
-    code = blank_comments(text)
-    for a, start in action_starts(pdom.actions, code):
-        conv.at(start)
-        params = conv.params(a.parameters)
-        scope = {v.lower(): v for v, _ in params}
-        pre = conv.condition(none_if_empty(a.precondition), scope)
-        eff, cost, numeric = conv.action_effect(none_if_empty(a.effect), scope)
-        actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost, numeric))  # the first wins
-    if conv.uses_numbers:  # numeric fluents: total-cost is a fluent like the others, its increases effects
-        actions = {name: fold_costs(a) for name, a in actions.items()}
-    derived = read_derived(pdom, conv, code)
-    check_derived(derived, actions, path, text, code)
-    for r in sorted(conv.used_requirements):
-        implied = ({":adl", ":quantified-preconditions"} if "preconditions" in r and ("universal" in r or "existential" in r)
-                   else set() if r in (":action-costs", ":derived-predicates")
-                   else {":fluents"} if r == ":numeric-fluents" else {":adl"})
-        if r not in declared and not (declared & implied):
-            warnings.append(f"{path}: uses {r} without declaring it in :requirements")
-    if (types or any(t != ("object",) for p in predicates.values() for _, t in p.params)) and ":typing" not in declared and ":adl" not in declared:
-        warnings.append(f"{path}: uses types without declaring :typing in :requirements")
-    return m.Domain(str(pdom.name), frozenset(declared), types, constants, predicates, actions,
-                    path, text, tuple(warnings), functions, tuple(notes), conv.uses_numbers, derived,
-                    frozenset(e.name for e in errors.borrowed))
+    elif pdom.redeclared:
+        errors.warnings += redeclared_warnings(path, text, pdom.redeclared)
+    return assemble(text, path, pdom, declared, warnings, notes, errors)
 
 
 def parse_domain(text: str, path: str = "<string>") -> m.Domain:

@@ -43,7 +43,7 @@ _REQUIREMENTS = frozenset({
 _SECTIONS = (":requirements", ":types", ":constants", ":predicates", ":functions")
 
 
-def read_plain_domain(code: str) -> SimpleNamespace | None:
+def read_plain_domain(code: str, lazy: bool = False) -> SimpleNamespace | None:
     """The parsed domain (name, types, constants, predicates, functions, actions) of comment-free ``code``, or None.
 
     ``code`` is the loader's normalised text, where ``- object`` names its placeholder
@@ -51,11 +51,26 @@ def read_plain_domain(code: str) -> SimpleNamespace | None:
     compatible parents is read as the full parser's repair reads it (see
     :func:`redeclared_parent`); ``redeclared`` maps each such type to the parent kept,
     for the loader's warning.
+
+    ``lazy``: the actions are left as s-expressions (``action_items``, with the ``reader`` of
+    the declarations), for :mod:`toolkit.reading.direct_actions` to build into the model in one
+    pass; :func:`with_action_forms` reads them as forms where it declines.
     """
     try:
-        return _Reader().domain(_sexpr(code))
+        return _Reader().domain(_sexpr(code), lazy)
     except (_NotPlain, RecursionError, ValueError):
         return None
+
+
+def with_action_forms(pdom: SimpleNamespace) -> SimpleNamespace | None:
+    """A lazily read domain (:func:`read_plain_domain`) with its actions as forms, or None where they are not plain."""
+    try:
+        actions = [pdom.reader._action(a) for a in pdom.action_items]
+    except (_NotPlain, RecursionError, ValueError):
+        return None
+    if len({str(a.name).lower() for a in actions}) != len(actions):
+        return None
+    return SimpleNamespace(**{**vars(pdom), "actions": actions})
 
 
 def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] | None:
@@ -101,7 +116,7 @@ class _Reader:
         self.redeclared: dict[str, str] = {}  # a type listed twice in :types -> the parent kept
         self.known_tags: set[tuple[str, ...]] = set()  # type lists already found declared
 
-    def domain(self, tree: list[SExpr]) -> SimpleNamespace:
+    def domain(self, tree: list[SExpr], lazy: bool = False) -> SimpleNamespace:
         if len(tree) < 2 or tree[0] != "define":
             raise _NotPlain
         head = tree[1]
@@ -132,14 +147,15 @@ class _Reader:
             raise _NotPlain
         functions = self._functions(sections[":functions"]) if ":functions" in sections else {}
         by_name = {str(p.name).lower(): p for p in predicates}
-        actions = [self._action(a) for a in rest if not (isinstance(a, list) and a and a[0] == ":derived")]
+        items = [a for a in rest if not (isinstance(a, list) and a and a[0] == ":derived")]
+        actions = None if lazy else [self._action(a) for a in items]
         derived = [self._derived(a, by_name) for a in rest if isinstance(a, list) and a and a[0] == ":derived"]
-        if len({str(a.name).lower() for a in actions}) != len(actions):
+        if actions is not None and len({str(a.name).lower() for a in actions}) != len(actions):
             raise _NotPlain
         return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
                                predicates=predicates, functions=functions, actions=actions,
                                derived_predicates=list({str(d): d for d in derived}.values()),  # a set, as the package's
-                               redeclared=self.redeclared)
+                               redeclared=self.redeclared, action_items=items, reader=self)
 
     # ---------------------------------------------------------------- declarations
 

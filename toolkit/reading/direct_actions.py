@@ -1,0 +1,333 @@
+"""A plain domain's actions built straight into the model, in one pass over their s-expressions.
+
+Why: the plain reader (:mod:`toolkit.plain_domain`) built each action as forms shaped like
+the ``pddl`` package's objects (:mod:`toolkit.reading.forms`: hashed through their lowered
+printed text, flattened and de-duplicated as the package does), and the converter
+(:mod:`toolkit.reading.convert`) then walked those forms again into the model: together
+about two thirds of loading an IPC numeric domain. :class:`DirectActions` reads each
+action once, with the plain reader's shape rules and the converter's checks, through the
+same tables (the converter's scopes and declarations, the reader's declared types and
+constants), so that it builds exactly what the two passes build.
+
+It only reads what is plain and error-free: any shape the plain reader would refuse, any
+name, arity or type the converter would report, a repeated operand of an ``and`` (which
+the package's forms drop), a ``(or)`` without operands (read as "no precondition" at the
+top) raise :class:`~toolkit.plain_problem._NotPlain`, and the loader takes the two-pass
+path, which owns every message. ``tests/core/test_core_direct_domain.py`` compares the two
+on every domain file at hand.
+"""
+
+from __future__ import annotations
+
+from toolkit import model as m
+from toolkit.plain_problem import SExpr, _name, _NotPlain, _typed_list
+from toolkit.reading import plain_numeric
+from toolkit.reading.convert import Converter, to_number, type_tuple
+from toolkit.reading.names import NUMBER_RE
+from toolkit.reading.text import written_var
+
+_ARITH = frozenset({"-", "+", "*", "/"})
+_NOT_PRIMITIVE = frozenset({"and", "forall", "when", "oneof"})  # the plain reader's _p_effect refuses these
+
+
+class DirectActions:
+    """Builds :class:`~toolkit.model.ActionSchema` from ``(:action ...)`` s-expressions for one domain.
+
+    ``reader`` is the plain reader of the domain's declarations (its type check of a type list,
+    its declared constants); ``conv`` the loader's converter over the same declarations, whose
+    scopes resolve every name, and whose ``used_requirements`` and ``uses_numbers`` this fills
+    as its conversion would.
+    """
+
+    def __init__(self, reader, conv: Converter) -> None:
+        self.check_tags = reader._check_tags
+        self.conv = conv
+        self.preds = conv.pred_scope.by_lower
+        self.decls = conv.predicates
+        self.consts = conv.objects.by_lower
+        self.funcs = conv.func_scope.by_lower
+        self.fdecls = conv.functions
+        self.types = conv.types
+        self.reqs = conv.used_requirements
+        self.numeric: list[m.NumericEffect] = []
+
+    def actions(self, items: list[SExpr]) -> dict[str, m.ActionSchema]:
+        """Every action, in file order; raises :class:`_NotPlain` on anything the two-pass path must read."""
+        out: dict[str, m.ActionSchema] = {}
+        seen: set[str] = set()
+        for el in items:
+            action = self.action(el)
+            low = action.name.lower()
+            if low in seen:
+                raise _NotPlain  # declared twice: the plain reader refuses it
+            seen.add(low)
+            out[action.name] = action
+        return out
+
+    def action(self, el: SExpr) -> m.ActionSchema:
+        if not (el.__class__ is list and len(el) >= 4 and el[0] == ":action" and el[2] == ":parameters"
+                and el[3].__class__ is list):
+            raise _NotPlain
+        name = _name(el[1])
+        params = self.params(el[3], False)
+        scope = {v.lower(): v for v, _ in params}
+        body = el[4:]
+        parts: dict[str, SExpr] = {}
+        for key in (":precondition", ":effect"):
+            if body and body[0] == key:
+                if len(body) < 2:
+                    raise _NotPlain
+                parts[key], body = body[1], body[2:]
+        if body:
+            raise _NotPlain
+        pre = parts.get(":precondition")
+        # An omitted precondition is the loader's empty (and); an empty () the package's (or): no precondition.
+        precondition = m.TRUE if pre is None or pre == [] else self.gd(pre, scope)
+        self.numeric = []
+        effect, cost = self.action_effect(parts.get(":effect"), scope)
+        return m.ActionSchema(name, params, precondition, effect, cost, tuple(self.numeric))
+
+    def params(self, items: list[SExpr], ordered: bool) -> tuple[m.Param, ...]:
+        """A typed variable list as model parameters (``ordered``: sorted by name, as the converter's quantifiers)."""
+        pairs = _typed_list(items, True)
+        if ordered:
+            pairs.sort(key=lambda pair: pair[0])
+        out = []
+        for n, tags in pairs:
+            self.check_tags(tags)
+            out.append((written_var(n), type_tuple(tags, self.types)))
+        return tuple(out)
+
+    # ---------------------------------------------------------------- conditions (the converter's ``condition``)
+
+    def gd(self, el: SExpr, scope: dict[str, str]) -> m.Condition:
+        if el.__class__ is not list or not el:
+            raise _NotPlain
+        op = el[0]
+        if op == "and" or op == "or":
+            cls = m.And if op == "and" else m.Or
+            parts = _flat([self.gd(x, scope) for x in el[1:]], cls)
+            if len(parts) == 1:  # the package's and/or of one operand is the operand
+                return parts[0]
+            if op == "and":
+                return m.And(parts)
+            if not parts:
+                raise _NotPlain  # (or): "no precondition" at the top, a false condition inside
+            self.reqs.add(":disjunctive-preconditions")
+            return m.Or(parts)
+        if op == "not":
+            if len(el) != 2:
+                raise _NotPlain
+            self.reqs.add(":negative-preconditions")
+            return m.Not(self.gd(el[1], scope))
+        if op == "imply":
+            if len(el) != 3:
+                raise _NotPlain
+            self.reqs.add(":disjunctive-preconditions")
+            return m.Imply(self.gd(el[1], scope), self.gd(el[2], scope))
+        if op == "forall" or op == "exists":
+            if len(el) != 3 or el[1].__class__ is not list:
+                raise _NotPlain
+            params = self.params(el[1], True)
+            inner = dict(scope)
+            inner.update({v.lower(): v for v, _ in params})
+            body = self.gd(el[2], inner)
+            if op == "forall":
+                self.reqs.add(":universal-preconditions")
+                return m.Forall(params, body)
+            self.reqs.add(":existential-preconditions")
+            return m.Exists(params, body)
+        if op.__class__ is str and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+            if len(el) != 3:
+                raise _NotPlain
+            self.reqs.add(":numeric-fluents")
+            self.conv.uses_numbers = True
+            return m.Compare(op, self.num(el[1], scope), self.num(el[2], scope))
+        if op == "=":
+            if len(el) != 3:
+                raise _NotPlain
+            self.reqs.add(":equality")
+            return m.Equals(self.term(el[1], scope), self.term(el[2], scope))
+        return self.atom(el, scope)
+
+    def atom(self, el: SExpr, scope: dict[str, str]) -> m.Pred:
+        """A predicate atom (no ``=``: an equality where an atom is due is the converter's error)."""
+        if el.__class__ is not list or not el:
+            raise _NotPlain
+        pred = self.preds.get(_name(el[0]).lower())
+        if pred is None:
+            raise _NotPlain
+        terms = tuple([self.term(t, scope) for t in el[1:]])
+        if len(terms) != self.decls[pred].arity:
+            raise _NotPlain
+        return m.Pred(pred, terms)
+
+    def term(self, tok: SExpr, scope: dict[str, str]) -> str:
+        if tok.__class__ is not str:
+            raise _NotPlain
+        if tok[:1] == "?":
+            hit = scope.get(written_var(_name(tok[1:])).lower())
+        else:
+            hit = self.consts.get(_name(tok).lower())
+        if hit is None:
+            raise _NotPlain  # an unknown variable, an undeclared constant
+        return hit
+
+    # ---------------------------------------------------------------- numbers (plain_numeric's shapes, numeric.py's model)
+
+    def num(self, el: SExpr, scope: dict[str, str]) -> m.NumExpr:
+        if el.__class__ is str:
+            return _number(el)
+        if not el or el[0].__class__ is not str:
+            raise _NotPlain
+        op, n = el[0], len(el) - 1
+        if op in _ARITH:
+            if (op == "-" and n not in (1, 2)) or (op == "/" and n != 2) or n < 1 or (op in "+*" and n < 2):
+                raise _NotPlain
+            return m.Arith(op, tuple([self.num(x, scope) for x in el[1:]]))
+        return self.fterm(el, scope)
+
+    def fterm(self, el: SExpr, scope: dict[str, str]) -> m.FTerm:
+        if el.__class__ is not list or not el:
+            raise _NotPlain
+        spelled = "total-cost" if el == ["total-cost"] else _name(el[0])
+        name = self.funcs.get(spelled.lower())
+        if name is None:
+            raise _NotPlain
+        terms = tuple([self.term(t, scope) for t in el[1:]])
+        if len(terms) != len(self.fdecls[name].params):
+            raise _NotPlain
+        return m.FTerm(name, terms)
+
+    # ---------------------------------------------------------------- effects (the converter's ``action_effect``)
+
+    def action_effect(self, el: SExpr | None, scope: dict[str, str]) -> tuple[m.Effect, tuple[m.CostTerm, ...]]:
+        """The boolean effect and the top-level ``(increase (total-cost) X)`` summands; numeric effects go to
+        :attr:`numeric`."""
+        if el is None or el == []:
+            return m.AndEffect(()), ()
+        is_and = el.__class__ is list and el[:1] == ["and"]
+        items = el[1:] if is_and else [el]
+        costs: list[m.CostTerm] = []
+        rest: list[SExpr] = []
+        keys: list = []
+        for item in items:
+            cost = self.cost(item, scope)
+            if cost is None:
+                rest.append(item)
+            else:
+                costs.append(cost)
+                keys.append(("cost", cost))
+        if costs:
+            self.reqs.add(":action-costs")
+        effects = self.each(rest, scope, (), (), keys)
+        if costs or not is_and or len(items) == 1:
+            return (effects[0] if len(effects) == 1 else m.AndEffect(tuple(effects))), tuple(costs)
+        return m.AndEffect(tuple(effects)), ()
+
+    def each(self, items: list[SExpr], scope: dict[str, str], params: tuple[m.Param, ...],
+             conds: tuple[m.Condition, ...], keys: list, primitive: bool = False) -> list[m.Effect]:
+        """The effects of ``items`` (``primitive``: a ``when``'s body, no nesting); raises on a repeated one,
+        which the package's ``and`` would drop (an effect and the numeric effects it made tell them apart)."""
+        out = []
+        for item in items:
+            before = len(self.numeric)
+            eff = self.p_effect(item, scope, params, conds) if primitive else self.c_effect(item, scope, params, conds)
+            out.append(eff)
+            keys.append((eff, tuple(self.numeric[before:])))
+        if len(set(keys)) != len(keys):
+            raise _NotPlain
+        return out
+
+    def body(self, el: SExpr, scope: dict[str, str], params: tuple[m.Param, ...], conds: tuple[m.Condition, ...],
+             primitive: bool) -> m.Effect:
+        """An ``(and ...)`` of effects or one effect: the package's and of one operand is the operand."""
+        if el.__class__ is list and el[:1] == ["and"]:
+            parts = self.each(el[1:], scope, params, conds, [], primitive)
+            return parts[0] if len(parts) == 1 else m.AndEffect(tuple(parts))
+        if primitive:
+            return self.p_effect(el, scope, params, conds)
+        return self.c_effect(el, scope, params, conds)
+
+    def c_effect(self, el: SExpr, scope: dict[str, str], params: tuple[m.Param, ...],
+                 conds: tuple[m.Condition, ...]) -> m.Effect:
+        if el.__class__ is list and el and el[0] == "forall":
+            if len(el) != 3 or el[1].__class__ is not list:
+                raise _NotPlain
+            inner_params = self.params(el[1], True)
+            inner = dict(scope)
+            inner.update({v.lower(): v for v, _ in inner_params})
+            self.reqs.add(":conditional-effects")
+            return m.ForallEffect(inner_params, self.body(el[2], inner, (*params, *inner_params), conds, False))
+        if el.__class__ is list and el and el[0] == "when":
+            if len(el) != 3:
+                raise _NotPlain
+            self.reqs.add(":conditional-effects")
+            cond = self.gd(el[1], scope)
+            return m.WhenEffect(cond, self.body(el[2], scope, params, (*conds, cond), True))
+        return self.p_effect(el, scope, params, conds)
+
+    def p_effect(self, el: SExpr, scope: dict[str, str], params: tuple[m.Param, ...],
+                 conds: tuple[m.Condition, ...]) -> m.Effect:
+        if el.__class__ is not list or not el:
+            raise _NotPlain
+        op = el[0]
+        if op.__class__ is str and op in _NOT_PRIMITIVE:
+            raise _NotPlain
+        if op == "not":
+            if len(el) != 2:
+                raise _NotPlain
+            return m.DelEffect(self.atom(el[1], scope))
+        if op.__class__ is str and op in plain_numeric.UPDATES:
+            if len(el) != 3 or el[1].__class__ is not list:
+                raise _NotPlain
+            target = self.fterm(el[1], scope)
+            value = self.num(el[2], scope)
+            if not (op == "increase" and target.function == m.TOTAL_COST):
+                self.reqs.add(":numeric-fluents")
+                self.conv.uses_numbers = True
+            cond = conds[0] if len(conds) == 1 else m.And(conds) if conds else m.TRUE
+            self.numeric.append(m.NumericEffect(op, target, value, params, cond))
+            return m.AndEffect(())
+        return m.AddEffect(self.atom(el, scope))
+
+    def cost(self, el: SExpr, scope: dict[str, str]) -> m.CostTerm | None:
+        """X of ``(increase (total-cost) X)`` with X a number or a function term other than total-cost (the
+        converter's ``_is_cost`` and ``cost_term``), else None: a numeric effect like any other."""
+        if not (el.__class__ is list and len(el) == 3 and el[0] == "increase" and el[1].__class__ is list
+                and len(el[1]) == 1):
+            return None
+        spelled = "total-cost" if el[1] == ["total-cost"] else _name(el[1][0])
+        if spelled.lower() != m.TOTAL_COST:
+            if spelled.lower() not in self.funcs:
+                raise _NotPlain  # (totalCost) undeclared: the converter's message names it
+            return None
+        value = el[2]
+        if value.__class__ is str:
+            return _number(value)
+        if not value or value[0].__class__ is not str or value[0] in _ARITH:
+            return None
+        if ("total-cost" if value == ["total-cost"] else _name(value[0])).lower() == m.TOTAL_COST:
+            return None
+        return self.fterm(value, scope)
+
+
+def _flat(parts: list[m.Condition], cls: type) -> tuple[m.Condition, ...]:
+    """``parts`` with nested ones of ``cls`` lifted in, as the package's and/or; a repeated operand, which the
+    package drops, raises (equal forms give equal conditions, so distinct conditions had distinct forms)."""
+    out: list[m.Condition] = []
+    for part in parts:
+        if part.__class__ is cls:
+            out.extend(part.parts)
+        else:
+            out.append(part)
+    if len(set(out)) != len(out):
+        raise _NotPlain
+    return tuple(out)
+
+
+def _number(tok: str) -> m.Number:
+    """The grammar's NUMBER as the plain reader reads it (one dot at most) and the converter stores it."""
+    if not NUMBER_RE.match(tok) or tok.count(".") > 1:
+        raise _NotPlain
+    return to_number(float(tok) if "." in tok else int(tok))
