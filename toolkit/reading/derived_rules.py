@@ -67,6 +67,8 @@ def read_derived(pdom, conv: Converter, code: str) -> tuple[m.DerivedRule, ...]:
 def check_derived(rules: tuple[m.DerivedRule, ...], actions: dict[str, m.ActionSchema], path: str,
                   text: str, code: str) -> None:
     """Refuse an action that changes a derived predicate and a cycle through negation, located."""
+    if not rules:
+        return
     derived = {r.predicate for r in rules}
     for action in actions.values():
         for pred in sorted(m.effect_predicates(action.effect) & derived):

@@ -56,7 +56,10 @@ class DirectActions:
         out: dict[str, m.ActionSchema] = {}
         seen: set[str] = set()
         for el in items:
-            action = self.action(el)
+            try:
+                action = self.action(el)
+            except TypeError:  # a list where a word is due (a dict key): not plain
+                raise _NotPlain from None
             low = action.name.lower()
             if low in seen:
                 raise _NotPlain  # declared twice: the plain reader refuses it
@@ -70,7 +73,8 @@ class DirectActions:
             raise _NotPlain
         name = _name(el[1])
         params = self.params(el[3], False)
-        scope = {v.lower(): v for v, _ in params}
+        scope = dict(self.consts)  # words as resolved: declared constants by their lower case, then variables
+        scope.update({v.lower(): v for v, _ in params})
         body = el[4:]
         parts: dict[str, SExpr] = {}
         for key in (":precondition", ":effect"):
@@ -157,18 +161,20 @@ class DirectActions:
         pred = self.preds.get(_name(el[0]).lower())
         if pred is None:
             raise _NotPlain
-        terms = tuple([self.term(t, scope) for t in el[1:]])
+        # A word in lower case as declared or bound is its own key (the others: term's checks).
+        terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
         if len(terms) != self.decls[pred].arity:
             raise _NotPlain
         return m.Pred(pred, terms)
 
     def term(self, tok: SExpr, scope: dict[str, str]) -> str:
+        """A variable in scope or a declared constant, by the converter's lookup (``scope`` holds both, by lower case)."""
         if tok.__class__ is not str:
             raise _NotPlain
         if tok[:1] == "?":
             hit = scope.get(written_var(_name(tok[1:])).lower())
         else:
-            hit = self.consts.get(_name(tok).lower())
+            hit = scope.get(_name(tok).lower())
         if hit is None:
             raise _NotPlain  # an unknown variable, an undeclared constant
         return hit
@@ -194,7 +200,7 @@ class DirectActions:
         name = self.funcs.get(spelled.lower())
         if name is None:
             raise _NotPlain
-        terms = tuple([self.term(t, scope) for t in el[1:]])
+        terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
         if len(terms) != len(self.fdecls[name].params):
             raise _NotPlain
         return m.FTerm(name, terms)

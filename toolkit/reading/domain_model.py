@@ -47,7 +47,8 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
              errors: Errors, direct: bool = False) -> m.Domain:
     """The model of a read domain; ``direct``: ``pdom``'s actions are s-expressions for :class:`DirectActions`."""
     warnings += errors.warnings
-    record_duplicates(text, path, errors)
+    if not direct:  # the plain reader refuses what it would find (a name or variable listed twice)
+        record_duplicates(text, path, errors)
     types = {t: p for t, p in types_of(pdom).items() if t not in errors.invented_types}
     types_at = offset_of(blank_comments(text), r"\(\s*:types\b")
     declared_types = {t.lower() for t in types} | {"object", ROOT}
