@@ -32,6 +32,7 @@ from types import SimpleNamespace
 
 from toolkit.plain_problem import ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms, plain_numeric
+from toolkit.reading.direct_actions import var_list
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 from toolkit.reading.text import blank_comments, line_col, listed_at, section
 
@@ -218,7 +219,7 @@ class _Reader:
 
     def _variables(self, items: list[SExpr], repeats: bool = False) -> list[Variable]:
         out = []
-        for n, tags in _typed_list(items, True, repeats=repeats):
+        for n, tags in var_list(items, repeats):
             self._check_tags(tags)
             out.append(Variable(n, tags))
         return out

@@ -93,7 +93,7 @@ class DirectActions:
 
     def params(self, items: list[SExpr], ordered: bool) -> tuple[m.Param, ...]:
         """A typed variable list as model parameters (``ordered``: sorted by name, as the converter's quantifiers)."""
-        pairs = _typed_list(items, True)
+        pairs = var_list(items)
         if ordered:
             pairs.sort(key=lambda pair: pair[0])
         out = []
@@ -337,3 +337,34 @@ def _number(tok: str) -> m.Number:
     if not NUMBER_RE.match(tok) or tok.count(".") > 1:
         raise _NotPlain
     return to_number(float(tok) if "." in tok else int(tok))
+
+
+def var_list(items: list[SExpr], repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """``?a ?b - t ?c`` as ``_typed_list(items, True, repeats=repeats)`` reads it (names without ``?``), in one
+    loop for the usual shape (words only, a free-standing ``-`` before each single type); any other shape
+    (``(either ...)``, a type glued to its dash, anything not plain) is read, or refused, by ``_typed_list``."""
+    out: list[tuple[str, tuple[str, ...]]] = []
+    pending: list[str] = []
+    tag_next = False
+    for tok in items:
+        if tok.__class__ is not str:
+            return _typed_list(items, True, repeats=repeats)
+        if tag_next:
+            tags = (_name(tok),)
+            out += [(n, tags) for n in pending]
+            pending = []
+            tag_next = False
+        elif tok == "-":
+            if not pending:
+                raise _NotPlain
+            tag_next = True
+        elif tok[:1] == "?":
+            pending.append(_name(tok[1:]))
+        else:
+            return _typed_list(items, True, repeats=repeats)
+    if tag_next:
+        raise _NotPlain
+    out += [(n, ()) for n in pending]
+    if not (repeats and "-" not in items) and len({n.lower() for n, _ in out}) != len(out):
+        raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
+    return out
