@@ -241,7 +241,7 @@ class DirectActions:
             eff = self.p_effect(item, scope, params, conds) if primitive else self.c_effect(item, scope, params, conds)
             out.append(eff)
             keys.append((eff, tuple(self.numeric[before:])))
-        if len(set(keys)) != len(keys):
+        if len(keys) > 1 and not _distinct(keys):
             raise _NotPlain
         return out
 
@@ -327,13 +327,38 @@ def _flat(parts: list[m.Condition], cls: type) -> tuple[m.Condition, ...]:
             out.extend(part.parts)
         else:
             out.append(part)
-    if len(set(out)) != len(out):
+    if len(out) > 1 and not _distinct(out):
         raise _NotPlain
     return tuple(out)
 
 
+def _shallow(x) -> object:
+    """A key equal for equal pieces, hashed in C (a model record hashes its tree in Python: 1 us for a (not atom))."""
+    if x.__class__ is tuple:  # an effect and the numeric effects it made, or ("cost", term)
+        eff, more = x
+        if more.__class__ is tuple and more:
+            return "num", more[0].op, more[0].target.function, more[0].target.terms
+        x = eff
+    c = x.__class__
+    if c is m.Pred:
+        return x.predicate, x.terms
+    if c is m.Not or c is m.AddEffect or c is m.DelEffect:
+        inner = x.arg if c is m.Not else x.atom
+        if inner.__class__ is m.Pred:
+            return c.__name__, inner.predicate, inner.terms
+    return c.__name__
+
+
+def _distinct(items: list) -> bool:
+    """Whether no two of ``items`` are equal: by their shallow keys where those differ, else in full."""
+    shallow = [_shallow(x) for x in items]
+    return len(set(shallow)) == len(shallow) or len(set(items)) == len(items)
+
+
 def _number(tok: str) -> m.Number:
     """The grammar's NUMBER as the plain reader reads it (one dot at most) and the converter stores it."""
+    if tok.isdigit() and tok.isascii() and len(tok) < 16:  # the usual small count: what the general path gives
+        return int(tok)
     if not NUMBER_RE.match(tok) or tok.count(".") > 1:
         raise _NotPlain
     return to_number(float(tok) if "." in tok else int(tok))
