@@ -229,26 +229,24 @@ class _Reader:
             raise _NotPlain
         return kind(_name(el[0]), *self._variables(el[1:], repeats=True))
 
-    def _functions(self, items: list[SExpr]) -> dict[forms.NumericFunction, str | None]:
-        """``(f ?x - t) ... - number`` as the package's {function: "number" or None}."""
+    def _functions(self, items: list[SExpr]) -> list[forms.NumericFunction]:
+        """``(f ?x - t) ... - number`` as the functions declared (the package's dict of them to "number" or None;
+        the loader reads only its keys, and a list spares hashing each form through its printed text)."""
         if not items:
             raise _NotPlain
-        out: dict[forms.NumericFunction, str | None] = {}
-        pending: list[forms.NumericFunction] = []
-        count = 0
+        out: list[forms.NumericFunction] = []
+        pending = 0  # functions since the last "- number"
         for i, el in enumerate(items):
             if el == "-" or (i and items[i - 1] == "-"):
                 if el == "-" and (i + 1 >= len(items) or items[i + 1] != "number" or not pending):
                     raise _NotPlain
                 if el != "-":
-                    out.update((f, "number") for f in pending)
-                    pending = []
+                    pending = 0
                 continue
-            pending.append(forms.NumericFunction("total-cost") if el == ["total-cost"]
-                           else self._skeleton(el, forms.NumericFunction))
-            count += 1
-        out.update((f, None) for f in pending)
-        if len({str(f.name).lower() for f in out}) != count:
+            pending += 1
+            out.append(forms.NumericFunction("total-cost") if el == ["total-cost"]
+                       else self._skeleton(el, forms.NumericFunction))
+        if len({str(f.name).lower() for f in out}) != len(out):
             raise _NotPlain  # declared twice
         return out
 

@@ -46,8 +46,11 @@ def derived_starts(pderived, code: str) -> list[tuple[object, int]]:
 
 def read_derived(pdom, conv: Converter, code: str) -> tuple[m.DerivedRule, ...]:
     """Every ``(:derived ...)`` of the parsed domain as a :class:`~toolkit.model.DerivedRule`, in file order."""
-    rules = []
-    for dp, start in derived_starts(getattr(pdom, "derived_predicates", ()) or (), code):
+    rules: list[m.DerivedRule] = []
+    pderived = getattr(pdom, "derived_predicates", ()) or ()
+    if not pderived:  # most domains: no scan of the file for (:derived
+        return ()
+    for dp, start in derived_starts(pderived, code):
         conv.at(start)
         head = conv._recover(lambda dp=dp: conv.atom(dp.predicate, {written_var(str(v.name)).lower():
                                                                   written_var(str(v.name)) for v in dp.predicate.terms}),
