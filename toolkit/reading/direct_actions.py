@@ -158,11 +158,14 @@ class DirectActions:
         """A predicate atom (no ``=``: an equality where an atom is due is the converter's error)."""
         if el.__class__ is not list or not el:
             raise _NotPlain
-        pred = self.preds.get(_name(el[0]).lower())
+        # A word in lower case as declared or bound is its own key (a name, as the lower case of one); others
+        # take the full checks.
+        pred = self.preds.get(el[0]) or self.preds.get(_name(el[0]).lower())
         if pred is None:
             raise _NotPlain
-        # A word in lower case as declared or bound is its own key (the others: term's checks).
-        terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
+        terms = tuple(map(scope.get, el[1:]))
+        if None in terms:
+            terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
         if len(terms) != self.decls[pred].arity:
             raise _NotPlain
         return m.Pred(pred, terms)
@@ -196,11 +199,14 @@ class DirectActions:
     def fterm(self, el: SExpr, scope: dict[str, str]) -> m.FTerm:
         if el.__class__ is not list or not el:
             raise _NotPlain
-        spelled = "total-cost" if el == ["total-cost"] else _name(el[0])
-        name = self.funcs.get(spelled.lower())
+        name = self.funcs.get(el[0])  # total-cost with arguments: refused below, by its arity
         if name is None:
-            raise _NotPlain
-        terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
+            name = self.funcs.get(("total-cost" if el == ["total-cost"] else _name(el[0])).lower())
+            if name is None:
+                raise _NotPlain
+        terms = tuple(map(scope.get, el[1:]))
+        if None in terms:
+            terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
         if len(terms) != len(self.fdecls[name].params):
             raise _NotPlain
         return m.FTerm(name, terms)
@@ -369,27 +375,31 @@ def var_list(items: list[SExpr], repeats: bool = False) -> list[tuple[str, tuple
     loop for the usual shape (words only, a free-standing ``-`` before each single type); any other shape
     (``(either ...)``, a type glued to its dash, anything not plain) is read, or refused, by ``_typed_list``."""
     out: list[tuple[str, tuple[str, ...]]] = []
-    pending: list[str] = []
+    seen: set[str] = set()
+    pending = 0  # names since the last type
     tag_next = False
     for tok in items:
         if tok.__class__ is not str:
             return _typed_list(items, True, repeats=repeats)
         if tag_next:
             tags = (_name(tok),)
-            out += [(n, tags) for n in pending]
-            pending = []
+            for k in range(len(out) - pending, len(out)):
+                out[k] = (out[k][0], tags)
+            pending = 0
             tag_next = False
         elif tok == "-":
             if not pending:
                 raise _NotPlain
             tag_next = True
         elif tok[:1] == "?":
-            pending.append(_name(tok[1:]))
+            name = _name(tok[1:])
+            out.append((name, ()))
+            seen.add(name.lower())
+            pending += 1
         else:
             return _typed_list(items, True, repeats=repeats)
     if tag_next:
         raise _NotPlain
-    out += [(n, ()) for n in pending]
-    if not (repeats and "-" not in items) and len({n.lower() for n, _ in out}) != len(out):
+    if len(seen) != len(out) and not (repeats and "-" not in items):
         raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
     return out
