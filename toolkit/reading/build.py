@@ -17,16 +17,21 @@ from toolkit.reading.forms import kind
 from toolkit.reading.text import ROOT, blank_comments, locate, written_var
 
 
+_PREDICATES_RE = re.compile(r"\(\s*:predicates\b", re.I)
+_PAST_PREDICATES_RE = re.compile(r"\(\s*:(action|functions|derived|constraints)\b", re.I)
+_COMMENTED_RE = re.compile(r"\s*\(\s*(\w[\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$")
+
+
 def predicate_comments(text: str) -> dict[str, str]:
     """Trailing ``;;`` comments on predicate declarations, by lower-case name."""
     comments: dict[str, str] = {}
-    sec = re.search(r"\(\s*:predicates\b", text, re.I)
+    sec = _PREDICATES_RE.search(text)
     if not sec:
         return comments
     for line in text[sec.end():].splitlines():  # each pattern tried only on a line with its ":" or ";"
-        if ":" in line and re.search(r"\(\s*:(action|functions|derived|constraints)\b", line, re.I):
+        if ":" in line and _PAST_PREDICATES_RE.search(line):
             break
-        mt = re.match(r"\s*\(\s*(\w[\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line) if ";" in line else None
+        mt = _COMMENTED_RE.match(line) if ";" in line else None
         if mt:
             comments[mt.group(1).lower()] = mt.group(2)
     return comments
