@@ -10,10 +10,11 @@ same tables (the converter's scopes and declarations, the reader's declared type
 constants), so that it builds exactly what the two passes build.
 
 It only reads what is plain and error-free: any shape the plain reader would refuse, any
-name, arity or type the converter would report, a repeated operand of an ``and`` (which
-the package's forms drop), a ``(or)`` without operands (read as "no precondition" at the
-top) raise :class:`~toolkit.plain_problem._NotPlain`, and the loader takes the two-pass
-path, which owns every message. ``tests/core/test_core_direct_domain.py`` compares the two
+name, arity or type the converter would report, a repeated operand of an ``and`` other than
+an atom or equality (the package's forms drop repeats by their printed text, which only for
+those is equal exactly when the model is), a ``(or)`` without operands (read as "no
+precondition" at the top) raise :class:`~toolkit.plain_problem._NotPlain`, and the loader
+takes the two-pass path, which owns every message. ``tests/core/test_core_direct_domain.py`` compares the two
 on every domain file at hand.
 """
 
@@ -219,43 +220,43 @@ class DirectActions:
         if el is None or el == []:
             return m.AndEffect(()), ()
         is_and = el.__class__ is list and el[:1] == ["and"]
-        items = el[1:] if is_and else [el]
-        costs: list[m.CostTerm] = []
-        rest: list[SExpr] = []
-        keys: list = []
-        for item in items:
+        entries: list[tuple[object, m.CostTerm | None, m.Effect | None]] = []  # (key, cost, effect) per operand
+        for item in el[1:] if is_and else [el]:
             cost = self.cost(item, scope)
-            if cost is None:
-                rest.append(item)
+            if cost is not None:
+                entries.append((("cost", cost), cost, None))
             else:
-                costs.append(cost)
-                keys.append(("cost", cost))
+                before = len(self.numeric)
+                eff = self.c_effect(item, scope, (), ())
+                entries.append(((eff, tuple(self.numeric[before:])), None, eff))
+        if len(entries) > 1:
+            entries = [entries[k] for k in _first([key for key, _, _ in entries])]
+        costs = [cost for _, cost, _ in entries if cost is not None]
+        effects = [eff for _, cost, eff in entries if cost is None]
         if costs:
             self.reqs.add(":action-costs")
-        effects = self.each(rest, scope, (), (), keys)
-        if costs or not is_and or len(items) == 1:
+        if costs or not is_and or len(entries) == 1:  # the package's and of one operand is the operand
             return (effects[0] if len(effects) == 1 else m.AndEffect(tuple(effects))), tuple(costs)
         return m.AndEffect(tuple(effects)), ()
 
     def each(self, items: list[SExpr], scope: dict[str, str], params: tuple[m.Param, ...],
-             conds: tuple[m.Condition, ...], keys: list, primitive: bool = False) -> list[m.Effect]:
-        """The effects of ``items`` (``primitive``: a ``when``'s body, no nesting); raises on a repeated one,
-        which the package's ``and`` would drop (an effect and the numeric effects it made tell them apart)."""
+             conds: tuple[m.Condition, ...], primitive: bool = False) -> list[m.Effect]:
+        """The effects of ``items`` (``primitive``: a ``when``'s body, no nesting), a repeated one dropped as the
+        package's ``and`` drops it (an effect and the numeric effects it made tell them apart)."""
         out = []
+        keys = []
         for item in items:
             before = len(self.numeric)
             eff = self.p_effect(item, scope, params, conds) if primitive else self.c_effect(item, scope, params, conds)
             out.append(eff)
             keys.append((eff, tuple(self.numeric[before:])))
-        if len(keys) > 1 and not _distinct(keys):
-            raise _NotPlain
-        return out
+        return [out[k] for k in _first(keys)] if len(keys) > 1 else out
 
     def body(self, el: SExpr, scope: dict[str, str], params: tuple[m.Param, ...], conds: tuple[m.Condition, ...],
              primitive: bool) -> m.Effect:
         """An ``(and ...)`` of effects or one effect: the package's and of one operand is the operand."""
         if el.__class__ is list and el[:1] == ["and"]:
-            parts = self.each(el[1:], scope, params, conds, [], primitive)
+            parts = self.each(el[1:], scope, params, conds, primitive)
             return parts[0] if len(parts) == 1 else m.AndEffect(tuple(parts))
         if primitive:
             return self.p_effect(el, scope, params, conds)
@@ -333,9 +334,7 @@ def _flat(parts: list[m.Condition], cls: type) -> tuple[m.Condition, ...]:
             out.extend(part.parts)
         else:
             out.append(part)
-    if len(out) > 1 and not _distinct(out):
-        raise _NotPlain
-    return tuple(out)
+    return tuple([out[k] for k in _first(out)] if len(out) > 1 else out)
 
 
 def _shallow(x) -> object:
@@ -355,10 +354,36 @@ def _shallow(x) -> object:
     return c.__name__
 
 
-def _distinct(items: list) -> bool:
-    """Whether no two of ``items`` are equal: by their shallow keys where those differ, else in full."""
-    shallow = [_shallow(x) for x in items]
-    return len(set(shallow)) == len(shallow) or len(set(items)) == len(items)
+def _first(keys: list) -> range | list[int]:
+    """The positions of the first of each distinct key, as the package's and/or keeps its operands; raises
+    :class:`_NotPlain` where a repeated piece is not an atom, an equality or their negation, whose forms are
+    equal exactly when the pieces are (a number written 1 and 1.0, or quantified types, could differ)."""
+    shallow = [_shallow(k) for k in keys]
+    if len(set(shallow)) == len(shallow) or len(set(keys)) == len(keys):
+        return range(len(keys))
+    seen: set = set()
+    kept = []
+    for k, key in enumerate(keys):
+        if key in seen:
+            if not _simple(key):
+                raise _NotPlain
+            continue
+        seen.add(key)
+        kept.append(k)
+    return kept
+
+
+def _simple(key) -> bool:
+    if key.__class__ is tuple:  # (effect, numeric effects it made) or ("cost", term)
+        eff, more = key
+        if more != ():
+            return False
+        key = eff
+    c = key.__class__
+    if c is m.Not or c is m.AddEffect or c is m.DelEffect:
+        key = key.arg if c is m.Not else key.atom
+        c = key.__class__
+    return c is m.Pred or c is m.Equals
 
 
 def _number(tok: str) -> m.Number:
