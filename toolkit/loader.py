@@ -41,6 +41,7 @@ from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.derived_rules import check_derived, read_derived
 from toolkit.reading.forms import kind
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
+from toolkit.reading.plain_goal import PlainGoal
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section, written_var)
 
@@ -161,7 +162,6 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)
     type_scope = Scope(path, text, "type", [*domain.types, "object"], errors)
-    type_scope.start = offset_of(code, r"\(\s*:objects\b")
     objects: dict[str, str] = {}
     untyped: set[str] = set()  # objects of an unknown type: reported once, not again at every use
     borrowed = {b.lower(): b for b in domain.borrowed}
@@ -186,8 +186,10 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         tags = o.type_tags
         typed = by_tags.get(tags)
         if typed is None:  # once per distinct type list (an unknown type's error is the same at every object)
-            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0],
-                                     any(str(t).lower() not in known_types for t in tags))
+            unknown = any(str(t).lower() not in known_types for t in tags)
+            if unknown:  # its error points into :objects (the scan only for a file with one)
+                type_scope.start = offset_of(code, r"\(\s*:objects\b")
+            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0], unknown)
         objects[name] = typed[0]
         objects_lower.add(name.lower())
         if typed[1]:
@@ -196,9 +198,17 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
                         ":constants nor this problem's :objects declare")
     every = {**domain.constants, **objects}
-    conv = Converter(path, text, dict(domain.predicates), Scope(path, text, "object", every, errors), type_scope,
-                      dict(domain.functions), errors)
-    conv.at(offset_of(code, r"\(\s*:init\b"))
+    made: list[Converter] = []
+
+    def conv_at(section_re: str) -> Converter:
+        """The checked path's converter (made on first use: a plain problem without a fault needs none),
+        its errors located from ``section_re`` on."""
+        if not made:
+            made.append(Converter(path, text, dict(domain.predicates), Scope(path, text, "object", every, errors),
+                                  type_scope, dict(domain.functions), errors))
+        made[0].at(offset_of(code, section_re))
+        return made[0]
+
     values: dict[m.Atom, m.Number] = {}
     atoms = getattr(pprob, "atoms", None)
     init = _checked_atoms(atoms, domain, every, untyped) if atoms is not None else None
@@ -210,6 +220,8 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
             elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
         else:
             values, elements = checked, []
+    if elements:
+        conv = conv_at(r"\(\s*:init\b")
     for lit in elements:
         shape = kind(lit)
         if shape == "Not":
@@ -247,15 +259,23 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         init -= derived
         warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
                         f"(e.g. {min(derived)}): their rules decide them")
-    conv.at(offset_of(code, r"\(\s*:goal\b"))
-    goal = conv.condition(pprob.goal, {})
-    for pred in ground_preds(goal):
-        conv._recover(lambda pred=pred: check_types(domain, every, pred, path, text, lenient, conv.start, untyped), None)
+    raw_goal, raw_metric = getattr(pprob, "raw_goal", None), getattr(pprob, "raw_metric", None)
+    plain = PlainGoal(domain, every, untyped) if raw_goal is not None else None
+    goal = plain.goal(raw_goal) if plain is not None else None
+    numeric = plain is not None and plain.uses_numbers
+    if goal is None:  # the full parser's forms, or a fault to report where it is
+        conv = conv_at(r"\(\s*:goal\b")
+        goal = conv.condition(pprob.goal, {})
+        for pred in ground_preds(goal):
+            conv._recover(lambda pred=pred: check_types(domain, every, pred, path, text, lenient, conv.start,
+                                                        untyped), None)
+        numeric = conv.uses_numbers  # a comparison read, faulty or not (the metric's terms do not count)
     metric = read_metric(pprob.metric, path, text, numeric=domain.numeric)
     metric_expr, minimize = None, True
     if metric is None:  # a metric over fluents: PDDL 2.1
-        conv.at(offset_of(code, r"\(\s*:metric\b"))
-        metric_expr = conv.num_expr(pprob.metric.expression, {})
+        metric_expr = plain.metric(raw_metric) if plain is not None and raw_metric is not None else None
+        if metric_expr is None:
+            metric_expr = conv_at(r"\(\s*:metric\b").num_expr(pprob.metric.expression, {})
         minimize = str(pprob.metric.optimization).lower() == "minimize"
         metric = False
     if metric and m.TOTAL_COST not in domain.functions:
@@ -265,7 +285,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
                         "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
                      path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes), metric_expr, minimize,
-                     conv.uses_numbers)
+                     numeric)
 
 
 def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, objects: dict[str, str],

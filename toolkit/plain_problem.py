@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import re
+from json import loads as _loads
 from types import SimpleNamespace
 from typing import Callable, Union
 
@@ -30,7 +31,6 @@ from toolkit.reading.names import NAME_RE, NUMBER_RE
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
 # refuses ``- object``); every reader maps it back to ``object``.
 ROOT = "pgtrootobject"
-_TOKEN = re.compile(r"[()]|[^\s()]+")
 # The grammar's NAME (as pgt widens it: toolkit/reading/names.py) and NUMBER terminals.
 _NAME = NAME_RE
 _NUMBER = NUMBER_RE
@@ -51,12 +51,19 @@ class PlainProblem(SimpleNamespace):
     its ``:init`` twice: ``atoms``, the positive atoms as words ``(predicate, (arg, ...))``, which the
     loader turns into the model directly when every name checks out (linear in the file), and
     ``init``, the whole section as parsed forms, built only when the loader needs them to report a
-    fault where it is.
+    fault where it is; the goal and the metric likewise as checked words (``raw_goal``,
+    ``raw_metric``) and ``goal`` as forms on demand.
     """
 
     @functools.cached_property
     def init(self) -> set:
         return {_init_element(el, self.by_name) for el in self.raw_init}
+
+    @functools.cached_property
+    def goal(self):
+        """The goal as parsed forms, built only when the loader converts it through the checked path
+        (:mod:`toolkit.reading.plain_goal` reads ``raw_goal``, the checked words, when every name checks out)."""
+        return _goal(self.raw_goal, self.by_name)
 
     def besides_atoms(self) -> list:
         """The ``:init`` elements that are no positive atom (values, negated atoms), as parsed forms."""
@@ -75,8 +82,29 @@ def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
 
 
 def _sexpr(code: str) -> list[SExpr]:
+    """The nested lists of ``code``'s words; raises :class:`_NotPlain` unless it is one balanced list.
+
+    Why not a loop over the words: a Python step per word was most of a small file's reading. The words
+    (split in C, as the grammar's lexer splits them: white space and parentheses) are written as the JSON
+    text of the nested lists and read back by :func:`json.loads`; text whose words JSON would read otherwise
+    (``"``, ``\\``, a control character) or that is no single balanced list takes the loop, which decides.
+    """
+    words = code.replace("(", " ( ").replace(")", " ) ").split()
+    if words and '"' not in code and "\\" not in code:
+        # Every '"' is a word's delimiter, so '"(",' and ',")"' are exactly the parentheses.
+        joined = ('["' + '","'.join(words) + '"]').replace('"(",', "[").replace('[")"', "[]").replace(',")"', "]")
+        try:
+            tree = _loads(joined)
+        except (ValueError, RecursionError):
+            tree = None
+        if tree is not None and len(tree) == 1 and tree[0].__class__ is list:
+            return tree[0]
+    return _sexpr_words(words)
+
+
+def _sexpr_words(words: list[str]) -> list[SExpr]:
     stack: list[list[SExpr]] = [[]]
-    for tok in _TOKEN.findall(code):
+    for tok in words:
         if tok == "(":
             stack.append([])
         elif tok == ")":
@@ -136,9 +164,11 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
             others.append(el)
         else:
             atoms.append(words)
+    raw_goal = sections[":goal"][0]
+    _goal(raw_goal, by_name, build=False)  # the shape, checked now: the forms only if the loader asks for them
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, raw_init=raw_init,
-                        by_name=by_name, atoms=atoms, raw_others=others, goal=_goal(sections[":goal"][0], by_name),
-                        metric=_metric(sections.get(":metric")))
+                        by_name=by_name, atoms=atoms, raw_others=others, raw_goal=raw_goal,
+                        metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 
 def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
@@ -300,19 +330,26 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
     return _atom(el, by_name)
 
 
-def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = frozenset()):
+def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = frozenset(), build: bool = True):
     """A goal description: ``and``/``or``/``not``/``imply`` over atoms and equalities of objects, and
     ``forall``/``exists`` (ADL goals such as miconic-fulladl's ``(forall (?p - passenger) (served ?p))``),
-    whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain."""
+    whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain.
+    Without ``build``, only the checks (the same ones: the plain reader's verdict) and None."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     op = el[0]
     if op == "and" or op == "or":
-        parts = [_goal(x, by_name, bound) for x in el[1:]]
+        parts = [_goal(x, by_name, bound, build) for x in el[1:]]
+        if not build:
+            return None
         return forms.And(*parts) if op == "and" else forms.Or(*parts)
     if op == "not" or op == "imply":
         if len(el) != (2 if op == "not" else 3):
             raise _NotPlain
+        if not build:
+            for x in el[1:]:
+                _goal(x, by_name, bound, False)
+            return None
         return (forms.Not(_goal(el[1], by_name, bound)) if op == "not"
                 else forms.Imply(_goal(el[1], by_name, bound), _goal(el[2], by_name, bound)))
     if op == "forall" or op == "exists":
@@ -320,15 +357,43 @@ def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = froze
             raise _NotPlain
         variables = [Variable(n, tags) for n, tags in _typed_list(el[1], True)]
         inner = bound | {str(v.name).lower() for v in variables}
+        cond = _goal(el[2], by_name, inner, build)
+        if not build:
+            return None
         cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
-        return cls(cond=_goal(el[2], by_name, inner), variables=variables)
+        return cls(cond=cond, variables=variables)
     if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+        if not build:
+            return plain_numeric.comparison(el, lambda head: _check_function(head, by_name, bound))
         return plain_numeric.comparison(el, lambda head: _goal_function(head, by_name, bound))
     if op == "=":
         if len(el) != 3:
             raise _NotPlain
+        if not build:
+            _check_term(el[1], by_name, bound)
+            _check_term(el[2], by_name, bound)
+            return None
         return forms.EqualTo(_goal_term(el[1], by_name, bound), _goal_term(el[2], by_name, bound))
+    if not build:
+        _name(op)
+        for t in el[1:]:
+            _check_term(t, by_name, bound)
+        return None
     return Predicate(_name(op), *[_goal_term(t, by_name, bound) for t in el[1:]])
+
+
+def _check_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]) -> None:
+    """Raises :class:`_NotPlain` where :func:`_goal_term` would, building nothing."""
+    if tok.__class__ is str and (tok in _NAMES or tok.lower() in by_name):
+        return  # a listed object (names checked when listed) or a word known to be a name
+    _goal_term(tok, by_name, bound)
+
+
+def _check_function(el: list, by_name: dict[str, Constant], bound: frozenset[str]) -> None:
+    """Raises :class:`_NotPlain` where :func:`_goal_function` would, building nothing."""
+    _function_name(el)
+    for t in el[1:]:
+        _check_term(t, by_name, bound)
 
 
 def _goal_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]):

@@ -1,0 +1,112 @@
+"""A plain problem's goal and metric straight from its checked words into the model, when every name checks out.
+
+Why: building the goal as parsed forms (:mod:`toolkit.reading.forms`: an ``and`` hashes each operand
+through its printed text) and converting them (:mod:`toolkit.reading.convert`) was most of a
+small numeric problem's load, 10-20 comparisons costing more than the rest of the file. The plain
+reader (:mod:`toolkit.plain_problem`) has already checked the words' shape; here each name is
+looked up once, as the converter looks it up (any case, to its declared spelling), and the
+model is built as the converter builds it.
+
+Like :func:`toolkit.loader._checked_atoms` for ``:init``, this path declines (None) at anything
+unusual: an unknown name, a wrong arity, an argument of a type that does not fit, a quantifier,
+and the shapes the forms rewrite other than ``(and x)`` (a nested ``and`` in an ``and``, a repeated
+operand, an empty ``and``/``or``). The loader then converts the forms through the
+checked path, which reports each fault where it is; so a goal read here is one that path reads
+without a fault, to the same model (``tests/core/test_core_plain_goal.py`` compares the two).
+"""
+
+from __future__ import annotations
+
+from toolkit import model as m
+from toolkit.reading.convert import to_number
+from toolkit.reading.plain_numeric import COMPARISONS
+
+_ARITH = frozenset({"+", "-", "*", "/"})
+_NONE = (None, None)
+
+
+class _Fault(Exception):
+    """A name, arity or type the checked path reports: decline."""
+
+
+class PlainGoal:
+    """The name lookups of one problem (objects and domain constants ``objects``, by lower case)."""
+
+    def __init__(self, domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> None:
+        self.domain, self.objects, self.untyped = domain, objects, untyped
+        self.by_lower = {o.lower(): o for o in objects}
+        # lower case -> (the declared name, its declaration), as the converter's scopes resolve a name
+        self.predicates = {n.lower(): (n, d) for n, d in domain.predicates.items()}
+        self.functions = {n.lower(): (n, d) for n, d in domain.functions.items()}
+        self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}
+        self.uses_numbers = False  # a comparison was read (the problem's ``numeric``)
+
+    def goal(self, raw) -> m.Condition | None:
+        """The model of the plain goal ``raw`` (checked words), or None where the checked path must read it."""
+        try:
+            return self._condition(raw)
+        except _Fault:
+            return None
+
+    def metric(self, raw: list) -> m.NumExpr | None:
+        """The model of the expression of a plain ``(:metric direction expression)``'s words, or None."""
+        try:
+            return self._num(raw[1])
+        except _Fault:
+            return None
+
+    def _condition(self, el: list) -> m.Condition:
+        op = el[0]
+        if op == "and" or op == "or":
+            if len(el) < 2 or any(x[0] == op for x in el[1:]):
+                raise _Fault  # an empty one, or a nested one the forms lift into it: the checked path
+            if len(el) == 2:
+                return self._condition(el[1])  # one operand is the formula itself (forms._Monotone)
+            parts = tuple(self._condition(x) for x in el[1:])
+            if len(set(parts)) != len(parts):
+                raise _Fault  # a repeated operand, which the forms keep once
+            return m.And(parts) if op == "and" else m.Or(parts)
+        if op == "not":
+            return m.Not(self._condition(el[1]))
+        if op == "imply":
+            return m.Imply(self._condition(el[1]), self._condition(el[2]))
+        if op in COMPARISONS and not (op == "=" and el[1].__class__ is str and el[2].__class__ is str):
+            self.uses_numbers = True
+            return m.Compare(op, self._num(el[1]), self._num(el[2]))
+        if op == "=":
+            return m.Equals(self._object(el[1]), self._object(el[2]))
+        if op == "forall" or op == "exists":
+            raise _Fault  # variables: the checked path
+        name, decl = self.predicates.get(op.lower(), _NONE)
+        if decl is None or len(el) - 1 != len(decl.params):
+            raise _Fault
+        terms = tuple(self._object(t) for t in el[1:])
+        for obj, (_, types) in zip(terms, decl.params):  # as build.check_types tests each ground atom
+            if obj not in self.untyped and not self._fits(self.objects[obj], types):
+                raise _Fault
+        return m.Pred(name, terms)
+
+    def _fits(self, typ: str, types: tuple[str, ...]) -> bool:
+        key = (typ, types)
+        fit = self.fits.get(key)
+        if fit is None:
+            fit = self.fits[key] = any(self.domain.is_subtype(typ, t) for t in types)
+        return fit
+
+    def _object(self, word: str) -> str:
+        obj = self.by_lower.get(word.lower())
+        if obj is None:
+            raise _Fault
+        return obj
+
+    def _num(self, el) -> m.NumExpr:
+        """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it."""
+        if el.__class__ is str:
+            return to_number(float(el) if "." in el else int(el))  # plain_numeric.number's value, then as num_expr
+        op = el[0]
+        if op in _ARITH:  # (- x), (+ a b ...): no function is so named (not a name)
+            return m.Arith(op, tuple(self._num(x) for x in el[1:]))
+        name, decl = self.functions.get(op.lower(), _NONE)
+        if decl is None or len(el) - 1 != len(decl.params):
+            raise _Fault
+        return m.FTerm(name, tuple(self._object(t) for t in el[1:]))
