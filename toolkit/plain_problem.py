@@ -56,6 +56,15 @@ class PlainProblem(SimpleNamespace):
     """
 
     @functools.cached_property
+    def by_name(self) -> dict[str, Constant]:
+        """The objects as parsed forms by lower-case name (their ``type_tags`` one type or none)."""
+        return {n.lower(): Constant(n, type_tag=tags[0] if tags else None) for n, tags in self.object_pairs}
+
+    @functools.cached_property
+    def objects(self) -> list[Constant]:
+        return list(self.by_name.values())
+
+    @functools.cached_property
     def init(self) -> set:
         return {_init_element(el, self.by_name) for el in self.raw_init}
 
@@ -151,23 +160,34 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
         sections[sec[0]] = sec[1:]
     if ":init" not in sections or ":goal" not in sections or len(sections[":goal"]) != 1:
         raise _NotPlain
-    objects = _objects(sections.get(":objects", []), root)
-    by_name = {str(o.name).lower(): o for o in objects}  # names ignore case, as the grammar's lookup does
+    pairs = typed_list(sections.get(":objects", []), lambda kind: (kind if kind == root else _name(kind),))
+    listed = {n.lower() for n, _ in pairs}  # names ignore case, as the grammar's lookup does
+    if len(listed) != len(pairs):
+        raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
     raw_init = sections[":init"]
     atoms: list[tuple[str, tuple[str, ...]]] = []
+    add = atoms.append
     others: list[SExpr] = []
     names: set[str] = set()  # words already checked as names: each distinct word is checked once
+    known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
-        words = _atom_words(el, by_name, names)
+        if el.__class__ is list and el:
+            try:
+                if known(el):  # every word seen before (never "=" nor "not"): one C call per atom
+                    add((el[0], tuple(el[1:])))
+                    continue
+            except TypeError:  # a nested list: a value or a negation, read below
+                pass
+        words = _atom_words(el, listed, names)
         if words is None:
-            _check_element(el, by_name)
+            _check_element(el, listed)
             others.append(el)
         else:
-            atoms.append(words)
+            add(words)
     raw_goal = sections[":goal"][0]
-    _goal(raw_goal, by_name, build=False)  # the shape, checked now: the forms only if the loader asks for them
-    return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, raw_init=raw_init,
-                        by_name=by_name, atoms=atoms, raw_others=others, raw_goal=raw_goal,
+    _goal(raw_goal, listed, build=False)  # the shape, checked now: the forms only if the loader asks for them
+    return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
+                        atoms=atoms, raw_others=others, raw_goal=raw_goal,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 
@@ -247,12 +267,6 @@ def _variable(tok: SExpr) -> str:
     return _name(tok[1:])
 
 
-def _objects(items: list[SExpr], root: str) -> list[Constant]:
-    pairs = typed_list(items, lambda kind: (kind if kind == root else _name(kind),))
-    if len({n.lower() for n, _ in pairs}) != len(pairs):
-        raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
-    return [Constant(n, type_tag=tags[0] if tags else None) for n, tags in pairs]
-
 
 def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
     if not isinstance(el, list) or not el:
@@ -260,9 +274,10 @@ def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
     return Predicate(_name(el[0]), *[_object(a, by_name) for a in el[1:]])
 
 
-def _atom_words(el: SExpr, by_name: dict[str, Constant], names: set[str]) -> tuple[str, tuple[str, ...]] | None:
+def _atom_words(el: SExpr, by_name, names: set[str]) -> tuple[str, tuple[str, ...]] | None:
     """A positive initial atom as words, checked as :func:`_atom` checks it; None for ``(= ...)`` and
-    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names."""
+    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names;
+    ``by_name``: the objects' lower-case names (a set, or the forms by name)."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     try:
@@ -287,7 +302,7 @@ def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
     return hit if hit is not None else Constant(_name(tok))
 
 
-def _check_element(el: SExpr, by_name: dict[str, Constant]) -> None:
+def _check_element(el: SExpr, by_name) -> None:
     """Raises :class:`_NotPlain` where :func:`_init_element` would, for a value or a negated atom, without
     building its forms (the loader reads the values from the words; the forms only for a fault)."""
     if el[0] == "=":
@@ -330,11 +345,12 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
     return _atom(el, by_name)
 
 
-def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = frozenset(), build: bool = True):
+def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool = True):
     """A goal description: ``and``/``or``/``not``/``imply`` over atoms and equalities of objects, and
     ``forall``/``exists`` (ADL goals such as miconic-fulladl's ``(forall (?p - passenger) (served ?p))``),
     whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain.
-    Without ``build``, only the checks (the same ones: the plain reader's verdict) and None."""
+    Without ``build``, only the checks (the same ones: the plain reader's verdict) and None, and ``by_name``
+    may be the set of the objects' lower-case names."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     op = el[0]
@@ -382,14 +398,20 @@ def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = froze
     return Predicate(_name(op), *[_goal_term(t, by_name, bound) for t in el[1:]])
 
 
-def _check_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]) -> None:
-    """Raises :class:`_NotPlain` where :func:`_goal_term` would, building nothing."""
-    if tok.__class__ is str and (tok in _NAMES or tok.lower() in by_name):
-        return  # a listed object (names checked when listed) or a word known to be a name
-    _goal_term(tok, by_name, bound)
+def _check_term(tok: SExpr, by_name, bound: frozenset[str]) -> None:
+    """Raises :class:`_NotPlain` where :func:`_goal_term` would, building nothing (``by_name``: a set or dict
+    of the objects' lower-case names)."""
+    if tok.__class__ is str:
+        if tok in _NAMES or tok.lower() in by_name:
+            return  # a listed object (names checked when listed) or a word known to be a name
+        if tok.startswith("?"):
+            if _variable(tok).lower() not in bound:
+                raise _NotPlain
+            return
+    _name(tok)
 
 
-def _check_function(el: list, by_name: dict[str, Constant], bound: frozenset[str]) -> None:
+def _check_function(el: list, by_name, bound: frozenset[str]) -> None:
     """Raises :class:`_NotPlain` where :func:`_goal_function` would, building nothing."""
     _function_name(el)
     for t in el[1:]:

@@ -23,6 +23,7 @@ from toolkit.reading.plain_numeric import COMPARISONS
 
 _ARITH = frozenset({"+", "-", "*", "/"})
 _NONE = (None, None)
+_UNSEEN = object()
 
 
 class _Fault(Exception):
@@ -30,7 +31,8 @@ class _Fault(Exception):
 
 
 class PlainGoal:
-    """The name lookups of one problem (objects and domain constants ``objects``, by lower case)."""
+    """The name lookups of one problem (objects and domain constants ``objects``, by lower case), shared
+    by its ``:init`` atoms and values (:meth:`resolved`), its goal and its metric."""
 
     def __init__(self, domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> None:
         self.domain, self.objects, self.untyped = domain, objects, untyped
@@ -38,8 +40,85 @@ class PlainGoal:
         # lower case -> (the declared name, its declaration), as the converter's scopes resolve a name
         self.predicates = {n.lower(): (n, d) for n, d in domain.predicates.items()}
         self.functions = {n.lower(): (n, d) for n, d in domain.functions.items()}
-        self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}
+        self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
         self.uses_numbers = False  # a comparison was read (the problem's ``numeric``)
+
+    def resolved(self, items: list[tuple[str, tuple[str, ...]]], functions: bool = False) -> list[m.Atom] | None:
+        """``(name, args)`` words as the model's atoms, in order, when every name is a declared predicate (or
+        with ``functions`` function, any case) with its arity over declared objects of fitting types; None at
+        the first fault.
+
+        Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
+        """
+        by_lower = self.functions if functions else self.predicates
+        fast = self._spelled(items, by_lower)
+        if fast is not _UNSEEN:
+            return fast
+        objs, untyped, objects, fits = self.by_lower, self.untyped, self.objects, self.fits
+        # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
+        # words already checked against that parameter's types (word -> object, or None: no fit).
+        decls: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
+        by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
+        out: list[m.Atom] = []
+        add, make = out.append, m.Atom
+        for name, args in items:
+            decl = decls.get(name, _UNSEEN)
+            if decl is _UNSEEN:
+                n, d = by_lower.get(name.lower(), _NONE)
+                decl = decls[name] = None if d is None else (
+                    n, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
+            if decl is None or len(args) != len(decl[1]):
+                return None
+            terms = []
+            for arg, (types, memo) in zip(args, decl[1]):
+                obj = memo.get(arg, _UNSEEN)
+                if obj is _UNSEEN:
+                    obj = objs.get(arg.lower())
+                    if obj is not None and obj not in untyped:
+                        key = (objects[obj], types)
+                        fit = fits.get(key)
+                        if fit is None:
+                            fit = fits[key] = any(self.domain.is_subtype(key[0], t) for t in types)
+                        if not fit:
+                            obj = None
+                    memo[arg] = obj
+                if obj is None:
+                    return None
+                terms.append(obj)
+            add(make(decl[0], tuple(terms)))
+        return out
+
+    def _spelled(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None | object:
+        """:meth:`resolved` where every argument is an object spelled as declared (nearly every file): the
+        arguments grouped by name and checked per distinct word and position in C (sets), not per atom in
+        Python. ``_UNSEEN`` where some argument is spelled otherwise: the word-by-word loop resolves it."""
+        objects = self.objects
+        if len(self.by_lower) != len(objects):
+            return _UNSEEN  # two objects alike but for case: the loop picks the one the converter picks
+        groups: dict[str, list[tuple[str, ...]]] = {}
+        for name, args in items:
+            group = groups.get(name)
+            if group is None:
+                group = groups[name] = []
+            group.append(args)
+        declared: dict[str, str] = {}
+        for name, group in groups.items():
+            n, d = by_lower.get(name.lower(), _NONE)
+            if d is None:
+                return None
+            arity = len(d.params)
+            if set(map(len, group)) != {arity}:
+                return None
+            for column, (_, types) in zip(zip(*group), d.params):
+                for word in set(column):
+                    typ = objects.get(word)
+                    if typ is None:
+                        return _UNSEEN
+                    if word not in self.untyped and not self._fits(typ, types):
+                        return None
+            declared[name] = n
+        make = m.Atom
+        return [make(declared[name], args) for name, args in items]
 
     def goal(self, raw) -> m.Condition | None:
         """The model of the plain goal ``raw`` (checked words), or None where the checked path must read it."""
