@@ -69,6 +69,12 @@ _KEYWORD_RE = re.compile(r";[^\n]*|\(\s*(?:" + "|".join(_CONNECTIVES) + r")(?![\
 _KEYWORD_VARIABLE_RE = re.compile(r"\?(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
 
 
+# Every ?variable's word (a scan that jumps from "?" to "?"): _KEYWORD_VARIABLE_RE's substitution runs only
+# where one is a keyword (ASCII text; other text takes the substitution, whose case folding decides).
+_VARIABLE_RE = re.compile(r"\?([\w-]+)")
+_KEYWORD_WORDS = frozenset(KEYWORDS)
+
+
 # ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
 _OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
 
@@ -80,13 +86,23 @@ _OBJECT_TYPE_RE = re.compile(r"-(?:(\s+)object(?![\w-])|(\s*\(\s*either\b[^()]*?
                              re.I)
 
 
+# "(define (domain": found from its words (a scan that starts at each "(" of a problem file is 10x slower),
+# then the "(" before them, white space between.
+_DEFINE_DOMAIN_RE = re.compile(r"define\s*\(\s*domain\b")
+
+
+def _is_domain(code: str) -> bool:
+    """Whether comment-blanked ``code`` has ``(define (domain`` (``\\(\\s*define\\s*\\(\\s*domain\\b``)."""
+    return any(code[:mt.start()].rstrip()[-1:] == "(" for mt in _DEFINE_DOMAIN_RE.finditer(code))
+
+
 def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) -> tuple[str, str]:
     """Blank ``object`` listed as a type of its own in ``:types`` (FD and UP accept it; it is the root anyway).
 
     Only a bare ``object`` (not ``object - parent``) is dropped; it is replaced by
     spaces so every offset, hence every error position, stays the same.
     """
-    block = re.search(r"\(\s*:types\b([^)]*)", code)
+    block = re.search(r"\(\s*:types\b([^)]*)", code) if ":types" in code else None
     if not block:
         return text, code
     hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
@@ -108,6 +124,8 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     the pddl package refuses it. Blanked with spaces, so every offset stays the same.
     """
     for block in re.finditer(r"\(\s*:(?:objects|constants)\b([^()]*)\)", code, re.I):
+        if not _EMPTY_GROUP_RE.search(block.group(1)):
+            continue  # no "-" first nor two "-" one word apart: no group without names (the loop below is exact)
         names = 0
         tokens = list(re.finditer(r"\S+", block.group(1)))
         for i, token in enumerate(tokens):
@@ -121,6 +139,9 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
                 text = text[:at] + " " * (end - at) + text[end:]
             names = -1  # the type name that follows is not an object
     return text, blank_comments(text)
+
+
+_EMPTY_GROUP_RE = re.compile(r"\A\s*-(?!\S)|(?<!\S)-\s+\S+\s+-(?!\S)")
 
 
 def _rename_root(mt: re.Match[str]) -> str:
@@ -154,7 +175,8 @@ def normalise(text: str, path: str, errors: Errors | None = None,
 
     # Generators write an empty "(:functions )", which the pddl grammar refuses; it
     # declares nothing, so blank it (same length: offsets and lines stay valid).
-    text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)
+    if not text.isascii() or ":functions" in (lowered if code is text else text.lower()):  # the scan where it is
+        text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)
 
     changed: list[str] = []
 
@@ -171,13 +193,13 @@ def normalise(text: str, path: str, errors: Errors | None = None,
 
     if code != lowered:  # upper case outside comments (most files have it only in comments): else no change
         text = _KEYWORD_RE.sub(lower, text)
-    if "?" in text:
+    if "?" in text and (not text.isascii() or not _KEYWORD_WORDS.isdisjoint(_VARIABLE_RE.findall(text.lower()))):
         text = _KEYWORD_VARIABLE_RE.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
     if changed and notes is not None:
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = blank_comments(text)
-    is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
+    is_domain = _is_domain(code)
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
     if lowered.count("object") > lowered.count(":object") and _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
@@ -192,7 +214,7 @@ def normalise(text: str, path: str, errors: Errors | None = None,
                 if preds:
                     text = text[: preds.start()] + f"(:types {ROOT}) " + text[preds.start():]
         code = blank_comments(text)
-    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code) if ":requirements" in code else None
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
     if unknown:
