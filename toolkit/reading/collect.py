@@ -17,7 +17,7 @@ from toolkit.records import record
 from typing import Generic, TypeVar
 
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError
-from toolkit.reading.text import blank_comments, line_col, nesting_depths, section
+from toolkit.reading.text import blank_comments, line_col, nesting_depths, open_before, section
 
 _T = TypeVar("_T")
 
@@ -139,7 +139,8 @@ def record_duplicates(text: str, path: str, errors: Errors) -> None:
             if depth == 0:
                 found.append(("predicate", mt))
         found = [(k, re.compile(r"\(\s*([^\s()]+)").match(code, base + mt.start())) for k, mt in found]
-    found += [("action", mt) for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", code, re.I)]
+    # Each scan starts from a literal (":action", ":parameters", "forall"): a scan from every "(" was 3-6x slower.
+    found += [("action", mt) for mt in _ACTION_RE.finditer(code) if open_before(code, mt.start()) is not None]
     seen: set[tuple[str, str]] = set()
     for kind, mt in found:
         key = (kind, mt.group(1).lower())
@@ -148,12 +149,32 @@ def record_duplicates(text: str, path: str, errors: Errors) -> None:
             errors.add(DuplicateNameError(kind, mt.group(1), f"{path}:{line}:{col}"))
         seen.add(key)
     # (?x - block ?x - block) is one parameter to the package, two to the plan that calls the action.
-    for mt in re.finditer(r":parameters\s*\(([^()]*)\)|\(\s*(?:forall|exists)\s*\(([^()]*)\)", code, re.I):
-        group = 1 if mt.group(1) is not None else 2
+    for kind, (start, end) in _variable_lists(code):
         names: set[str] = set()
-        for var in re.finditer(r"\?[^\s()]+", mt.group(group)):
+        for var in re.finditer(r"\?[^\s()]+", code[start:end]):
             if var.group().lower() in names:
-                line, col = line_col(text, mt.start(group) + var.start())
-                errors.add(DuplicateNameError("parameter" if group == 1 else "variable", var.group(),
-                                              f"{path}:{line}:{col}"))
+                line, col = line_col(text, start + var.start())
+                errors.add(DuplicateNameError(kind, var.group(), f"{path}:{line}:{col}"))
             names.add(var.group().lower())
+
+
+_ACTION_RE = re.compile(r":action\s+([^\s()]+)", re.I)
+_PARAMETERS_RE = re.compile(r":parameters\s*\(([^()]*)\)", re.I)
+_QUANTIFIER_RE = re.compile(r"(?:forall|exists)\s*\(([^()]*)\)")  # on lower-case text
+_QUANTIFIER_ANY_CASE_RE = re.compile(r"\(\s*(?:forall|exists)\s*\(([^()]*)\)", re.I)
+
+
+def _variable_lists(code: str) -> list[tuple[str, tuple[int, int]]]:
+    """The spans of every ``:parameters (...)`` (kind "parameter") and ``(forall|exists (...)`` (kind
+    "variable") variable list of comment-blanked code, in file order: the matches of
+    ``:parameters\\s*\\(([^()]*)\\)|\\(\\s*(?:forall|exists)\\s*\\(([^()]*)\\)`` in any case (the two never overlap).
+    The quantifiers are sought in the lower-case text (the same offsets for ASCII text): a scan in any
+    case tries every "e" and "f" of the file."""
+    lists = [(mt.start(), "parameter", mt.span(1)) for mt in _PARAMETERS_RE.finditer(code)]
+    if code.isascii():
+        low = code.lower()
+        lists += [(mt.start(), "variable", mt.span(1)) for mt in _QUANTIFIER_RE.finditer(low)
+                  if open_before(low, mt.start()) is not None]
+    else:
+        lists += [(mt.start(), "variable", mt.span(1)) for mt in _QUANTIFIER_ANY_CASE_RE.finditer(code)]
+    return [(kind, span) for _, kind, span in sorted(lists)]

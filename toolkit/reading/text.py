@@ -13,7 +13,8 @@ from pathlib import Path
 
 from toolkit.plain_problem import ROOT
 
-__all__ = ["ROOT", "blank_comments", "line_col", "locate", "name_pattern", "located", "offset_of", "section",
+__all__ = ["ROOT", "blank_comments", "keyword_open", "line_col", "locate", "name_pattern", "located", "offset_of",
+           "open_before", "section",
            "listed_at", "nesting_depths", "type_use_pattern", "written_var", "VAR_PREFIX"]
 
 
@@ -82,15 +83,40 @@ def offset_of(code: str, pattern: str, default: int = 0) -> int:
 
 def section(code: str, keyword: str) -> tuple[int, int] | None:
     """Start and end offsets of the balanced ``(:keyword ...)`` section of comment-blanked code."""
-    mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
-    if not mt:
+    start = keyword_open(code, keyword)
+    if start is None:
         return None
     depth = 0
-    for paren in _PARENS.finditer(code, mt.start()):  # visits the parentheses only, not every character
+    for paren in _PARENS.finditer(code, start):  # visits the parentheses only, not every character
         depth += 1 if paren.group() == "(" else -1
         if depth == 0:
-            return mt.start(), paren.end()
-    return mt.start(), len(code)
+            return start, paren.end()
+    return start, len(code)
+
+
+def keyword_open(code: str, keyword: str) -> int | None:
+    """The offset of the ``(`` of the first ``(keyword`` in comment-blanked code (white space between, the
+    keyword in any case and not followed by a name character), or None: ``\\(\\s*keyword(?![\\w-])``.
+
+    Why not that expression: its scan tries every ``(`` of the file; a ``:keyword`` is sought from its
+    ``:`` instead (a character without case: the scan jumps to it), then the ``(`` before it.
+    """
+    if not keyword.startswith(":"):
+        mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
+        return mt.start() if mt else None
+    for mt in re.finditer(re.escape(keyword) + r"(?![\w-])", code, re.I):
+        at = open_before(code, mt.start())
+        if at is not None:
+            return at
+    return None
+
+
+def open_before(code: str, at: int) -> int | None:
+    """The offset of the ``(`` that only white space separates from ``at``, or None."""
+    at -= 1
+    while at >= 0 and code[at].isspace():
+        at -= 1
+    return at if at >= 0 and code[at] == "(" else None
 
 
 _PARENS = re.compile(r"[()]")

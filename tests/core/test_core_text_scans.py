@@ -1,0 +1,62 @@
+"""The faster scans of the shared text passes against the regular expressions they replace (issue 31).
+
+``keyword_open`` (under :func:`toolkit.reading.text.section`), the action and variable-list scans of
+:func:`toolkit.reading.collect.record_duplicates` and :func:`toolkit.textfile.read_text`'s system-call
+read must find exactly what the old expressions and ``Path.read_bytes`` found, on every PDDL file of
+the shipped domains, the test data and ``/work/shared/ipc-sample``, and on crafted text (upper case,
+non-ASCII case folds, white space and comments between the parenthesis and the keyword).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from toolkit.reading import collect
+from toolkit.reading.text import blank_comments, keyword_open, open_before
+from toolkit.textfile import decode, read_text
+
+ROOT = Path(__file__).resolve().parents[2]
+IPC_SAMPLE = Path("/work/shared/ipc-sample")
+FILES = [*sorted((ROOT / "pddl_domains").rglob("*.pddl")), *sorted((ROOT / "tests").rglob("*.pddl")),
+         *(sorted(IPC_SAMPLE.rglob("*.pddl")) if IPC_SAMPLE.is_dir() else [])]
+CRAFTED = [
+    "(define (domain d) ( :PREDICATES (p)) (:Action a :parameters (?x ?X) :effect (FORALL (?y ?y) (p))))",
+    "(:predicates-x (p)) (x :predicates (q)) (\n\t:predicates (r))",
+    "(:action b :parameters(?a)) (  exists(?b ?b) (p)) (xforall (?c) (p)) (exiſts (?d ?d) (p))",
+    "(:objects a b) (:OBJECTS c) (:init (p)) (:goal (and))",
+    "; (:action a\n(:action  a) (:action\na) :action c (ForAll (?x) (p))",
+]
+TEXTS = [*CRAFTED, *(p.read_text(errors="replace") for p in FILES)]
+KEYWORDS = [":predicates", ":objects", ":init", ":goal", ":types", ":constants", ":metric", ":functions", ":action"]
+
+
+def test_the_scans_cover_the_collections() -> None:
+    assert len(FILES) >= 60
+
+
+@pytest.mark.parametrize("keyword", KEYWORDS)
+def test_keyword_open_finds_what_the_expression_found(keyword) -> None:
+    for text in TEXTS:
+        code = blank_comments(text)
+        mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
+        assert keyword_open(code, keyword) == (mt.start() if mt else None), text[:80]
+
+
+def test_the_action_and_variable_scans_find_what_the_expressions_found() -> None:
+    for text in TEXTS:
+        code = blank_comments(text)
+        actions = [mt.span(1) for mt in re.finditer(r"\(\s*:action\s+([^\s()]+)", code, re.I)]
+        assert [mt.span(1) for mt in collect._ACTION_RE.finditer(code)
+                if open_before(code, mt.start()) is not None] == actions
+        lists = [("parameter", mt.span(1)) if mt.group(1) is not None else ("variable", mt.span(2))
+                 for mt in re.finditer(r":parameters\s*\(([^()]*)\)|\(\s*(?:forall|exists)\s*\(([^()]*)\)", code, re.I)]
+        assert collect._variable_lists(code) == lists, text[:80]
+
+
+@pytest.mark.parametrize("path", FILES[:: max(1, len(FILES) // 40)], ids=lambda p: p.name)
+def test_read_text_reads_the_bytes_path_read_bytes_reads(path) -> None:
+    text = decode(path.read_bytes(), str(path))
+    assert read_text(path) == text.replace("\r\n", "\n").replace("\r", "\n")
