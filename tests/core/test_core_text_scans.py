@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from toolkit.reading import collect
-from toolkit.reading.text import blank_comments, keyword_open, open_before
+from toolkit.reading.text import blank_comments, keyword_open, open_before, section
 from toolkit.textfile import decode, read_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,3 +60,23 @@ def test_the_action_and_variable_scans_find_what_the_expressions_found() -> None
 def test_read_text_reads_the_bytes_path_read_bytes_reads(path) -> None:
     text = decode(path.read_bytes(), str(path))
     assert read_text(path) == text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _old_section(code: str, keyword: str) -> tuple[int, int] | None:
+    """``section`` as it was: the expression, then every parenthesis visited."""
+    mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
+    if not mt:
+        return None
+    depth = 0
+    for paren in re.finditer(r"[()]", code[mt.start():]):
+        depth += 1 if paren.group() == "(" else -1
+        if depth == 0:
+            return mt.start(), mt.start() + paren.end()
+    return mt.start(), len(code)
+
+
+@pytest.mark.parametrize("keyword", KEYWORDS)
+def test_section_spans_what_it_spanned(keyword) -> None:
+    for text in [*TEXTS, "(:init (p) (q", "(:init ((a)) ) (b))"]:
+        code = blank_comments(text)
+        assert section(code, keyword) == _old_section(code, keyword), text[:80]

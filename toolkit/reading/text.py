@@ -86,12 +86,15 @@ def section(code: str, keyword: str) -> tuple[int, int] | None:
     start = keyword_open(code, keyword)
     if start is None:
         return None
-    depth = 0
-    for paren in _PARENS.finditer(code, start):  # visits the parentheses only, not every character
-        depth += 1 if paren.group() == "(" else -1
+    depth, at = 1, start + 1
+    while True:  # from ")" to ")", the "(" between counted in C: the section's end where the depth is 0
+        close = code.find(")", at)
+        if close < 0:
+            return start, len(code)
+        depth += code.count("(", at, close) - 1
         if depth == 0:
-            return start, paren.end()
-    return start, len(code)
+            return start, close + 1
+        at = close + 1
 
 
 def keyword_open(code: str, keyword: str) -> int | None:
@@ -119,7 +122,6 @@ def open_before(code: str, at: int) -> int | None:
     return at if at >= 0 and code[at] == "(" else None
 
 
-_PARENS = re.compile(r"[()]")
 
 
 def listed_at(name: str, code: str, offset: int) -> list[int]:
