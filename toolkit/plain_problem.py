@@ -380,7 +380,11 @@ def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool =
         return cls(cond=cond, variables=variables)
     if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
         if not build:
-            return plain_numeric.comparison(el, lambda head: _check_function(head, by_name, bound))
+            if len(el) != 3:
+                raise _NotPlain
+            _check_f_exp(el[1], by_name, bound)
+            _check_f_exp(el[2], by_name, bound)
+            return None
         return plain_numeric.comparison(el, lambda head: _goal_function(head, by_name, bound))
     if op == "=":
         if len(el) != 3:
@@ -409,6 +413,29 @@ def _check_term(tok: SExpr, by_name, bound: frozenset[str]) -> None:
                 raise _NotPlain
             return
     _name(tok)
+
+
+def _check_f_exp(el: SExpr, by_name, bound: frozenset[str]) -> None:
+    """Raises :class:`_NotPlain` where :func:`toolkit.reading.plain_numeric.f_exp` would with the goal's
+    function terms, building nothing (its checks, one by one: the plain reader's verdict on a goal)."""
+    if el.__class__ is str:
+        if not _NUMBER.match(el) or el.count(".") > 1:
+            raise _NotPlain
+        return
+    if not el or not isinstance(el[0], str):
+        raise _NotPlain
+    op, n = el[0], len(el) - 1
+    if op == "-" or op == "/":
+        if not (n == 2 or (n == 1 and op == "-")):
+            raise _NotPlain
+    elif op == "+" or op == "*":
+        if n < 2:
+            raise _NotPlain
+    else:
+        _check_function(el, by_name, bound)
+        return
+    for x in el[1:]:
+        _check_f_exp(x, by_name, bound)
 
 
 def _check_function(el: list, by_name, bound: frozenset[str]) -> None:

@@ -116,6 +116,9 @@ PROBLEM = """(define (problem p) (:domain d)
     ("(:goal (and (at t1 b) (>= (fuel t1) (- (* 2 (dist a b)) 1)) (not (= a b))))", "(:goal (at t1 depot))", True),
     ("(:goal (and (at t1 b) (>= (fuel t1) (- (* 2 (dist a b)) 1)) (not (= a b))))", "(:goal (or (at t1 b) (imply (open a) (< (fuel t2) -1.5))))", True),
     ("(and (at t1 b) (>=", "(and (at t1 b) (at t1 b) (>=", False),            # a repeat the forms drop
+    ("(and (at t1 b) (>=", "(and (at t1 b) (AT T1 B) (>=", False),            # the same, in other case
+    ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 1.0) (>=", False),  # equal models
+    ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 2) (>=", True),
     ("(and (at t1 b) (>=", "(and (and (at t1 b)) (>=", False),                # a nested and the forms lift
     ("(:goal (and (at t1 b)", "(:goal (and (forall (?t - truck) (at ?t b)) (at t1 b)", False),  # a quantifier
     ("(and (at t1 b) (>=", "(and (at t1 c) (>=", False),                      # an unknown object

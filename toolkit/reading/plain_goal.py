@@ -42,6 +42,7 @@ class PlainGoal:
         self.functions = {n.lower(): (n, d) for n, d in domain.functions.items()}
         self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
         self.uses_numbers = False  # a comparison was read (the problem's ``numeric``)
+        self.odd_number = False  # a number written otherwise than its value prints ("1.0", "01", "-0")
 
     def resolved(self, items: list[tuple[str, tuple[str, ...]]], functions: bool = False) -> list[m.Atom] | None:
         """``(name, args)`` words as the model's atoms, in order, when every name is a declared predicate (or
@@ -142,8 +143,12 @@ class PlainGoal:
             if len(el) == 2:
                 return self._condition(el[1])  # one operand is the formula itself (forms._Monotone)
             parts = tuple(self._condition(x) for x in el[1:])
-            if len(set(parts)) != len(parts):
-                raise _Fault  # a repeated operand, which the forms keep once
+            # A repeated operand, which the forms keep once. Equal models come from words equal but for case
+            # when every number is written as its value prints ("1", not "1.0" or "01"): then the words tell
+            # (their text, in C); else the models (hashing each, whole).
+            keys = [str(x).lower() for x in el[1:]] if not self.odd_number else parts
+            if len(set(keys)) != len(keys):
+                raise _Fault
             return m.And(parts) if op == "and" else m.Or(parts)
         if op == "not":
             return m.Not(self._condition(el[1]))
@@ -181,7 +186,10 @@ class PlainGoal:
     def _num(self, el) -> m.NumExpr:
         """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it."""
         if el.__class__ is str:
-            return to_number(float(el) if "." in el else int(el))  # plain_numeric.number's value, then as num_expr
+            value = to_number(float(el) if "." in el else int(el))  # plain_numeric.number's value, then as num_expr
+            if not self.odd_number and str(value) != el:
+                self.odd_number = True
+            return value
         op = el[0]
         if op in _ARITH:  # (- x), (+ a b ...): no function is so named (not a name)
             return m.Arith(op, tuple(self._num(x) for x in el[1:]))
