@@ -312,20 +312,27 @@ def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
     it, cost as much as reading all of a numeric problem's atoms (hydropower: 30 values).
     """
     heads, numbers = [], []
+    add_head, add_number = heads.append, numbers.append
     for el in raw:
         if el[0] != "=":
             continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
         head = el[1]  # words only: the plain reader checked each as a name
-        heads.append((head[0], tuple(head[1:])))
+        add_head((head[0], tuple(head[1:])))
         word = el[2]
-        # the plain reader's number, then to_number, as the checked path reads it
-        numbers.append(to_number(float(word) if "." in word else int(word)))
+        # the plain reader's number, then to_number, as the checked path reads it (an integer of fewer
+        # than 300 digits is its own value: to_number's float() of it cannot overflow)
+        add_number(int(word) if "." not in word and len(word) < 300 else
+                   to_number(float(word) if "." in word else int(word)))
     fluents = (names or PlainGoal(domain, objects, untyped)).resolved(heads, functions=True)
     if fluents is None:
         return None
-    if any(f.predicate == m.TOTAL_COST and v != 0 for f, v in zip(fluents, numbers)):
+    values = dict(zip(fluents, numbers))
+    if _INITIAL_COST in values and any(v != 0 for f, v in zip(fluents, numbers) if f == _INITIAL_COST):
         return None  # the checked path refuses it, located
-    return dict(zip(fluents, numbers))
+    return values
+
+
+_INITIAL_COST = m.Atom(m.TOTAL_COST, ())
 
 
 _first = itemgetter(0)
