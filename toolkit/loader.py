@@ -317,22 +317,17 @@ def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
         if el[0] != "=":
             continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
         head = el[1]  # words only: the plain reader checked each as a name
-        add_head((head[0], tuple(head[1:])))
         word = el[2]
         # the plain reader's number, then to_number, as the checked path reads it (an integer of fewer
         # than 300 digits is its own value: to_number's float() of it cannot overflow)
-        add_number(int(word) if "." not in word and len(word) < 300 else
-                   to_number(float(word) if "." in word else int(word)))
+        number = (int(word) if "." not in word and len(word) < 300 else
+                  to_number(float(word) if "." in word else int(word)))
+        if len(head) == 1 and number != 0 and head[0].lower() == m.TOTAL_COST:
+            return None  # an initial (total-cost) other than 0: the checked path refuses it, located
+        add_head((head[0], tuple(head[1:])))
+        add_number(number)
     fluents = (names or PlainGoal(domain, objects, untyped)).resolved(heads, functions=True)
-    if fluents is None:
-        return None
-    values = dict(zip(fluents, numbers))
-    if _INITIAL_COST in values and any(v != 0 for f, v in zip(fluents, numbers) if f == _INITIAL_COST):
-        return None  # the checked path refuses it, located
-    return values
-
-
-_INITIAL_COST = m.Atom(m.TOTAL_COST, ())
+    return None if fluents is None else dict(zip(fluents, numbers))
 
 
 _first = itemgetter(0)

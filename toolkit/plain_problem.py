@@ -180,7 +180,7 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
                 pass
         words = _atom_words(el, listed, names)
         if words is None:
-            _check_element(el, listed)
+            _check_element(el, listed, names)
             others.append(el)
         else:
             add(words)
@@ -302,20 +302,29 @@ def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
     return hit if hit is not None else Constant(_name(tok))
 
 
-def _check_element(el: SExpr, by_name) -> None:
+def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozenset()) -> None:
     """Raises :class:`_NotPlain` where :func:`_init_element` would, for a value or a negated atom, without
-    building its forms (the loader reads the values from the words; the forms only for a fault)."""
+    building its forms (the loader reads the values from the words; the forms only for a fault).
+    ``names``: words known to be names (a function term of them is checked at once)."""
     if el[0] == "=":
-        if len(el) != 3 or not isinstance(el[1], list) or not el[1] or not isinstance(el[2], str):
+        if len(el) != 3 or el[1].__class__ is not list or not el[1] or el[2].__class__ is not str:
             raise _NotPlain
-        if not _NUMBER.match(el[2]) or el[2].count(".") > 1:
+        word = el[2]
+        if not _NUMBER.match(word) or word.count(".") > 1:
             raise _NotPlain
-        float(el[2]) if "." in el[2] else int(el[2])  # as _init_element converts it
+        float(word) if "." in word else int(word)  # as _init_element converts it
         head = el[1]
+        try:
+            if names.issuperset(head):
+                return  # every word a name already (lists are no words: a TypeError)
+        except TypeError:
+            pass
         if not (isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1):
             _name(head[0])
         for a in head[1:]:
             _name(a)
+        if names.__class__ is set:
+            names.update(head[1:])  # names now (head[0] may be total-cost, which is none)
         return
     if len(el) != 2:  # (not ...): _atom_words read every other shape
         raise _NotPlain

@@ -103,6 +103,7 @@ class PlainGoal:
                 group = groups[name] = []
             group.append(args)
         declared: dict[str, str] = {}
+        untyped, fits, fit = self.untyped, self.fits, self._fits
         for name, group in groups.items():
             n, d = by_lower.get(name.lower(), _NONE)
             if d is None:
@@ -115,7 +116,7 @@ class PlainGoal:
                     typ = objects.get(word)
                     if typ is None:
                         return _UNSEEN
-                    if word not in self.untyped and not self._fits(typ, types):
+                    if word not in untyped and not (fits.get((typ, types)) or fit(typ, types)):
                         return None
             declared[name] = n
         make = m.Atom
