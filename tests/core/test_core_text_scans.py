@@ -14,8 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from toolkit.errors import UnsupportedFeatureError
 from toolkit.reading import collect
-from toolkit.reading.text import blank_comments, keyword_open, open_before, section
+from toolkit.reading.normalise import UNSUPPORTED_KEYWORDS, normalise
+from toolkit.reading.text import blank_comments, keyword_open, line_col, open_before, section
 from toolkit.textfile import decode, read_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,3 +82,35 @@ def test_section_spans_what_it_spanned(keyword) -> None:
     for text in [*TEXTS, "(:init (p) (q", "(:init ((a)) ) (b))"]:
         code = blank_comments(text)
         assert section(code, keyword) == _old_section(code, keyword), text[:80]
+
+
+def _old_refusal(text: str) -> str | None:
+    """normalise's refusal of an unsupported feature as it was: each keyword's literal sought in the code."""
+    code = blank_comments(text)
+    lowered = code.lower()
+    for kw, feature in UNSUPPORTED_KEYWORDS.items():
+        if kw.split("(?", 1)[0].lower() not in lowered:
+            continue
+        pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"
+        mt = re.search(pat, code, re.I)
+        if mt:
+            return str(UnsupportedFeatureError("f.pddl", feature, *line_col(text, mt.start())))
+    return None
+
+
+REFUSED = ["(define (domain d) (:requirements :Durative-Actions) (:predicates (p)))",
+           "(define (domain d) (:DURATIVE-ACTION a))", "(:durative-action-x a) (:action b)", "(x:vars (?x))",
+           "(when (p) (oneof (q) (r)))", "(ONEOF (q))", "(oneof-x)", "; (:constraints\n(p)", "(:constraints (p))",
+           "(probabilistic 0.5 (p))", "(probabilistic-x 0.5)", "(preference p1 (at a))", "(:vars\t(?x))",
+           "(:timed-initial-literals)", "(:non-deterministic)", "(:OBJECT-FLUENTS)", "(:durative-actions:x)",
+           "(\u0130:vars (?x))", "(:preferences)"]
+
+
+def test_unsupported_features_are_refused_where_they_were() -> None:
+    for text in [*REFUSED, *TEXTS]:
+        try:
+            normalise(text, "f.pddl", collect.Errors("f.pddl"))  # an unknown requirement is collected, not raised
+            got = None
+        except UnsupportedFeatureError as exc:
+            got = str(exc)
+        assert got == _old_refusal(text), text[:80]

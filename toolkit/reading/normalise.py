@@ -51,6 +51,8 @@ UNSUPPORTED_KEYWORDS = {
 
 
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
+_COLON_WORD_RE = re.compile(r":[\w-]+")
+_LITERALS = {kw: kw.split("(?", 1)[0].lower() for kw in UNSUPPORTED_KEYWORDS}
 
 
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
@@ -165,8 +167,12 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     # Each regular expression below scans the whole file; a large problem (500 kB) is scanned only by
     # those whose keyword occurs in it at all (a substring test in C), so reading stays linear and fast.
     lowered = code.lower()
+    # The ":words" of the code, for a test per keyword in a set (ASCII: one word per ":" followed by name
+    # characters, each a whole word, so a keyword the expressions below find is one of them).
+    colon_words = set(_COLON_WORD_RE.findall(lowered)) if lowered.isascii() else None
     for kw, feature in UNSUPPORTED_KEYWORDS.items():
-        if kw.split("(?", 1)[0].lower() not in lowered:  # the keyword's literal part
+        literal = _LITERALS[kw]  # the keyword's literal part
+        if literal not in (colon_words if colon_words is not None and literal[0] == ":" else lowered):
             continue
         pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
@@ -214,7 +220,8 @@ def normalise(text: str, path: str, errors: Errors | None = None,
                 if preds:
                     text = text[: preds.start()] + f"(:types {ROOT}) " + text[preds.start():]
         code = blank_comments(text)
-    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code) if ":requirements" in code else None
+    req = (re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+           if ":requirements" in (colon_words if colon_words is not None else code) else None)
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
     if unknown:
