@@ -194,15 +194,32 @@ def test_the_json_word_lists_of_real_files_are_those_of_the_word_loop(pair) -> N
         assert _sexpr(code) == _words_or_fault(code.replace("(", " ( ").replace(")", " ) ").split())
 
 
+def _group_without_names(tokens: list[str]) -> bool:
+    """Whether ``_drop_empty_typed_group``'s loop blanks a ``- type`` in this list (its rule, restated)."""
+    names = 0
+    for i, token in enumerate(tokens):
+        if token != "-":
+            names += 1
+            continue
+        if names == 0 and i + 1 < len(tokens):
+            return True
+        names = -1
+    return False
+
+
 @settings(max_examples=400, deadline=None, database=None, derandomize=True)
-@given(st.lists(st.sampled_from(["-", "a", "t", "-b", "object"]), max_size=12))
-def test_a_group_without_names_is_never_skipped(tokens) -> None:
-    """The precheck of ``_drop_empty_typed_group`` matches wherever its loop would blank something."""
-    text = f"(define (problem p) (:domain d) (:objects {' '.join(tokens)}) (:init) (:goal (a)))"
-    warnings: list[str] = []
-    norm_mod._drop_empty_typed_group(text, text, "p.pddl", warnings)
-    if warnings:
-        assert norm_mod._EMPTY_GROUP_RE.search(" ".join(tokens))
+@given(st.lists(st.sampled_from(["-", "a", "t", "-b", "object", "a-"]), max_size=12),
+       st.sampled_from([" ", "\n  ", "\t"]))
+def test_a_group_without_names_is_never_skipped(tokens, space) -> None:
+    """The precheck of ``_drop_empty_typed_group`` matches wherever its loop would blank something, and
+    the loop then warns."""
+    listed = space.join(tokens)
+    if _group_without_names(tokens):
+        assert norm_mod._FIRST_DASH_RE.match(listed) or norm_mod._DASH_AFTER_ONE_RE.search(listed)
+        text = f"(define (problem p) (:domain d) (:objects {listed}) (:init) (:goal (a)))"
+        warnings: list[str] = []
+        norm_mod._drop_empty_typed_group(text, text, "p.pddl", warnings)
+        assert warnings
 
 
 @pytest.mark.parametrize("text", [

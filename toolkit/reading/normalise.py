@@ -126,7 +126,7 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     the pddl package refuses it. Blanked with spaces, so every offset stays the same.
     """
     for block in re.finditer(r"\(\s*:(?:objects|constants)\b([^()]*)\)", code, re.I):
-        if not _EMPTY_GROUP_RE.search(block.group(1)):
+        if not (_FIRST_DASH_RE.match(block.group(1)) or _DASH_AFTER_ONE_RE.search(block.group(1))):
             continue  # no "-" first nor two "-" one word apart: no group without names (the loop below is exact)
         names = 0
         tokens = list(re.finditer(r"\S+", block.group(1)))
@@ -143,7 +143,9 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, blank_comments(text)
 
 
-_EMPTY_GROUP_RE = re.compile(r"\A\s*-(?!\S)|(?<!\S)-\s+\S+\s+-(?!\S)")
+# A "-" first, or two "-" one word apart (each from its "-": the scan jumps to them).
+_FIRST_DASH_RE = re.compile(r"\s*-(?!\S)")
+_DASH_AFTER_ONE_RE = re.compile(r"-(?<!\S-)\s+\S+\s+-(?!\S)")
 
 
 def _rename_root(mt: re.Match[str]) -> str:
