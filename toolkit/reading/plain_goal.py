@@ -143,7 +143,7 @@ class PlainGoal:
                 raise _Fault  # an empty one, or a nested one the forms lift into it: the checked path
             if len(el) == 2:
                 return self._condition(el[1])  # one operand is the formula itself (forms._Monotone)
-            parts = tuple(self._condition(x) for x in el[1:])
+            parts = tuple([self._condition(x) for x in el[1:]])
             # A repeated operand, which the forms keep once. Equal models come from words equal but for case
             # when every number is written as its value prints ("1", not "1.0" or "01"): then the words tell
             # (their text, in C); else the models (hashing each, whole).
@@ -165,7 +165,7 @@ class PlainGoal:
         name, decl = self.predicates.get(op.lower(), _NONE)
         if decl is None or len(el) - 1 != len(decl.params):
             raise _Fault
-        terms = tuple(self._object(t) for t in el[1:])
+        terms = tuple([self._object(t) for t in el[1:]])
         for obj, (_, types) in zip(terms, decl.params):  # as build.check_types tests each ground atom
             if obj not in self.untyped and not self._fits(self.objects[obj], types):
                 raise _Fault
@@ -187,14 +187,20 @@ class PlainGoal:
     def _num(self, el) -> m.NumExpr:
         """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it."""
         if el.__class__ is str:
-            value = to_number(float(el) if "." in el else int(el))  # plain_numeric.number's value, then as num_expr
+            # plain_numeric.number's value, then as num_expr (to_number: an integer of fewer than 300 digits is
+            # its own value)
+            value = int(el) if "." not in el and len(el) < 300 else to_number(float(el) if "." in el else int(el))
             if not self.odd_number and str(value) != el:
                 self.odd_number = True
             return value
         op = el[0]
         if op in _ARITH:  # (- x), (+ a b ...): no function is so named (not a name)
-            return m.Arith(op, tuple(self._num(x) for x in el[1:]))
+            return m.Arith(op, tuple([self._num(x) for x in el[1:]]))
         name, decl = self.functions.get(op.lower(), _NONE)
         if decl is None or len(el) - 1 != len(decl.params):
             raise _Fault
-        return m.FTerm(name, tuple(self._object(t) for t in el[1:]))
+        by_lower = self.by_lower
+        terms = tuple([by_lower.get(t.lower()) for t in el[1:]])
+        if None in terms:
+            raise _Fault
+        return m.FTerm(name, terms)
