@@ -172,11 +172,15 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         if el.__class__ is list and el:
+            if el[0] == "=" or el[0] == "not":  # a value or a negation (as _atom_words tells them, without raising)
+                _check_element(el, listed, names)
+                others.append(el)
+                continue
             try:
                 if known(el):  # every word seen before (never "=" nor "not"): one C call per atom
                     add((el[0], tuple(el[1:])))
                     continue
-            except TypeError:  # a nested list: a value or a negation, read below
+            except TypeError:  # a nested list: not plain, as _atom_words finds below
                 pass
         words = _atom_words(el, listed, names)
         if words is None:
