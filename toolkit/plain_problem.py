@@ -189,7 +189,7 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
         else:
             add(words)
     raw_goal = sections[":goal"][0]
-    _goal(raw_goal, listed, build=False)  # the shape, checked now: the forms only if the loader asks for them
+    _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
                         atoms=atoms, raw_others=others, raw_goal=raw_goal,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
@@ -323,12 +323,13 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
                 return  # every word a name already (lists are no words: a TypeError)
         except TypeError:
             pass
-        if not (isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1):
+        cost = isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1
+        if not cost:
             _name(head[0])
         for a in head[1:]:
             _name(a)
         if names.__class__ is set:
-            names.update(head[1:])  # names now (head[0] may be total-cost, which is none)
+            names.update(head[1:] if cost else head)  # names now (total-cost is none: a keyword)
         return
     if len(el) != 2:  # (not ...): _atom_words read every other shape
         raise _NotPlain
@@ -358,17 +359,18 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
     return _atom(el, by_name)
 
 
-def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool = True):
+def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool = True,
+          names: frozenset[str] | set[str] = frozenset()):
     """A goal description: ``and``/``or``/``not``/``imply`` over atoms and equalities of objects, and
     ``forall``/``exists`` (ADL goals such as miconic-fulladl's ``(forall (?p - passenger) (served ?p))``),
     whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain.
     Without ``build``, only the checks (the same ones: the plain reader's verdict) and None, and ``by_name``
-    may be the set of the objects' lower-case names."""
+    may be the set of the objects' lower-case names; ``names``: words of this file known to be names."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     op = el[0]
     if op == "and" or op == "or":
-        parts = [_goal(x, by_name, bound, build) for x in el[1:]]
+        parts = [_goal(x, by_name, bound, build, names) for x in el[1:]]
         if not build:
             return None
         return forms.And(*parts) if op == "and" else forms.Or(*parts)
@@ -377,7 +379,7 @@ def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool =
             raise _NotPlain
         if not build:
             for x in el[1:]:
-                _goal(x, by_name, bound, False)
+                _goal(x, by_name, bound, False, names)
             return None
         return (forms.Not(_goal(el[1], by_name, bound)) if op == "not"
                 else forms.Imply(_goal(el[1], by_name, bound), _goal(el[2], by_name, bound)))
@@ -386,7 +388,7 @@ def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool =
             raise _NotPlain
         variables = [Variable(n, tags) for n, tags in _typed_list(el[1], True)]
         inner = bound | {str(v.name).lower() for v in variables}
-        cond = _goal(el[2], by_name, inner, build)
+        cond = _goal(el[2], by_name, inner, build, names)
         if not build:
             return None
         cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
@@ -395,31 +397,36 @@ def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool =
         if not build:
             if len(el) != 3:
                 raise _NotPlain
-            _check_f_exp(el[1], by_name, bound)
-            _check_f_exp(el[2], by_name, bound)
+            _check_f_exp(el[1], by_name, bound, names)
+            _check_f_exp(el[2], by_name, bound, names)
             return None
         return plain_numeric.comparison(el, lambda head: _goal_function(head, by_name, bound))
     if op == "=":
         if len(el) != 3:
             raise _NotPlain
         if not build:
-            _check_term(el[1], by_name, bound)
-            _check_term(el[2], by_name, bound)
+            _check_term(el[1], by_name, bound, names)
+            _check_term(el[2], by_name, bound, names)
             return None
         return forms.EqualTo(_goal_term(el[1], by_name, bound), _goal_term(el[2], by_name, bound))
     if not build:
+        try:
+            if names.issuperset(el):
+                return None  # an atom of words known to be names (lists are no words: a TypeError)
+        except TypeError:
+            pass
         _name(op)
         for t in el[1:]:
-            _check_term(t, by_name, bound)
+            _check_term(t, by_name, bound, names)
         return None
     return Predicate(_name(op), *[_goal_term(t, by_name, bound) for t in el[1:]])
 
 
-def _check_term(tok: SExpr, by_name, bound: frozenset[str]) -> None:
+def _check_term(tok: SExpr, by_name, bound: frozenset[str], names: frozenset[str] | set[str] = frozenset()) -> None:
     """Raises :class:`_NotPlain` where :func:`_goal_term` would, building nothing (``by_name``: a set or dict
-    of the objects' lower-case names)."""
+    of the objects' lower-case names; ``names``: words known to be names)."""
     if tok.__class__ is str:
-        if tok in _NAMES or tok.lower() in by_name:
+        if tok in names or tok in _NAMES or tok.lower() in by_name:
             return  # a listed object (names checked when listed) or a word known to be a name
         if tok.startswith("?"):
             if _variable(tok).lower() not in bound:
@@ -428,7 +435,7 @@ def _check_term(tok: SExpr, by_name, bound: frozenset[str]) -> None:
     _name(tok)
 
 
-def _check_f_exp(el: SExpr, by_name, bound: frozenset[str]) -> None:
+def _check_f_exp(el: SExpr, by_name, bound: frozenset[str], names: frozenset[str] | set[str] = frozenset()) -> None:
     """Raises :class:`_NotPlain` where :func:`toolkit.reading.plain_numeric.f_exp` would with the goal's
     function terms, building nothing (its checks, one by one: the plain reader's verdict on a goal)."""
     if el.__class__ is str:
@@ -445,17 +452,22 @@ def _check_f_exp(el: SExpr, by_name, bound: frozenset[str]) -> None:
         if n < 2:
             raise _NotPlain
     else:
-        _check_function(el, by_name, bound)
+        _check_function(el, by_name, bound, names)
         return
     for x in el[1:]:
-        _check_f_exp(x, by_name, bound)
+        _check_f_exp(x, by_name, bound, names)
 
 
-def _check_function(el: list, by_name, bound: frozenset[str]) -> None:
+def _check_function(el: list, by_name, bound: frozenset[str], names: frozenset[str] | set[str] = frozenset()) -> None:
     """Raises :class:`_NotPlain` where :func:`_goal_function` would, building nothing."""
+    try:
+        if names.issuperset(el):
+            return  # a function and arguments known to be names (never total-cost: a keyword)
+    except TypeError:
+        pass
     _function_name(el)
     for t in el[1:]:
-        _check_term(t, by_name, bound)
+        _check_term(t, by_name, bound, names)
 
 
 def _goal_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]):
