@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import functools
 import re
-from json import loads as _loads
 from types import SimpleNamespace
-from typing import Callable, Union
+from typing import Callable
 
 from toolkit.reading import forms, plain_numeric
 from toolkit.reading.forms import Constant, Predicate, Variable
 from toolkit.reading.names import NAME_RE, NUMBER_RE
+from toolkit.reading.words import SExpr, _NotPlain, _sexpr, _sexpr_words  # noqa: F401 - the readers' word lists
 
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
 # refuses ``- object``); every reader maps it back to ``object``.
@@ -38,13 +38,6 @@ _NUMBER = NUMBER_RE
 KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either", "exists", "forall", "imply",
                        "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",
                        "scale-down", "scale-up", "total-cost", "when"})
-
-SExpr = Union[str, list["SExpr"]]
-
-
-class _NotPlain(Exception):
-    """The text leaves the plain shape: the full parser reads it."""
-
 
 class PlainProblem(SimpleNamespace):
     """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as parsed forms, and
@@ -88,44 +81,6 @@ def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
         return _problem(_sexpr(code), root)
     except (_NotPlain, RecursionError):
         return None
-
-
-def _sexpr(code: str) -> list[SExpr]:
-    """The nested lists of ``code``'s words; raises :class:`_NotPlain` unless it is one balanced list.
-
-    Why not a loop over the words: a Python step per word was most of a small file's reading. The words
-    (split in C, as the grammar's lexer splits them: white space and parentheses) are written as the JSON
-    text of the nested lists and read back by :func:`json.loads`; text whose words JSON would read otherwise
-    (``"``, ``\\``, a control character) or that is no single balanced list takes the loop, which decides.
-    """
-    words = code.replace("(", " ( ").replace(")", " ) ").split()
-    if words and '"' not in code and "\\" not in code:
-        # Every '"' is a word's delimiter, so '"(",' and ',")"' are exactly the parentheses.
-        joined = ('["' + '","'.join(words) + '"]').replace('"(",', "[").replace('[")"', "[]").replace(',")"', "]")
-        try:
-            tree = _loads(joined)
-        except (ValueError, RecursionError):
-            tree = None
-        if tree is not None and len(tree) == 1 and tree[0].__class__ is list:
-            return tree[0]
-    return _sexpr_words(words)
-
-
-def _sexpr_words(words: list[str]) -> list[SExpr]:
-    stack: list[list[SExpr]] = [[]]
-    for tok in words:
-        if tok == "(":
-            stack.append([])
-        elif tok == ")":
-            if len(stack) == 1:
-                raise _NotPlain
-            done = stack.pop()
-            stack[-1].append(done)
-        else:
-            stack[-1].append(tok)
-    if len(stack) != 1 or len(stack[0]) != 1 or not isinstance(stack[0][0], list):
-        raise _NotPlain
-    return stack[0][0]
 
 
 _NAMES: set[str] = set()  # words already found to be names (a file repeats its names: one check each)
