@@ -114,3 +114,9 @@ def test_unsupported_features_are_refused_where_they_were() -> None:
         except UnsupportedFeatureError as exc:
             got = str(exc)
         assert got == _old_refusal(text), text[:80]
+
+
+def test_blank_comments_blanks_what_the_substitution_blanked() -> None:
+    for text in [*TEXTS, ";", ";;\n;", "a;b\r\n;c", "(p) ; x ; y\n(q);", "é;ü\n"]:
+        text += "\n; a text of its own"  # not the memo's answer
+        assert blank_comments(text) == re.sub(r";[^\n]*", lambda mt: " " * len(mt.group()), text)
