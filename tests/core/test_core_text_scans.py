@@ -16,6 +16,7 @@ import pytest
 
 from toolkit.errors import UnsupportedFeatureError
 from toolkit.reading import collect
+from toolkit.reading import normalise as norm_mod
 from toolkit.reading.normalise import UNSUPPORTED_KEYWORDS, normalise
 from toolkit.reading.text import blank_comments, keyword_open, line_col, open_before, section
 from toolkit.textfile import decode, read_text
@@ -120,3 +121,18 @@ def test_blank_comments_blanks_what_the_substitution_blanked() -> None:
     for text in [*TEXTS, ";", ";;\n;", "a;b\r\n;c", "(p) ; x ; y\n(q);", "é;ü\n"]:
         text += "\n; a text of its own"  # not the memo's answer
         assert blank_comments(text) == re.sub(r";[^\n]*", lambda mt: " " * len(mt.group()), text)
+
+
+UPPER = ["(define (domain D) (:Requirements :STRIPS) (:predicates (P ?X)) (:action A :parameters (?X) "
+         ":precondition (AND (P ?X)) :effect (NOT (P ?X))))", "(:metric MINIMIZE (total-cost))",
+         "(:functions (f) - NUMBER)", "(define (problem P-01) (:domain d) (:objects Ab Cd) (:init (p Ab)) "
+         "(:goal (and (p Cd))))", "( ; (AND\n AND x)", "(:goal (ÀND))", "(define (problem p) (:domain d) (:INIT))"]
+
+
+def test_the_keyword_case_scan_is_skipped_only_where_it_changes_nothing() -> None:
+    pattern = norm_mod._KEYWORD_RE
+    for text in [*UPPER, *TEXTS]:
+        code = blank_comments(text)
+        keywords = "".join(pattern.findall(code))
+        if keywords == keywords.lower():  # normalise skips the substitution
+            assert pattern.sub(lambda mt: mt.group() if mt.group()[0] == ";" else mt.group().lower(), text) == text

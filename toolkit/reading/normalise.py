@@ -200,7 +200,11 @@ def normalise(text: str, path: str, errors: Errors | None = None,
         return low
 
     if code != lowered:  # upper case outside comments (most files have it only in comments): else no change
-        text = _KEYWORD_RE.sub(lower, text)
+        # ... and in a keyword (most have it only in names): the keywords of the comment-free code (a superset
+        # of those the substitution changes in the text), told in C first
+        keywords = "".join(_KEYWORD_RE.findall(code))
+        if keywords != keywords.lower():
+            text = _KEYWORD_RE.sub(lower, text)
     if "?" in text and (not text.isascii() or not _KEYWORD_WORDS.isdisjoint(_VARIABLE_RE.findall(text.lower()))):
         text = _KEYWORD_VARIABLE_RE.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
     if changed and notes is not None:
