@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from toolkit import loader
-from toolkit.plain_problem import _NotPlain, _sexpr, _sexpr_words, read_plain_problem
+from toolkit.plain_problem import KEYWORDS, _NotPlain, _sexpr, _sexpr_words, read_plain_problem
 from toolkit.reading import normalise as norm_mod
 from toolkit.reading.plain_goal import PlainGoal
 
@@ -229,8 +229,16 @@ def test_a_group_without_names_is_never_skipped(tokens, space) -> None:
 def test_a_keyword_variable_is_never_skipped(text) -> None:
     code = loader._blank_comments(text)
     renamed = norm_mod._KEYWORD_VARIABLE_RE.search(text) is not None
-    seen = not text.isascii() or not norm_mod._KEYWORD_WORDS.isdisjoint(norm_mod._VARIABLE_RE.findall(text.lower()))
-    assert seen or not renamed, code
+    seen = not text.isascii() or norm_mod._LOWER_KEYWORD_VARIABLE_RE.search(text.lower()) is not None
+    assert seen == renamed or not text.isascii(), code
+
+
+@pytest.mark.parametrize("keyword", sorted(KEYWORDS))
+def test_every_keyword_variable_is_seen_in_any_case(keyword) -> None:
+    for spelled in (keyword, keyword.upper(), keyword.title()):
+        for text in (f"(p ?{spelled})", f"(p ?{spelled}-x)", f"(p ?x{spelled})", f"(p ?{spelled}\n)", f"(p ?{spelled}_)"):
+            renamed = norm_mod._KEYWORD_VARIABLE_RE.search(text) is not None
+            assert (norm_mod._LOWER_KEYWORD_VARIABLE_RE.search(text.lower()) is not None) == renamed, text
 
 
 @pytest.mark.parametrize("text", ["(define (domain d))", "(  define\n(  domain d))", "(define (problem p) (:domain d))",
