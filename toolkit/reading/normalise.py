@@ -51,7 +51,6 @@ UNSUPPORTED_KEYWORDS = {
 
 
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
-_COLON_WORD_RE = re.compile(r":[\w-]+")
 _LITERALS = {kw: kw.split("(?", 1)[0].lower() for kw in UNSUPPORTED_KEYWORDS}
 
 
@@ -83,6 +82,8 @@ def _by_first_letter(words) -> str:
 # _KEYWORD_VARIABLE_RE on lower-case ASCII text, case-sensitive (a case-insensitive alternation of 22 words tried
 # at every "?" was a third of normalising a domain): its substitution runs only where this finds one (other
 # text takes the substitution, whose case folding decides).
+_UNSUPPORTED_COLON_RE = re.compile(
+    ":(?:" + _by_first_letter([lit[1:] for lit in _LITERALS.values() if lit[0] == ":"]) + r")(?![\w-])")
 _LOWER_KEYWORD_VARIABLE_RE = re.compile(r"\?(?:" + _by_first_letter(KEYWORDS) + r")(?![\w-])")
 
 
@@ -178,12 +179,12 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     # Each regular expression below scans the whole file; a large problem (500 kB) is scanned only by
     # those whose keyword occurs in it at all (a substring test in C), so reading stays linear and fast.
     lowered = code.lower()
-    # The ":words" of the code, for a test per keyword in a set (ASCII: one word per ":" followed by name
-    # characters, each a whole word, so a keyword the expressions below find is one of them).
-    colon_words = set(_COLON_WORD_RE.findall(lowered)) if lowered.isascii() else None
+    # The unsupported ":keywords" sought together, from each ":" (ASCII text: a superset of what the
+    # expressions below find; other text looks for each), the others each by its literal part.
+    colon_hit = not lowered.isascii() or _UNSUPPORTED_COLON_RE.search(lowered) is not None
     for kw, feature in UNSUPPORTED_KEYWORDS.items():
         literal = _LITERALS[kw]  # the keyword's literal part
-        if literal not in (colon_words if colon_words is not None and literal[0] == ":" else lowered):
+        if (literal[0] == ":" and not colon_hit) or literal not in lowered:
             continue
         pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
@@ -235,8 +236,7 @@ def normalise(text: str, path: str, errors: Errors | None = None,
                 if preds:
                     text = text[: preds.start()] + f"(:types {ROOT}) " + text[preds.start():]
         code = blank_comments(text)
-    req = (re.search(r"\(\s*:requirements\b([^)]*)\)", code)
-           if ":requirements" in (colon_words if colon_words is not None else code) else None)
+    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code) if ":requirements" in code else None
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
     if unknown:
