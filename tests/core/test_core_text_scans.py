@@ -136,3 +136,10 @@ def test_the_keyword_case_scan_is_skipped_only_where_it_changes_nothing() -> Non
         keywords = "".join(pattern.findall(code))
         if keywords == keywords.lower():  # normalise skips the substitution
             assert pattern.sub(lambda mt: mt.group() if mt.group()[0] == ";" else mt.group().lower(), text) == text
+
+
+@pytest.mark.parametrize("text", ["(define (domain d) (:functions ) (:predicates (p)))", "( :FUNCTIONS\n)",
+                                  "; (:functions)\n(p)", "(:functions (f))", "x:functions)", "(\t:Functions)"])
+def test_an_empty_functions_section_is_found_where_the_expression_finds_it(text) -> None:
+    found = any(open_before(text, mt.start()) is not None for mt in norm_mod._FUNCTIONS_CLOSED_RE.finditer(text))
+    assert found == (norm_mod._EMPTY_FUNCTIONS_RE.search(text) is not None)

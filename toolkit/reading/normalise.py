@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.errors import UnsupportedFeatureError
 from toolkit.plain_problem import KEYWORDS
-from toolkit.reading.text import COMMENT_RE, ROOT, VAR_PREFIX, blank_comments, line_col
+from toolkit.reading.text import COMMENT_RE, ROOT, VAR_PREFIX, blank_comments, line_col, open_before
 
 if TYPE_CHECKING:
     from toolkit.reading.collect import Errors
@@ -51,6 +51,7 @@ UNSUPPORTED_KEYWORDS = {
 
 
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
+_FUNCTIONS_CLOSED_RE = re.compile(r":functions\s*\)", re.I)  # its tail, sought from each ":"
 _LITERALS = {kw: kw.split("(?", 1)[0].lower() for kw in UNSUPPORTED_KEYWORDS}
 
 
@@ -193,8 +194,8 @@ def normalise(text: str, path: str, errors: Errors | None = None,
 
     # Generators write an empty "(:functions )", which the pddl grammar refuses; it
     # declares nothing, so blank it (same length: offsets and lines stay valid).
-    if not text.isascii() or ":functions" in (lowered if code is text else text.lower()):  # the scan where it is
-        text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)
+    if any(open_before(text, mt.start()) is not None for mt in _FUNCTIONS_CLOSED_RE.finditer(text)):
+        text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)  # found from ":": the scan where it is
 
     changed: list[str] = []
 
