@@ -143,3 +143,11 @@ def test_the_keyword_case_scan_is_skipped_only_where_it_changes_nothing() -> Non
 def test_an_empty_functions_section_is_found_where_the_expression_finds_it(text) -> None:
     found = any(open_before(text, mt.start()) is not None for mt in norm_mod._FUNCTIONS_CLOSED_RE.finditer(text))
     assert found == (norm_mod._EMPTY_FUNCTIONS_RE.search(text) is not None)
+
+
+def test_the_types_list_is_the_one_the_expression_found() -> None:
+    for text in [*TEXTS, "(x :types a) ( :types b - object)", "(:types-x a) (:types c)"]:
+        code = blank_comments(text)
+        old = re.search(r"\(\s*:types\b([^)]*)", code)
+        new = next((mt for mt in norm_mod._TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
+        assert (old and old.span(1)) == (new and new.span(1)), text[:80]

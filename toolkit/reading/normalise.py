@@ -51,6 +51,7 @@ UNSUPPORTED_KEYWORDS = {
 
 
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
+_TYPES_RE = re.compile(r":types\b([^)]*)")
 _FUNCTIONS_CLOSED_RE = re.compile(r":functions\s*\)", re.I)  # its tail, sought from each ":"
 _LITERALS = {kw: kw.split("(?", 1)[0].lower() for kw in UNSUPPORTED_KEYWORDS}
 
@@ -115,7 +116,8 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     Only a bare ``object`` (not ``object - parent``) is dropped; it is replaced by
     spaces so every offset, hence every error position, stays the same.
     """
-    block = re.search(r"\(\s*:types\b([^)]*)", code) if ":types" in code else None
+    # the first "(:types" (from its ":": a scan from every "(" was slower), its list up to the first ")"
+    block = next((mt for mt in _TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
     if not block:
         return text, code
     hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
