@@ -133,23 +133,22 @@ def ground_expr(e: m.NumExpr, sub: Mapping[str, str]) -> GExpr:
     return e
 
 
-def expr_builder(e: m.NumExpr, slots: Mapping[str, int], atom: Callable[[str, tuple[str, ...]], Atom]
-                 ) -> Callable[[tuple[str, ...]], GExpr]:
-    """``args -> ground_expr(e, {param: arg})`` for a lifted expression whose parameters ``slots`` numbers:
-    the expression walked once (a schema's, per task), its function terms made through ``atom`` (a
-    task's interned atoms), the parts without parameters built once."""
+def expr_builder(e: m.NumExpr, slots: Mapping[str, int]
+                 ) -> Callable[[tuple[str, ...], Callable[[str, tuple[str, ...]], Atom]], GExpr]:
+    """``(args, atom) -> ground_expr(e, {param: arg})`` for a lifted expression whose parameters ``slots``
+    numbers: the expression walked once (a schema's, for every task of its domain), its function terms
+    made through ``atom`` (the calling task's interned atoms)."""
     if isinstance(e, m.FTerm):
+        name = e.function
         terms = tuple(slots.get(t, t) for t in e.terms)
         if not any(t.__class__ is int for t in terms):
-            fixed = atom(e.function, terms)  # type: ignore[arg-type]
-            return lambda args: fixed
-        name = e.function
-        return lambda args: atom(name, tuple([args[t] if t.__class__ is int else t for t in terms]))
+            return lambda args, atom: atom(name, terms)  # type: ignore[arg-type]
+        return lambda args, atom: atom(name, tuple([args[t] if t.__class__ is int else t for t in terms]))
     if isinstance(e, m.Arith):
-        parts = [expr_builder(a, slots, atom) for a in e.args]
+        parts = [expr_builder(a, slots) for a in e.args]
         op = e.op
-        return lambda args: GArith(op, tuple([b(args) for b in parts]))
-    return lambda args: e
+        return lambda args, atom: GArith(op, tuple([b(args, atom) for b in parts]))
+    return lambda args, atom: e
 
 
 def evaluate(e: GExpr, values: Values) -> float:

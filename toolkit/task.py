@@ -35,6 +35,7 @@ from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.records import field, lazy, record, replace
 from toolkit.rule_grounding import StaticView
+from toolkit.schema_memo import domain_memo
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable
@@ -157,6 +158,7 @@ class NumericGroundAction(GroundAction):
         return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
 
 
+_UNSEEN = object()
 _COMPILED = ("is_applicable", "value_changes", "write_values", "step_in_place")
 
 
@@ -212,8 +214,11 @@ class Task:
         for fluent in self.fluent_index.atoms:  # fluent atoms made in grounding are the index's own objects
             self.atom_table.table(fluent.predicate).setdefault(fluent.args, fluent)
         self._templates: dict[str, ActionTemplate] = {}
-        self._update_templates: dict[str, UpdateTemplate] = {}  # numeric effects per schema (numeric tasks)
-        self._schema_code: dict[str, SchemaCode] = {}  # generated text per schema (numeric tasks)
+        # Per schema, shared by the domain's tasks (toolkit.schema_memo): template skeletons, numeric
+        # effects (numeric tasks) and generated text (numeric tasks).
+        self._memo = domain_memo(domain)
+        self._update_templates: dict[str, UpdateTemplate] = self._memo.updates
+        self._schema_code: dict[str, SchemaCode] = self._memo.code
         self._fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> type-correct
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
@@ -303,12 +308,13 @@ class Task:
         if not self.numeric:
             return GroundAction(schema, args, *parts, None, self.derived)
         updates = self._update_templates.get(schema.name)
-        if updates is None:
-            updates = self._update_templates[schema.name] = UpdateTemplate(schema, self.atom_table.atom)
-            template = self.template(schema.name)
-            self._schema_code[schema.name] = SchemaCode(template.shared_shape, updates.plain)
-        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of), self.derived,
-                                   self.fluent_index, self.atom_table, self._schema_code[schema.name])
+        if updates is None:  # the schema's numeric effects walked once per domain (toolkit.schema_memo)
+            updates = self._update_templates[schema.name] = UpdateTemplate(schema)
+        code = self._schema_code.get(schema.name)
+        if code is None:
+            code = self._schema_code[schema.name] = SchemaCode(self.template(schema.name).shared_shape, updates.plain)
+        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of, self.atom_table.atom),
+                                   self.derived, self.fluent_index, self.atom_table, code)
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.
@@ -359,9 +365,19 @@ class Task:
         """The schema ``name`` compiled against this task's objects (built on first use)."""
         hit = self._templates.get(name)
         if hit is None:
-            hit = self._templates[name] = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table,
-                                                         self.static_view)
+            skeletons = self._memo.templates
+            skeleton = skeletons.get(name, _UNSEEN)
+            if skeleton is _UNSEEN:  # the schema's walk, once per domain (toolkit.schema_memo)
+                skeleton = skeletons[name] = ActionTemplate.skeleton(self.domain.actions[name])
+            if skeleton is None:  # a forall effect: expanded over this task's objects
+                hit = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table, self.static_view)
+            else:
+                hit = skeleton.bound(self.objects_of, self.atom_table, self._static_view)
+            self._templates[name] = hit
         return hit
+
+    def _static_view(self) -> StaticView:
+        return self.static_view
 
     def grounding(self, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
                   max_actions: int = DEFAULT_MAX_ACTIONS) -> Grounding:

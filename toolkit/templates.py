@@ -66,6 +66,16 @@ def _terms(cond: m.Condition) -> frozenset[str]:
     return frozenset(re.findall(r"\?[^\s()]+", str(cond)))
 
 
+def _has_forall(eff: m.Effect) -> bool:
+    if isinstance(eff, m.ForallEffect):
+        return True
+    if isinstance(eff, m.AndEffect):
+        return any(_has_forall(p) for p in eff.parts)
+    if isinstance(eff, m.WhenEffect):
+        return _has_forall(eff.body)
+    return False
+
+
 def _has_when(eff: m.Effect) -> bool:
     if isinstance(eff, m.WhenEffect):
         return True
@@ -129,7 +139,7 @@ class ActionTemplate:
                 self._lit_memo = {}
                 parts = tuple(p for p in parts if p not in lit_parts)
                 # ground_compare's GCompare for each comparison, built from the lifted expressions
-                self._pre_compares = tuple(_compare_builder(p, slots, atoms.atom) for p in parts)
+                self._pre_compares = tuple(_compare_builder(p, slots) for p in parts)
             self._pre_parts = () if self._pre_mixed is not None else tuple(
                 (part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {}) for part in parts)
 
@@ -144,6 +154,33 @@ class ActionTemplate:
         self._ces_nt = tuple(ce for ce in ces if ce[0] < 0)  # without (or equalities only)
         self._ces_eq = any(ce[6] for ce in ces)
         self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
+
+    @classmethod
+    def skeleton(cls, schema: m.ActionSchema) -> ActionTemplate | None:
+        """The schema's template built once for every task of its domain, bound to each with :meth:`bound`;
+        None where its shape depends on a task's objects (a ``forall`` effect is expanded over them).
+
+        Why: the walk over the schema's formulas (literal positions, comparison builders, conditional
+        effects) is the same for every task; only the atoms and the objects differ."""
+        if _has_forall(schema.effect):
+            return None
+        return cls(schema, _no_objects, AtomTable(), None)
+
+    def bound(self, objects_of: ObjectsOf, atoms: AtomTable, static: Callable[[], StaticFacts]) -> ActionTemplate:
+        """This skeleton for one task: its atoms interned in the task's ``atoms``, its per-argument caches
+        empty; ``static`` gives the task's static facts, asked for only where a part is ground per action."""
+        out = object.__new__(ActionTemplate)
+        out.__dict__.update(self.__dict__)
+        out._objects_of, out._atoms = objects_of, atoms
+        out._static = static() if self._deferred or (not self._pre_flat and self._pre_mixed is None) else None
+        atom = atoms.atom
+        out._base = [a if a is None else atom(a.predicate, a.args) for a in self._base]
+        out._dyn = [(pos, pred, atoms.table(pred), getter, single) for pos, pred, _, getter, single in self._dyn]
+        if self._pre_flat or self._pre_mixed is not None:
+            out._lit_memo = {}
+        else:
+            out._pre_parts = tuple([(part, uses, {}) for part, uses, _ in self._pre_parts])
+        return out
 
     @property
     def shared_shape(self) -> bool:
@@ -272,7 +309,8 @@ class ActionTemplate:
         pos_at, neg_at, lit_at, eqs, never = self._pre_mixed
         if never or (eqs and not _eq_holds(eqs, args)):
             return _FALSE_CONDITION
-        rest = tuple([build(args) for build in self._pre_compares])
+        atom = self._atoms.atom
+        rest = tuple([build(args, atom) for build in self._pre_compares])
         memo = self._lit_memo
         lits = []
         for p, positive in lit_at:
@@ -328,14 +366,20 @@ class ActionTemplate:
         return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else None)
 
 
-def _compare_builder(part: m.Condition, slots: dict[str, Slot | str], atom: Callable[[str, tuple[str, ...]], Atom]
-                     ) -> Callable[[tuple[str, ...]], GCompare]:
-    """``args -> ground_condition(part, {param: arg})`` for a (negated) comparison: its GCompare."""
+def _compare_builder(part: m.Condition, slots: dict[str, Slot | str]
+                     ) -> Callable[[tuple[str, ...], Callable[[str, tuple[str, ...]], Atom]], GCompare]:
+    """``(args, atom) -> ground_condition(part, {param: arg})`` for a (negated) comparison: its GCompare,
+    its fluent atoms made through ``atom`` (a task's interned atoms)."""
     positive = not isinstance(part, m.Not)
     cmp = part if positive else part.arg
-    left, right = expr_builder(cmp.left, slots, atom), expr_builder(cmp.right, slots, atom)
+    left, right = expr_builder(cmp.left, slots), expr_builder(cmp.right, slots)
     op = cmp.op
-    return lambda args: GCompare(op, left(args), right(args), positive, ())
+    return lambda args, atom: GCompare(op, left(args, atom), right(args, atom), positive, ())
+
+
+def _no_objects(types: tuple[str, ...]) -> tuple[str, ...]:
+    """A skeleton's objects: none is asked for (a schema that would ask has no skeleton)."""
+    raise AssertionError("a template skeleton grounds nothing over objects")
 
 
 _NO_ATOMS: frozenset[Atom] = NO_ATOMS
