@@ -215,11 +215,11 @@ class Task:
             self.atom_table.table(fluent.predicate).setdefault(fluent.args, fluent)
         self._templates: dict[str, ActionTemplate] = {}
         # Per schema, shared by the domain's tasks (toolkit.schema_memo): template skeletons, numeric
-        # effects (numeric tasks) and generated text (numeric tasks).
+        # effects (numeric tasks), generated text (numeric tasks) and the type checks of arguments.
         self._memo = domain_memo(domain)
         self._update_templates: dict[str, UpdateTemplate] = self._memo.updates
         self._schema_code: dict[str, SchemaCode] = self._memo.code
-        self._fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> type-correct
+        self._fits: dict[tuple[str, tuple[str, ...]], bool] = self._memo.fits  # (type, parameter types) -> a subtype
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -287,11 +287,11 @@ class Task:
                       for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
-        fits = self._fits
+        fits, objects = self._fits, self.objects
         for obj, (var, types) in zip(objs, schema.params):
-            ok = fits.get((obj, types))
+            ok = fits.get((objects[obj], types))
             if ok is None:
-                ok = fits[obj, types] = any(self.domain.is_subtype(self.objects[obj], t) for t in types)
+                ok = fits[objects[obj], types] = any(self.domain.is_subtype(objects[obj], t) for t in types)
             if not ok:
                 raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
                                         f"parameter {var} of {schema.name}")

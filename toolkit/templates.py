@@ -154,6 +154,8 @@ class ActionTemplate:
         self._ces_nt = tuple(ce for ce in ces if ce[0] < 0)  # without (or equalities only)
         self._ces_eq = any(ce[6] for ce in ces)
         self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
+        # No conditional effect of any kind: a ground effect is its adds and deletes (GroundEffect's fast path).
+        self._plain = not (ces or self._deferred)
 
     @classmethod
     def skeleton(cls, schema: m.ActionSchema) -> ActionTemplate | None:
