@@ -43,8 +43,12 @@ class AtomTable:
 
     def __init__(self, atoms=()) -> None:
         self._by_pred: dict[str, dict[tuple[str, ...], Atom]] = {}
-        for a in atoms:
-            self.table(a.predicate).setdefault(a.args, a)
+        by_pred = self._by_pred
+        for a in atoms:  # table() inline: a task's initial atoms go through here
+            t = by_pred.get(a.predicate)
+            if t is None:
+                t = by_pred[a.predicate] = {}
+            t.setdefault(a.args, a)
 
     def table(self, predicate: str) -> dict[tuple[str, ...], Atom]:
         t = self._by_pred.get(predicate)
