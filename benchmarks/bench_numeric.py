@@ -20,8 +20,11 @@ are made and compiled on first use; UP's ``parse_plan_string`` and
 call). Every walk is checked to be applicable in both, and both validators must give
 the same verdict. These phase figures are *warm*: each is the best of repeated calls in
 one process, and pgt's process-wide memos carry over between the repeats (compiled
-factories of generated numeric code by their text, words already found to be names); the
-*cold* column is pgt's load + check as a fresh
+factories of generated numeric code by their text, words already found to be names), as does
+the check's per-schema work kept on the loaded Domain object (``toolkit.schema_memo``: template
+skeletons, numeric-effect templates, generated code's factories, argument type checks; every
+check repeat uses one loaded domain, as ``pgt validate-batch`` checks many problems of one
+domain); the *cold* column is pgt's load + check as a fresh
 process's first call (:func:`cold_first_call`), set against UP's warm figures.
 Run: ``python -m benchmarks.bench_numeric`` (``--steps``, ``--seed``, ``--ipc DIR``).
 """
@@ -242,7 +245,8 @@ def main(argv: list[str] | None = None) -> int:
           f"SequentialPlanValidator.validate, which builds its simulator per call; best of {OURS_RUNS // 4} / "
           f"{UP_RUNS}); load+check = the two summed. Warm: these repeat the call in one process, and the "
           f"process-wide memos carry over between repeats (generated numeric code compiled by its text, "
-          f"words known to be names); cold = pgt's load+check as a "
+          f"words known to be names), and so does the check's per-schema work kept on the one loaded Domain "
+          f"object (toolkit.schema_memo: template skeletons, generated code's factories); cold = pgt's load+check as a "
           f"fresh process's first call (modules imported, not timed; best of {COLD_RUNS} processes), "
           f"against UP's warm load+check")
     print(f"{'domain':<19} {'steps':>5} {'pgt st/s':>9} {'frozen':>8} {'UP st/s':>8} {'x':>5} | "

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from toolkit.fluent_code import Check, Source, Unsupported, build_factory, compile_check
+from toolkit.fluent_code import Check, Source, Unsupported, build_factory, compile_check, literal_check
 from toolkit.fluent_effects import GroundUpdate
 from toolkit.fluent_slots import FluentIndex
 from toolkit.fluent_writes import Step, compile_step, never_step, step_factory
@@ -65,6 +65,8 @@ class SchemaCode:
 def shared_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable | None, code: SchemaCode) -> Check:
     """``holds(cond, state)``: ``compile_check``'s answer, its comparisons' text shared by the schema."""
     tree = cond.tree
+    if tree is None and code.share_check:  # literals from the template's atom vector: the table's own objects
+        return literal_check(cond.pos or None, cond.neg or None)
     if tree is None or tree is False or not code.share_check:
         return compile_check(cond, index, table)
     made = code.check

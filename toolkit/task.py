@@ -211,8 +211,7 @@ class Task:
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
-        for fluent in self.fluent_index.atoms:  # fluent atoms made in grounding are the index's own objects
-            self.atom_table.table(fluent.predicate).setdefault(fluent.args, fluent)
+        self.atom_table.add_all(self.fluent_index.atoms)  # fluent atoms made in grounding are the index's own
         self._templates: dict[str, ActionTemplate] = {}
         # Per schema, shared by the domain's tasks (toolkit.schema_memo): template skeletons, numeric
         # effects (numeric tasks), generated text (numeric tasks) and the type checks of arguments.

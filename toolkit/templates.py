@@ -43,8 +43,12 @@ class AtomTable:
 
     def __init__(self, atoms=()) -> None:
         self._by_pred: dict[str, dict[tuple[str, ...], Atom]] = {}
+        self.add_all(atoms)
+
+    def add_all(self, atoms) -> None:
+        """Intern ``atoms`` (an equal atom already here stays): a task's initial atoms and fluents."""
         by_pred = self._by_pred
-        for a in atoms:  # table() inline: a task's initial atoms go through here
+        for a in atoms:  # table() inline: every task comes here
             t = by_pred.get(a.predicate)
             if t is None:
                 t = by_pred[a.predicate] = {}
@@ -57,7 +61,9 @@ class AtomTable:
         return t
 
     def atom(self, predicate: str, args: tuple[str, ...]) -> Atom:
-        t = self.table(predicate)
+        t = self._by_pred.get(predicate)  # table() inline: every fluent of a ground action comes here
+        if t is None:
+            t = self._by_pred[predicate] = {}
         a = t.get(args)
         if a is None:
             a = t[args] = Atom(predicate, args)
