@@ -36,6 +36,32 @@ GADGETS_OTHER = """(define (problem q) (:domain gadgets) (:objects b1 b4 - box)
         (= (spare b4) 1) (= (total) 0))
  (:goal (and (sealed b4) (>= (total) 1))))"""
 
+# Quantified preconditions decided by static facts (near) and a conditional effect with a quantified
+# condition: parts ground per action, over each problem's own objects and facts, with no forall effect
+# (so the schemas have skeletons shared by the two problems, whose objects and facts differ).
+WARD = """(define (domain ward)
+ (:requirements :typing :numeric-fluents :conditional-effects :negative-preconditions
+                :disjunctive-preconditions :universal-preconditions :existential-preconditions)
+ (:types bed nurse)
+ (:predicates (free ?b - bed) (on-duty ?n - nurse) (near ?n - nurse ?b - bed) (clean ?b - bed))
+ (:functions (load ?n - nurse) (cap))
+ (:action admit :parameters (?b - bed)
+   :precondition (and (free ?b) (exists (?n - nurse) (and (on-duty ?n) (near ?n ?b))))
+   :effect (and (not (free ?b)) (when (or (clean ?b) (forall (?n - nurse) (on-duty ?n))) (clean ?b))))
+ (:action rest :parameters (?n - nurse)
+   :precondition (forall (?b - bed) (or (free ?b) (not (near ?n ?b))))
+   :effect (and (not (on-duty ?n)) (assign (load ?n) 0)))
+ (:action work :parameters (?n - nurse ?b - bed)
+   :precondition (and (on-duty ?n) (near ?n ?b) (< (load ?n) (cap)))
+   :effect (and (increase (load ?n) 1) (clean ?b) (free ?b))))"""
+WARD_PROBLEMS = ["""(define (problem w1) (:domain ward) (:objects b1 b2 - bed n1 n2 - nurse)
+ (:init (free b1) (free b2) (on-duty n1) (on-duty n2) (near n1 b1) (near n2 b2) (= (load n1) 0) (= (load n2) 0)
+        (= (cap) 2))
+ (:goal (and (clean b1) (clean b2))))""", """(define (problem w2) (:domain ward) (:objects b1 b3 - bed n1 n3 - nurse)
+ (:init (free b1) (free b3) (on-duty n3) (near n3 b1) (near n1 b3) (= (load n1) 1) (= (load n3) 0)
+        (= (cap) 1))
+ (:goal (and (clean b1) (not (on-duty n3)))))"""]
+
 
 def _report(task: Task, text: str, keep_going: bool) -> str:
     return json.dumps(check_plan(task, text, keep_going=keep_going).to_json(with_states=True), sort_keys=True,
@@ -49,11 +75,12 @@ def _plans(domain_text: str, problem_text: str, seed: int) -> list[str]:
     return ["".join(f"{a}\n" for a in p) for p in mutants(plan, random.Random(seed + 1)) if p]
 
 
-def _compare(domain_text: str, problems: list[str]) -> int:
-    """Reports on tasks sharing one Domain object against tasks on fresh ones; how many plans compared."""
+def _compare(domain_text: str, problems: list[str], more: tuple[str, ...] = ()) -> int:
+    """Reports on tasks sharing one Domain object against tasks on fresh ones, of seeded walks, their
+    mutants and the plans ``more``; how many reports compared."""
     shared = loader.parse_domain(domain_text, "d.pddl")
     tasks = [Task(shared, loader.parse_problem(p, shared, "p.pddl")) for p in problems]
-    plans = [_plans(domain_text, p, seed) for seed, p in enumerate(problems)]
+    plans = [[*more, *_plans(domain_text, p, seed)] for seed, p in enumerate(problems)]
     compared = 0
     for rounds in range(2):  # the second round: every task of the shared domain has ground actions before
         for k, problem in enumerate(problems):
@@ -84,6 +111,8 @@ def test_shipped_domains_tasks_sharing_a_domain_report_as_tasks_alone(case: tupl
 
 def test_numeric_tasks_sharing_a_domain_report_as_tasks_alone() -> None:
     assert _compare(GADGETS, [GADGETS_PROBLEM, GADGETS_OTHER]) >= 8
+    assert _compare(WARD, WARD_PROBLEMS, ("(admit b1)\n(admit b2)\n(admit b3)\n", "(rest n1)\n(rest n3)\n",
+                                          "(work n1 b1)\n(work n3 b1)\n(admit b1)\n")) >= 8
     data = (DATA / "problem.pddl").read_text()
     assert _compare((DATA / "domain.pddl").read_text(), [data, data]) >= 8
 
