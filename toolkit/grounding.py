@@ -211,11 +211,11 @@ def compile_node(node: GNode) -> CompiledCondition:
     if node is False:
         return CompiledCondition(frozenset(), frozenset(), (), False)
     parts = node.parts if isinstance(node, GAnd) else (node,)
-    lits = tuple(p for p in parts if isinstance(p, GLit))
-    rest = tuple(p for p in parts if not isinstance(p, GLit))
+    lits = tuple([p for p in parts if p.__class__ is GLit])
+    rest = tuple([p for p in parts if p.__class__ is not GLit])
     tree = None if not rest else rest[0] if len(rest) == 1 else GAnd(rest)
-    pos = frozenset(lit.atom for lit in lits if lit.positive)
-    neg = frozenset(lit.atom for lit in lits if not lit.positive)
+    pos = frozenset([lit.atom for lit in lits if lit.positive])
+    neg = frozenset([lit.atom for lit in lits if not lit.positive])
     if pos & neg:  # (and p (not p)) can never hold
         tree = False
     return CompiledCondition(pos, neg, lits, tree)
