@@ -36,7 +36,7 @@ from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.records import field, lazy, record, replace
 from toolkit.rule_grounding import StaticView
 from toolkit.schema_memo import domain_memo
-from toolkit.semantics import Unmet, explain, holds
+from toolkit.semantics import Unmet, condition_size, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable
 
@@ -158,7 +158,6 @@ class NumericGroundAction(GroundAction):
         return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
 
 
-_UNSEEN = object()
 _COMPILED = ("is_applicable", "value_changes", "write_values", "step_in_place")
 
 
@@ -207,6 +206,8 @@ class Task:
         # objects_of(types): the objects (and constants) of one of ``types`` or a subtype, sorted.
         self.objects_of: TypedObjects = TypedObjects(self.objects, domain)
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        # Distinct lines of plain plan text read against this task (toolkit.plans.plain_rows' memory).
+        self.plan_lines: dict[str, object] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
@@ -365,18 +366,15 @@ class Task:
         hit = self._templates.get(name)
         if hit is None:
             skeletons = self._memo.templates
-            skeleton = skeletons.get(name, _UNSEEN)
-            if skeleton is _UNSEEN:  # the schema's walk, once per domain (toolkit.schema_memo)
-                skeleton = skeletons[name] = ActionTemplate.skeleton(self.domain.actions[name])
+            if name not in skeletons:  # the schema's walk, once per domain (toolkit.schema_memo)
+                skeletons[name] = ActionTemplate.skeleton(self.domain.actions[name])
+            skeleton = skeletons[name]
             if skeleton is None:  # a forall effect: expanded over this task's objects
                 hit = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table, self.static_view)
             else:
-                hit = skeleton.bound(self.objects_of, self.atom_table, self._static_view)
+                hit = skeleton.bound(self.objects_of, self.atom_table, lambda: self.static_view)
             self._templates[name] = hit
         return hit
-
-    def _static_view(self) -> StaticView:
-        return self.static_view
 
     def grounding(self, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
                   max_actions: int = DEFAULT_MAX_ACTIONS) -> Grounding:
@@ -445,6 +443,11 @@ class Task:
             for args in itertools.product(*(self.objects_of(t) for _, t in p.params)):
                 out.append(Atom(p.name, args))
         return sorted(out)
+
+    @lazy
+    def goal_size(self) -> int:
+        """How many parts an explanation of the goal can list (:func:`toolkit.semantics.condition_size`)."""
+        return condition_size(self.goal)
 
     def goal_holds(self, state: frozenset[Atom]) -> bool:
         return holds(self.goal, state)

@@ -21,7 +21,7 @@ from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlainRow, PlanStep, Reason, parse_plan, plain_rows
 from toolkit.records import field, record, replace
-from toolkit.semantics import Unmet, condition_size
+from toolkit.semantics import Unmet
 from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
 
@@ -258,7 +258,7 @@ def _undefined_read(step: PlanStep, act: GroundAction, undefined: Sequence[str])
 def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], keep_going: bool,
                 init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
     state = task.init if init is None else init
-    goal_size = condition_size(task.goal)
+    goal_size = task.goal_size
     rows = plain_rows(plan, task) if isinstance(plan, str) else None
     if rows is not None:  # plain (action args) lines: stepped as read, their PlanSteps built if asked for
         steps: Sequence[PlanStep | PlainRow] = rows
