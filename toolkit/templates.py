@@ -118,8 +118,9 @@ class ActionTemplate:
         self._dyn: list[tuple[int, str, dict, Callable, bool]] = []  # (position, predicate, its atoms, getter, 1 term)
         slots: dict[str, Slot | str] = {var: i for i, (var, _) in enumerate(schema.params)}
 
-        # Precondition: a conjunction of literals is templated; anything else is ground per action.
-        flat = flat_literals(schema.precondition)
+        # Precondition: a conjunction of literals is templated; anything else is ground per action. (The split
+        # is called directly, not through its memo: a schema is walked once, and the memo hashes the formula.)
+        flat = _flat_literals(schema.precondition)
         self._pre_flat = flat is not None
         self._pre_lits: tuple[tuple[int, bool], ...] = ()
         self._pre_eqs: tuple = ()
@@ -139,15 +140,15 @@ class ActionTemplate:
             # A conjunction of literals (maybe none) and numeric comparisons (most numeric schemas): the literals are
             # templated as a flat precondition's are (one interned atom each), only the comparisons are
             # ground per distinct value of the parameters they mention (see _ground_mixed).
-            lit_parts = [p for p in parts if flat_literals(p) is not None]
+            flats = [_flat_literals(p) for p in parts]
+            others = [p for p, f in zip(parts, flats) if f is None]  # a literal part never equals one of these
             self._pre_mixed: tuple | None = None
-            if len(lit_parts) < len(parts) and all(
-                    isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in parts if p not in lit_parts):
-                lits, eqs, never = self._template_literals(flat_literals(m.And(tuple(lit_parts))), slots)
+            if others and all(isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in others):
+                lits, eqs, never = self._template_literals(tuple(x for f in flats if f for x in f), slots)
                 self._pre_mixed = (tuple(p for p, positive in lits if positive),
                                    tuple(p for p, positive in lits if not positive), tuple(lits), tuple(eqs), never)
                 self._lit_memo = {}
-                parts = tuple(p for p in parts if p not in lit_parts)
+                parts = tuple(others)
                 # ground_compare's GCompare for each comparison, built from the lifted expressions
                 self._pre_compares = tuple(_compare_builder(p, slots) for p in parts)
             self._pre_parts = () if self._pre_mixed is not None else tuple(
@@ -259,7 +260,7 @@ class ActionTemplate:
                 inner.update(zip(names, values))
                 self._walk(eff.body, inner, conds, adds, dels)
         elif isinstance(eff, m.WhenEffect):
-            flat = None if conds else flat_literals(eff.condition)
+            flat = None if conds else _flat_literals(eff.condition)
             if flat is None or _has_when(eff.body):  # rare shapes: ground per action, as compile_effect does
                 self._entries.append(("d", len(self._deferred)))
                 self._deferred.append((eff, sub, conds))
@@ -395,5 +396,6 @@ def _no_objects(types: tuple[str, ...]) -> tuple[str, ...]:
 
 
 _NO_ATOMS: frozenset[Atom] = NO_ATOMS
+_flat_literals = flat_literals.__wrapped__  # type: ignore[attr-defined]
 _TRUE_CONDITION = CompiledCondition(frozenset(), frozenset(), ())
 _FALSE_CONDITION = CompiledCondition(frozenset(), frozenset(), (), False)
