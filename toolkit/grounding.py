@@ -146,6 +146,12 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
                      positive: bool = True, bindings: Bindings = (), static: StaticFacts | None = None) -> GNode:
     """Ground a lifted condition in negation normal form (``positive`` = not negated); with ``static``, each
     quantified part ranges only over what the task's static facts leave open (``StaticFacts.quantifier``)."""
+    cls = cond.__class__  # the common kinds first, by class (a goal of hundreds of comparisons comes here)
+    if cls is m.Compare:
+        return ground_compare(cond, sub, positive, bindings)
+    if cls is m.And:
+        parts = tuple([ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts])
+        return _mk_and(parts) if positive else _mk_or(parts, bindings)
     if isinstance(cond, m.Pred):
         return GLit(Atom(cond.predicate, tuple([sub.get(t, t) for t in cond.terms])), positive, bindings)
     if isinstance(cond, m.Equals):
@@ -157,7 +163,7 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
         as_or = m.Or((m.Not(cond.premise), cond.conclusion))
         return ground_condition(as_or, sub, objects_of, positive, bindings, static)
     if isinstance(cond, (m.And, m.Or)):
-        parts = tuple(ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts)
+        parts = tuple([ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts])
         conj = isinstance(cond, m.And) == positive
         return _mk_and(parts) if conj else _mk_or(parts, bindings)
     if isinstance(cond, m.Compare):  # numeric fluents: evaluated on the state's values
@@ -205,11 +211,11 @@ def compile_node(node: GNode) -> CompiledCondition:
     if node is False:
         return CompiledCondition(frozenset(), frozenset(), (), False)
     parts = node.parts if isinstance(node, GAnd) else (node,)
-    lits = tuple(p for p in parts if isinstance(p, GLit))
-    rest = tuple(p for p in parts if not isinstance(p, GLit))
+    lits = tuple([p for p in parts if p.__class__ is GLit])
+    rest = tuple([p for p in parts if p.__class__ is not GLit])
     tree = None if not rest else rest[0] if len(rest) == 1 else GAnd(rest)
-    pos = frozenset(lit.atom for lit in lits if lit.positive)
-    neg = frozenset(lit.atom for lit in lits if not lit.positive)
+    pos = frozenset([lit.atom for lit in lits if lit.positive])
+    neg = frozenset([lit.atom for lit in lits if not lit.positive])
     if pos & neg:  # (and p (not p)) can never hold
         tree = False
     return CompiledCondition(pos, neg, lits, tree)
