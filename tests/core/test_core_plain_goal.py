@@ -5,8 +5,9 @@ straight into the model (``loader._checked_atoms``/``_checked_values``,
 :class:`toolkit.reading.plain_goal.PlainGoal`) when every name checks out; the checked path (parsed
 forms through :class:`toolkit.reading.convert.Converter`) reads the rest and reports each fault. The
 two must build the same model, warnings and errors on every problem we can find (the shipped
-domains, the test data, ``/work/shared/ipc-sample``, and the IPC 2023 numeric track at
-``/tmp/h31/ipc`` or ``$PGT_IPC_NUMERIC`` when present), and on each shape the direct path declines.
+domains, the test data, ``/work/shared/ipc-sample``, and when present the IPC 2023 numeric track at
+``/tmp/h31/ipc`` or ``$PGT_IPC_NUMERIC`` and two problems of every classical domain at
+``/tmp/h34/classical-domains`` or ``$PGT_CLASSICAL_DOMAINS``), and on each shape the direct path declines.
 The word lists the plain readers take from ``json.loads`` must be those of the word-by-word loop, and
 the scans :func:`toolkit.reading.normalise.normalise` now skips must be ones that would change nothing.
 """
@@ -28,6 +29,8 @@ from toolkit.reading.plain_goal import PlainGoal
 ROOT = Path(__file__).resolve().parents[2]
 IPC_SAMPLE = Path("/work/shared/ipc-sample")
 IPC_NUMERIC = Path(os.environ.get("PGT_IPC_NUMERIC", "/tmp/h31/ipc"))
+# A checkout of aibasel/downward-benchmarks' classical domains (opt-in): the first two problems of each.
+CLASSICAL = Path(os.environ.get("PGT_CLASSICAL_DOMAINS", "/tmp/h34/classical-domains"))
 
 
 def _domain_of(problem: Path) -> Path | None:
@@ -45,7 +48,10 @@ def _domain_of(problem: Path) -> Path | None:
 def _pairs() -> list[tuple[Path, Path]]:
     found = [*sorted((ROOT / "pddl_domains").rglob("*.pddl")), *sorted((ROOT / "tests").rglob("*.pddl")),
              *(sorted(IPC_SAMPLE.rglob("*.pddl")) if IPC_SAMPLE.is_dir() else []),
-             *(sorted(IPC_NUMERIC.glob("*/instances/*.pddl")) if IPC_NUMERIC.is_dir() else [])]
+             *(sorted(IPC_NUMERIC.glob("*/instances/*.pddl")) if IPC_NUMERIC.is_dir() else []),
+             *(p for d in (sorted(CLASSICAL.iterdir()) if CLASSICAL.is_dir() else []) if d.is_dir()
+               for p in sorted(q for q in d.glob("*.pddl") if "domain" not in q.name)[:2]
+               if p.stat().st_size < 300_000)]
     pairs = []
     for path in found:
         if "domain" in path.name:
