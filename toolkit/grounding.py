@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from toolkit.compact import EMPTY, compact_set
 from toolkit.records import field, record
 from typing import Callable, Protocol, Union
 
@@ -105,18 +106,9 @@ class CompiledEffect:
 # ---------------------------------------------------------------- conditions
 
 
-NO_ATOMS: frozenset[Atom] = frozenset()
-
-
-def atom_set(atoms: list[Atom]) -> frozenset[Atom]:
-    """``frozenset(atoms)``, as small as CPython makes it: the one shared empty set, and a table sized for its
-    atoms. Why: ground actions are kept by the million (caldera-sat18 p12: 923,681), and a frozenset built
-    from a list grows its table as a set being filled does, to four times its size, while one built from a
-    set is sized for its elements (``set_merge`` in CPython's ``Objects/setobject.c``): caldera's ``wmic``
-    precondition of 22 atoms takes 1,240 bytes instead of 2,264, and an empty set none instead of 216."""
-    if not atoms:
-        return NO_ATOMS
-    return frozenset(atoms) if len(atoms) < 5 else frozenset(set(atoms))  # under 5: 8 slots either way
+# The compact sets ground actions hold (toolkit.compact), under the names grounding code reads.
+NO_ATOMS: frozenset[Atom] = EMPTY
+atom_set = compact_set
 
 
 def _subst(term: str, sub: dict[str, str]) -> str:
