@@ -40,6 +40,8 @@ import io
 from collections import Counter
 from collections.abc import Iterable
 
+from toolkit.compact import EMPTY as _NONE, compact_set as _set  # imports no other toolkit module
+
 CLASSES = ("pgt unsound", "pgt more precise", "FD simplifying", "pgt less precise", "reading difference",
            "unexplained")
 
@@ -79,16 +81,6 @@ class Difference:
 
 def _s(predicate: str, args: Iterable[str]) -> str:
     return "(" + " ".join((str(predicate), *map(str, args))).lower() + ")"
-
-
-_NONE: frozenset[str] = frozenset()
-
-
-def _set(items: Iterable[str]) -> frozenset[str]:
-    """A compact frozenset: one shared empty set, a table sized for its items (a side holds a set per ground
-    action, by the million; see :func:`toolkit.grounding.atom_set`)."""
-    got = set(items)
-    return frozenset(got) if got else _NONE
 
 
 class _Names(dict):

@@ -191,8 +191,12 @@ def compile_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable 
 def _literal_check(pos: str | None, neg: str | None, params: list) -> Check:
     """``holds`` of a condition of literals only: ``pos <= s and s.isdisjoint(neg)`` (each only where
     there are such literals), exactly the text compile_check would generate for it."""
-    p = params[0] if pos is not None else None
-    n = params[-1] if neg is not None else None
+    return literal_check(params[0] if pos is not None else None, params[-1] if neg is not None else None)
+
+
+def literal_check(p: frozenset[Atom] | None, n: frozenset[Atom] | None) -> Check:
+    """``pos <= s and s.isdisjoint(neg)`` as a closure, for the sets given (None: no such literals); a
+    condition ground from a schema's template passes its own sets (already the task's atom objects)."""
     if p is not None and n is not None:
         return lambda s: p <= s and s.isdisjoint(n)
     if p is not None:

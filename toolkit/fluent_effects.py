@@ -49,27 +49,29 @@ def ground_updates(schema: m.ActionSchema, args: tuple[str, ...], objects_of) ->
 
 class UpdateTemplate:
     """One schema's numeric effects, ground by substitution: the lifted expressions are walked once per
-    task, not once per ground action (a numeric plan of 75 distinct actions walked them 75 times).
+    domain (:mod:`toolkit.schema_memo`), not once per ground action (a numeric plan of 75 distinct actions
+    walked them 75 times).
 
     :meth:`ground` gives exactly :func:`ground_updates`' tuple for a schema whose numeric effects are
     neither under ``forall`` nor under ``when`` (the IPC 2023 numeric domains' shape; others take
-    :func:`ground_updates` itself). Fluent atoms are made through ``atom`` (the task's interned objects,
-    so the compiled code's lookups by atom hit by identity).
+    :func:`ground_updates` itself). Fluent atoms are made through the task's ``atom`` (its interned
+    objects, so the compiled code's lookups by atom hit by identity).
     """
 
     __slots__ = ("schema", "plain", "_parts")
 
-    def __init__(self, schema: m.ActionSchema, atom: Callable[[str, tuple[str, ...]], Atom]) -> None:
+    def __init__(self, schema: m.ActionSchema) -> None:
         self.schema = schema
         self.plain = all(not eff.params and eff.condition == m.TRUE for eff in schema.numeric)
         slots = {var: i for i, (var, _) in enumerate(schema.params)}
-        self._parts = tuple((eff.op, expr_builder(eff.target, slots, atom), expr_builder(eff.value, slots, atom))
+        self._parts = tuple((eff.op, expr_builder(eff.target, slots), expr_builder(eff.value, slots))
                             for eff in schema.numeric) if self.plain else ()
 
-    def ground(self, args: tuple[str, ...], objects_of) -> tuple[GroundUpdate, ...]:
+    def ground(self, args: tuple[str, ...], objects_of, atom: Callable[[str, tuple[str, ...]], Atom]
+               ) -> tuple[GroundUpdate, ...]:
         if not self.plain:
             return ground_updates(self.schema, args, objects_of)
-        return tuple([GroundUpdate(op, target(args), value(args), None) for op, target, value in self._parts])
+        return tuple([GroundUpdate(op, target(args, atom), value(args, atom), None) for op, target, value in self._parts])
 
 
 def update_values(updates: tuple[GroundUpdate, ...], old: frozenset[Atom]) -> tuple[dict[Atom, m.Number], list[str]]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from toolkit.fluent_code import Check, Source, Unsupported, build_factory, compile_check
+from toolkit.fluent_code import Check, Source, Unsupported, build_factory, compile_check, literal_check
 from toolkit.fluent_effects import GroundUpdate
 from toolkit.fluent_slots import FluentIndex
 from toolkit.fluent_writes import Step, compile_step, never_step, step_factory
@@ -65,6 +65,8 @@ class SchemaCode:
 def shared_check(cond: CompiledCondition, index: FluentIndex, table: AtomTable | None, code: SchemaCode) -> Check:
     """``holds(cond, state)``: ``compile_check``'s answer, its comparisons' text shared by the schema."""
     tree = cond.tree
+    if tree is None and code.share_check:  # literals from the template's atom vector: the table's own objects
+        return literal_check(cond.pos or None, cond.neg or None)
     if tree is None or tree is False or not code.share_check:
         return compile_check(cond, index, table)
     made = code.check
@@ -90,11 +92,32 @@ def check_params(cond: CompiledCondition, index: FluentIndex, reads_fluents: boo
     """The comparisons' function's parameters, in the generator's order: the condition (the interpreter's
     fallback), the values read from a dict (fluents as the index's atoms), the same read by number, the index."""
     params: list = [cond]
-    _leaves(cond.tree, index.canonical, params)
-    if reads_fluents:
-        _leaves(cond.tree, index.number, params)
-        params.append(index)
+    if not reads_fluents:
+        _leaves(cond.tree, index.canonical, params)
+        return params
+    numbers: list = []  # both lists in one walk: a fluent's number, then the index's atom by it
+    for part in cond.tree.parts if cond.tree.__class__ is GAnd else (cond.tree,):
+        _both_leaves(part.left, index, params, numbers)
+        _both_leaves(part.right, index, params, numbers)
+    params += numbers
+    params.append(index)
     return params
+
+
+def _both_leaves(e, index: FluentIndex, atoms: list, numbers: list) -> None:
+    """:func:`_expr_leaves` by ``index.canonical`` into ``atoms`` and by ``index.number`` into ``numbers``."""
+    if e.__class__ is Atom:
+        n = index.ids.get(e)
+        if n is None:
+            n = index.number(e)
+        atoms.append(index.atoms[n])
+        numbers.append(n)
+    elif e.__class__ is GArith:
+        for a in e.args:
+            _both_leaves(a, index, atoms, numbers)
+    else:
+        atoms.append(e)
+        numbers.append(e)
 
 
 def tree_source(cond: CompiledCondition, index: FluentIndex, table: AtomTable | None

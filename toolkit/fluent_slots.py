@@ -32,11 +32,9 @@ class FluentIndex:
     __slots__ = ("ids", "atoms", "_last")
 
     def __init__(self, atoms: Iterable[Atom] = ()) -> None:
-        self.ids: dict[Atom, int] = {}
-        self.atoms: list[Atom] = []
+        self.atoms: list[Atom] = list(dict.fromkeys(atoms))  # numbered in the order first met
+        self.ids: dict[Atom, int] = dict(zip(self.atoms, range(len(self.atoms))))
         self._last: tuple[object, list] = (None, [])  # the last frozen values numbered, and their list
-        for atom in atoms:
-            self.number(atom)
 
     def __getstate__(self) -> tuple[dict[Atom, int], list[Atom]]:
         """Pickled without the last numbered values (a read-only proxy, which pickle refuses)."""
@@ -68,7 +66,13 @@ class FluentIndex:
         last, slots = self._last
         if values is last and len(slots) == len(self.atoms):
             return slots.copy()
-        out: list = [None] * len(self.atoms)
+        if len(values) == len(self.atoms) and list(values) == self.atoms:  # keyed in the index's own order
+            out = list(values.values())                                    # (a task's initial values)
+            if None not in out:
+                if type(values) is MappingProxyType:
+                    self._last = (values, out.copy())
+                return out
+        out = [None] * len(self.atoms)
         ids = self.ids
         for atom, value in values.items():
             i = ids.get(atom)

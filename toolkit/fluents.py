@@ -126,40 +126,43 @@ class Undefined(Exception):
 
 def ground_expr(e: m.NumExpr, sub: Mapping[str, str]) -> GExpr:
     """The expression with variables replaced by objects: function terms become fluent atoms."""
-    if isinstance(e, m.FTerm):
-        return Atom(e.function, tuple(sub.get(t, t) for t in e.terms))
-    if isinstance(e, m.Arith):
-        return GArith(e.op, tuple(ground_expr(a, sub) for a in e.args))
+    cls = e.__class__
+    if cls is m.FTerm:  # a goal's or metric's term (no variables) keeps its own tuple of names
+        return Atom(e.function, tuple([sub.get(t, t) for t in e.terms]) if sub else e.terms)
+    if cls is m.Arith:
+        return GArith(e.op, tuple([ground_expr(a, sub) for a in e.args]))
     return e
 
 
-def expr_builder(e: m.NumExpr, slots: Mapping[str, int], atom: Callable[[str, tuple[str, ...]], Atom]
-                 ) -> Callable[[tuple[str, ...]], GExpr]:
-    """``args -> ground_expr(e, {param: arg})`` for a lifted expression whose parameters ``slots`` numbers:
-    the expression walked once (a schema's, per task), its function terms made through ``atom`` (a
-    task's interned atoms), the parts without parameters built once."""
+def expr_builder(e: m.NumExpr, slots: Mapping[str, int]
+                 ) -> Callable[[tuple[str, ...], Callable[[str, tuple[str, ...]], Atom]], GExpr]:
+    """``(args, atom) -> ground_expr(e, {param: arg})`` for a lifted expression whose parameters ``slots``
+    numbers: the expression walked once (a schema's, for every task of its domain), its function terms
+    made through ``atom`` (the calling task's interned atoms)."""
     if isinstance(e, m.FTerm):
+        name = e.function
         terms = tuple(slots.get(t, t) for t in e.terms)
         if not any(t.__class__ is int for t in terms):
-            fixed = atom(e.function, terms)  # type: ignore[arg-type]
-            return lambda args: fixed
-        name = e.function
-        return lambda args: atom(name, tuple([args[t] if t.__class__ is int else t for t in terms]))
+            return lambda args, atom: atom(name, terms)  # type: ignore[arg-type]
+        return lambda args, atom: atom(name, tuple([args[t] if t.__class__ is int else t for t in terms]))
     if isinstance(e, m.Arith):
-        parts = [expr_builder(a, slots, atom) for a in e.args]
+        parts = [expr_builder(a, slots) for a in e.args]
         op = e.op
-        return lambda args: GArith(op, tuple([b(args) for b in parts]))
-    return lambda args: e
+        return lambda args, atom: GArith(op, tuple([b(args, atom) for b in parts]))
+    return lambda args, atom: e
 
 
 def evaluate(e: GExpr, values: Values) -> float:
     """The value of a ground expression (raises :class:`Undefined` for a fluent without one)."""
-    if isinstance(e, Atom):
+    cls = e.__class__
+    if cls is int or cls is float:
+        return e
+    if cls is Atom:
         v = values.get(e)
         if v is None:
             raise Undefined(e)
         return v
-    if isinstance(e, GArith):
+    if cls is GArith:
         args = [evaluate(a, values) for a in e.args]
         if e.op == "-" and len(args) == 1:
             return -args[0]
@@ -220,6 +223,19 @@ class GCompare:
             lhs, rhs = evaluate(self.left, values), evaluate(self.right, values)
         except Undefined as exc:
             return f"{exc.fluent} has no value"
+        op = _FAILED_AS[self.op] if self.positive else self.op
+        return f"{m.format_number(lhs)} {op} {m.format_number(rhs)}"
+
+    def why_not(self, state: frozenset[Atom]) -> str | None:
+        """None where it holds, else :meth:`why`: the values read once (an explanation asks both)."""
+        values = values_of(state)
+        try:
+            lhs = evaluate(self.left, values)
+            rhs = evaluate(self.right, values)
+        except Undefined as exc:
+            return f"{exc.fluent} has no value"
+        if _HOLDS[self.op](lhs - rhs) == self.positive:
+            return None
         op = _FAILED_AS[self.op] if self.positive else self.op
         return f"{m.format_number(lhs)} {op} {m.format_number(rhs)}"
 

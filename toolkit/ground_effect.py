@@ -59,6 +59,12 @@ class GroundEffect:
         self.template, self.args, self.vec = template, args, vec
         adds = [vec[p] for p in template._adds]
         dels = [vec[p] for p in template._dels]
+        if template._plain:  # no conditional effect of any kind (most schemas): the rest has nothing to do
+            self.deferred = self.ces = self.ces_nt = ()
+            self.generic, self.plain = False, True
+            self.adds, self.dels = atom_set(adds), atom_set(dels)
+            self._compiled = self._explained = None
+            return
         ces, ces_nt = template._ces, template._ces_nt
         if template._ces_eq:  # keep the conditional effects whose equalities hold for these arguments
             ces = tuple([ce for ce in ces if not ce[6] or eq_holds(ce[6], args)])

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+from toolkit.compact import EMPTY, compact_set
 from toolkit.records import field, record
 from typing import Callable, Protocol, Union
 
@@ -105,18 +106,9 @@ class CompiledEffect:
 # ---------------------------------------------------------------- conditions
 
 
-NO_ATOMS: frozenset[Atom] = frozenset()
-
-
-def atom_set(atoms: list[Atom]) -> frozenset[Atom]:
-    """``frozenset(atoms)``, as small as CPython makes it: the one shared empty set, and a table sized for its
-    atoms. Why: ground actions are kept by the million (caldera-sat18 p12: 923,681), and a frozenset built
-    from a list grows its table as a set being filled does, to four times its size, while one built from a
-    set is sized for its elements (``set_merge`` in CPython's ``Objects/setobject.c``): caldera's ``wmic``
-    precondition of 22 atoms takes 1,240 bytes instead of 2,264, and an empty set none instead of 216."""
-    if not atoms:
-        return NO_ATOMS
-    return frozenset(atoms) if len(atoms) < 5 else frozenset(set(atoms))  # under 5: 8 slots either way
+# The compact sets ground actions hold (toolkit.compact), under the names grounding code reads.
+NO_ATOMS: frozenset[Atom] = EMPTY
+atom_set = compact_set
 
 
 def _subst(term: str, sub: dict[str, str]) -> str:
@@ -146,6 +138,12 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
                      positive: bool = True, bindings: Bindings = (), static: StaticFacts | None = None) -> GNode:
     """Ground a lifted condition in negation normal form (``positive`` = not negated); with ``static``, each
     quantified part ranges only over what the task's static facts leave open (``StaticFacts.quantifier``)."""
+    cls = cond.__class__  # the common kinds first, by class (a goal of hundreds of comparisons comes here)
+    if cls is m.Compare:
+        return ground_compare(cond, sub, positive, bindings)
+    if cls is m.And:
+        parts = tuple([ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts])
+        return _mk_and(parts) if positive else _mk_or(parts, bindings)
     if isinstance(cond, m.Pred):
         return GLit(Atom(cond.predicate, tuple([sub.get(t, t) for t in cond.terms])), positive, bindings)
     if isinstance(cond, m.Equals):
@@ -157,7 +155,7 @@ def ground_condition(cond: m.Condition, sub: dict[str, str], objects_of: Objects
         as_or = m.Or((m.Not(cond.premise), cond.conclusion))
         return ground_condition(as_or, sub, objects_of, positive, bindings, static)
     if isinstance(cond, (m.And, m.Or)):
-        parts = tuple(ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts)
+        parts = tuple([ground_condition(p, sub, objects_of, positive, bindings, static) for p in cond.parts])
         conj = isinstance(cond, m.And) == positive
         return _mk_and(parts) if conj else _mk_or(parts, bindings)
     if isinstance(cond, m.Compare):  # numeric fluents: evaluated on the state's values
@@ -205,11 +203,11 @@ def compile_node(node: GNode) -> CompiledCondition:
     if node is False:
         return CompiledCondition(frozenset(), frozenset(), (), False)
     parts = node.parts if isinstance(node, GAnd) else (node,)
-    lits = tuple(p for p in parts if isinstance(p, GLit))
-    rest = tuple(p for p in parts if not isinstance(p, GLit))
+    lits = tuple([p for p in parts if p.__class__ is GLit])
+    rest = tuple([p for p in parts if p.__class__ is not GLit])
     tree = None if not rest else rest[0] if len(rest) == 1 else GAnd(rest)
-    pos = frozenset(lit.atom for lit in lits if lit.positive)
-    neg = frozenset(lit.atom for lit in lits if not lit.positive)
+    pos = frozenset([lit.atom for lit in lits if lit.positive])
+    neg = frozenset([lit.atom for lit in lits if not lit.positive])
     if pos & neg:  # (and p (not p)) can never hold
         tree = False
     return CompiledCondition(pos, neg, lits, tree)

@@ -26,8 +26,8 @@ and :func:`parse_problem` raise the first error in file order, noting how many m
 
 from __future__ import annotations
 
+from operator import itemgetter
 from pathlib import Path
-from typing import Mapping
 
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
@@ -41,6 +41,7 @@ from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.domain_model import assemble, direct_domain
 from toolkit.reading.forms import kind
 from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
+from toolkit.reading.plain_goal import PlainGoal
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section)
 
@@ -118,7 +119,6 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)
     type_scope = Scope(path, text, "type", [*domain.types, "object"], errors)
-    type_scope.start = offset_of(code, r"\(\s*:objects\b")
     objects: dict[str, str] = {}
     untyped: set[str] = set()  # objects of an unknown type: reported once, not again at every use
     borrowed = {b.lower(): b for b in domain.borrowed}
@@ -126,47 +126,64 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
     known_types = {*type_scope.by_lower, ROOT}
     by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
-    for o in sorted(pprob.objects, key=lambda o: str(o.name)):
-        name = borrowed.get(str(o.name).lower(), str(o.name))  # a borrowed constant keeps the domain's spelling
-        if name.lower() in constants_lower:
+    listed = getattr(pprob, "object_pairs", None)  # the plain reader's (name, type tags): no forms made
+    if listed is None:
+        listed = [(str(o.name), o.type_tags) for o in pprob.objects]
+    for written, tags in sorted(listed, key=_first):
+        name = borrowed.get(written.lower(), written) if borrowed else written  # a borrowed constant: the domain's spelling
+        low = name.lower()
+        if low in constants_lower:
             sec = section(code, ":objects") or (0, len(code))
             at = next((h for h in listed_at(name, code, sec[0]) if h < sec[1]), None)
             where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
             warnings.append(f"{where}: object '{name}' repeats a domain constant")
             continue
-        if name.lower() in objects_lower:
+        if low in objects_lower:
             sec = section(code, ":objects") or (0, len(code))
             hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
             errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
                                           "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
             continue
-        tags = o.type_tags
         typed = by_tags.get(tags)
         if typed is None:  # once per distinct type list (an unknown type's error is the same at every object)
-            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0],
-                                     any(str(t).lower() not in known_types for t in tags))
+            unknown = any(str(t).lower() not in known_types for t in tags)
+            if unknown:  # its error points into :objects (the scan only for a file with one)
+                type_scope.start = offset_of(code, r"\(\s*:objects\b")
+            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0], unknown)
         objects[name] = typed[0]
-        objects_lower.add(name.lower())
+        objects_lower.add(low)
         if typed[1]:
             untyped.add(name)
     for name in sorted(set(borrowed) - objects_lower):
         warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
                         ":constants nor this problem's :objects declare")
     every = {**domain.constants, **objects}
-    conv = Converter(path, text, dict(domain.predicates), Scope(path, text, "object", every, errors), type_scope,
-                      dict(domain.functions), errors)
-    conv.at(offset_of(code, r"\(\s*:init\b"))
+    made: list[Converter] = []
+
+    def conv_at(section_re: str) -> Converter:
+        """The checked path's converter (made on first use: a plain problem without a fault needs none),
+        its errors located from ``section_re`` on."""
+        if not made:
+            made.append(Converter(path, text, dict(domain.predicates), Scope(path, text, "object", every, errors),
+                                  type_scope, dict(domain.functions), errors))
+        made[0].at(offset_of(code, section_re))
+        return made[0]
+
     values: dict[m.Atom, m.Number] = {}
     atoms = getattr(pprob, "atoms", None)
-    init = _checked_atoms(atoms, domain, every, untyped) if atoms is not None else None
+    # A plain problem's words straight into the model where every name checks out (the checked path else).
+    plain = PlainGoal(domain, every, untyped) if atoms is not None else None
+    init = _checked_atoms(atoms, domain, every, untyped, plain) if plain is not None else None
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
     else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
-        checked = _checked_values(pprob.raw_others, domain, every, untyped)
+        checked = _checked_values(pprob.raw_others, domain, every, untyped, plain)
         if checked is None:  # a fault (or a (total-cost) other than 0): every value on the checked path below
             elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
         else:
             values, elements = checked, []
+    if elements:
+        conv = conv_at(r"\(\s*:init\b")
     for lit in elements:
         shape = kind(lit)
         if shape == "Not":
@@ -204,15 +221,22 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         init -= derived
         warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
                         f"(e.g. {min(derived)}): their rules decide them")
-    conv.at(offset_of(code, r"\(\s*:goal\b"))
-    goal = conv.condition(pprob.goal, {})
-    for pred in ground_preds(goal):
-        conv._recover(lambda pred=pred: check_types(domain, every, pred, path, text, lenient, conv.start, untyped), None)
+    raw_goal, raw_metric = getattr(pprob, "raw_goal", None), getattr(pprob, "raw_metric", None)
+    goal = plain.goal(raw_goal) if plain is not None else None
+    numeric = plain is not None and plain.uses_numbers
+    if goal is None:  # the full parser's forms, or a fault to report where it is
+        conv = conv_at(r"\(\s*:goal\b")
+        goal = conv.condition(pprob.goal, {})
+        for pred in ground_preds(goal):
+            conv._recover(lambda pred=pred: check_types(domain, every, pred, path, text, lenient, conv.start,
+                                                        untyped), None)
+        numeric = conv.uses_numbers  # a comparison read, faulty or not (the metric's terms do not count)
     metric = read_metric(pprob.metric, path, text, numeric=domain.numeric)
     metric_expr, minimize = None, True
     if metric is None:  # a metric over fluents: PDDL 2.1
-        conv.at(offset_of(code, r"\(\s*:metric\b"))
-        metric_expr = conv.num_expr(pprob.metric.expression, {})
+        metric_expr = plain.metric(raw_metric) if plain is not None and raw_metric is not None else None
+        if metric_expr is None:
+            metric_expr = conv_at(r"\(\s*:metric\b").num_expr(pprob.metric.expression, {})
         minimize = str(pprob.metric.optimization).lower() == "minimize"
         metric = False
     if metric and m.TOTAL_COST not in domain.functions:
@@ -222,20 +246,21 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
                         "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
                      path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes), metric_expr, minimize,
-                     conv.uses_numbers)
+                     numeric)
 
 
 def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, objects: dict[str, str],
-                   untyped: set[str]) -> set[m.Atom] | None:
+                   untyped: set[str], names: PlainGoal | None = None) -> set[m.Atom] | None:
     """The initial atoms of a plain problem as the model's atoms, when every one names a declared
     predicate with its arity and declared objects of fitting types (a problem that loads at all);
-    None at the first fault, so that the caller's checked path reports every fault where it is."""
-    out = _resolved(atoms, domain.predicates, domain, objects, untyped)
+    None at the first fault, so that the caller's checked path reports every fault where it is.
+    ``names``: the problem's lookups, when the caller has them."""
+    out = (names or PlainGoal(domain, objects, untyped)).resolved(atoms)
     return None if out is None else set(out)
 
 
 def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
-                    untyped: set[str]) -> dict[m.Atom, m.Number] | None:
+                    untyped: set[str], names: PlainGoal | None = None) -> dict[m.Atom, m.Number] | None:
     """The numeric :init values of a plain problem (its non-atom elements as words, already checked for
     shape by the plain reader) as the model's values, when every one names a declared function with its
     arity and declared objects of fitting types, and no (total-cost) starts other than at 0; None at the
@@ -244,68 +269,25 @@ def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
     it, cost as much as reading all of a numeric problem's atoms (hydropower: 30 values).
     """
     heads, numbers = [], []
+    add_head, add_number = heads.append, numbers.append
     for el in raw:
         if el[0] != "=":
             continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
-        head, word = el[1], el[2]
-        if any(w.__class__ is not str for w in head):
-            return None  # a nested term: the checked path reports it
-        heads.append((head[0], head[1:]))
-        # the plain reader's number, then to_number, as the checked path reads it
-        numbers.append(to_number(float(word) if "." in word else int(word)))
-    fluents = _resolved(heads, domain.functions, domain, objects, untyped)
-    if fluents is None:
-        return None
-    if any(f.predicate == m.TOTAL_COST and v != 0 for f, v in zip(fluents, numbers)):
-        return None  # the checked path refuses it, located
-    return dict(zip(fluents, numbers))
+        head = el[1]  # words only: the plain reader checked each as a name
+        word = el[2]
+        # the plain reader's number, then to_number, as the checked path reads it (an integer of fewer
+        # than 300 digits is its own value: to_number's float() of it cannot overflow)
+        number = (int(word) if "." not in word and len(word) < 300 else
+                  to_number(float(word) if "." in word else int(word)))
+        if len(head) == 1 and number != 0 and head[0].lower() == m.TOTAL_COST:
+            return None  # an initial (total-cost) other than 0: the checked path refuses it, located
+        add_head((head[0], tuple(head[1:])))
+        add_number(number)
+    fluents = (names or PlainGoal(domain, objects, untyped)).resolved(heads, functions=True)
+    return None if fluents is None else dict(zip(fluents, numbers))
 
 
-def _resolved(items: list[tuple[str, tuple[str, ...]]], declared: Mapping[str, m.PredicateDef | m.FunctionDef],
-              domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> list[m.Atom] | None:
-    """``(name, args)`` words as the model's atoms, in order, when every name is ``declared`` (predicates or
-    functions, any case) with its arity over declared objects of fitting types; None at the first fault.
-
-    Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
-    """
-    by_lower = {n.lower(): d for n, d in declared.items()}
-    objs = {o.lower(): o for o in objects}
-    # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
-    # words already checked against that parameter's types (word -> object, or None: no fit).
-    decls: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
-    by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
-    fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
-    out: list[m.Atom] = []
-    add, make = out.append, m.Atom
-    for name, args in items:
-        decl = decls.get(name, _UNSEEN)
-        if decl is _UNSEEN:
-            d = by_lower.get(name.lower())
-            decl = decls[name] = None if d is None else (
-                d.name, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
-        if decl is None or len(args) != len(decl[1]):
-            return None
-        terms = []
-        for arg, (types, memo) in zip(args, decl[1]):
-            obj = memo.get(arg, _UNSEEN)
-            if obj is _UNSEEN:
-                obj = objs.get(arg.lower())
-                if obj is not None and obj not in untyped:
-                    key = (objects[obj], types)
-                    fit = fits.get(key)
-                    if fit is None:
-                        fit = fits[key] = any(domain.is_subtype(key[0], t) for t in types)
-                    if not fit:
-                        obj = None
-                memo[arg] = obj
-            if obj is None:
-                return None
-            terms.append(obj)
-        add(make(decl[0], tuple(terms)))
-    return out
-
-
-_UNSEEN = object()
+_first = itemgetter(0)
 
 
 def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: str = "strict") -> m.Problem:

@@ -21,16 +21,16 @@ from __future__ import annotations
 import functools
 import re
 from types import SimpleNamespace
-from typing import Callable, Union
+from typing import Callable
 
 from toolkit.reading import forms, plain_numeric
 from toolkit.reading.forms import Constant, Predicate, Variable
 from toolkit.reading.names import NAME_RE, NUMBER_RE
+from toolkit.reading.words import SExpr, _NotPlain, _sexpr, _sexpr_words  # noqa: F401 - the readers' word lists
 
 # The loader's spelling of the root type ``object`` in typed lists while parsing (the pddl package
 # refuses ``- object``); every reader maps it back to ``object``.
 ROOT = "pgtrootobject"
-_TOKEN = re.compile(r"[()]|[^\s()]+")
 # The grammar's NAME (as pgt widens it: toolkit/reading/names.py) and NUMBER terminals.
 _NAME = NAME_RE
 _NUMBER = NUMBER_RE
@@ -39,24 +39,33 @@ KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either",
                        "increase", "maximize", "minimize", "not", "number", "object", "oneof", "or", "problem",
                        "scale-down", "scale-up", "total-cost", "when"})
 
-SExpr = Union[str, list["SExpr"]]
-
-
-class _NotPlain(Exception):
-    """The text leaves the plain shape: the full parser reads it."""
-
-
 class PlainProblem(SimpleNamespace):
     """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as parsed forms, and
     its ``:init`` twice: ``atoms``, the positive atoms as words ``(predicate, (arg, ...))``, which the
     loader turns into the model directly when every name checks out (linear in the file), and
     ``init``, the whole section as parsed forms, built only when the loader needs them to report a
-    fault where it is.
+    fault where it is; the goal and the metric likewise as checked words (``raw_goal``,
+    ``raw_metric``) and ``goal`` as forms on demand.
     """
+
+    @functools.cached_property
+    def by_name(self) -> dict[str, Constant]:
+        """The objects as parsed forms by lower-case name (their ``type_tags`` one type or none)."""
+        return {n.lower(): Constant(n, type_tag=tags[0] if tags else None) for n, tags in self.object_pairs}
+
+    @functools.cached_property
+    def objects(self) -> list[Constant]:
+        return list(self.by_name.values())
 
     @functools.cached_property
     def init(self) -> set:
         return {_init_element(el, self.by_name) for el in self.raw_init}
+
+    @functools.cached_property
+    def goal(self):
+        """The goal as parsed forms, built only when the loader converts it through the checked path
+        (:mod:`toolkit.reading.plain_goal` reads ``raw_goal``, the checked words, when every name checks out)."""
+        return _goal(self.raw_goal, self.by_name)
 
     def besides_atoms(self) -> list:
         """The ``:init`` elements that are no positive atom (values, negated atoms), as parsed forms."""
@@ -72,23 +81,6 @@ def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
         return _problem(_sexpr(code), root)
     except (_NotPlain, RecursionError):
         return None
-
-
-def _sexpr(code: str) -> list[SExpr]:
-    stack: list[list[SExpr]] = [[]]
-    for tok in _TOKEN.findall(code):
-        if tok == "(":
-            stack.append([])
-        elif tok == ")":
-            if len(stack) == 1:
-                raise _NotPlain
-            done = stack.pop()
-            stack[-1].append(done)
-        else:
-            stack[-1].append(tok)
-    if len(stack) != 1 or len(stack[0]) != 1 or not isinstance(stack[0][0], list):
-        raise _NotPlain
-    return stack[0][0]
 
 
 _NAMES: set[str] = set()  # words already found to be names (a file repeats its names: one check each)
@@ -123,22 +115,39 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
         sections[sec[0]] = sec[1:]
     if ":init" not in sections or ":goal" not in sections or len(sections[":goal"]) != 1:
         raise _NotPlain
-    objects = _objects(sections.get(":objects", []), root)
-    by_name = {str(o.name).lower(): o for o in objects}  # names ignore case, as the grammar's lookup does
+    pairs = typed_list(sections.get(":objects", []), lambda kind: (kind if kind == root else _name(kind),))
+    listed = {n.lower() for n, _ in pairs}  # names ignore case, as the grammar's lookup does
+    if len(listed) != len(pairs):
+        raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
     raw_init = sections[":init"]
     atoms: list[tuple[str, tuple[str, ...]]] = []
+    add = atoms.append
     others: list[SExpr] = []
     names: set[str] = set()  # words already checked as names: each distinct word is checked once
+    known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
-        words = _atom_words(el, by_name, names)
+        if el.__class__ is list and el:
+            if el[0] == "=" or el[0] == "not":  # a value or a negation (as _atom_words tells them, without raising)
+                _check_element(el, listed, names)
+                others.append(el)
+                continue
+            try:
+                if known(el):  # every word seen before (never "=" nor "not"): one C call per atom
+                    add((el[0], tuple(el[1:])))
+                    continue
+            except TypeError:  # a nested list: not plain, as _atom_words finds below
+                pass
+        words = _atom_words(el, listed, names)
         if words is None:
-            _check_element(el, by_name)
+            _check_element(el, listed, names)
             others.append(el)
         else:
-            atoms.append(words)
-    return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), objects=objects, raw_init=raw_init,
-                        by_name=by_name, atoms=atoms, raw_others=others, goal=_goal(sections[":goal"][0], by_name),
-                        metric=_metric(sections.get(":metric")))
+            add(words)
+    raw_goal = sections[":goal"][0]
+    _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
+    return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
+                        atoms=atoms, raw_others=others, raw_goal=raw_goal,
+                        metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 
 def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
@@ -217,12 +226,6 @@ def _variable(tok: SExpr) -> str:
     return _name(tok[1:])
 
 
-def _objects(items: list[SExpr], root: str) -> list[Constant]:
-    pairs = typed_list(items, lambda kind: (kind if kind == root else _name(kind),))
-    if len({n.lower() for n, _ in pairs}) != len(pairs):
-        raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
-    return [Constant(n, type_tag=tags[0] if tags else None) for n, tags in pairs]
-
 
 def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
     if not isinstance(el, list) or not el:
@@ -230,9 +233,10 @@ def _atom(el: SExpr, by_name: dict[str, Constant]) -> Predicate:
     return Predicate(_name(el[0]), *[_object(a, by_name) for a in el[1:]])
 
 
-def _atom_words(el: SExpr, by_name: dict[str, Constant], names: set[str]) -> tuple[str, tuple[str, ...]] | None:
+def _atom_words(el: SExpr, by_name, names: set[str]) -> tuple[str, tuple[str, ...]] | None:
     """A positive initial atom as words, checked as :func:`_atom` checks it; None for ``(= ...)`` and
-    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names."""
+    ``(not ...)`` (raises :class:`_NotPlain` where :func:`_atom` would). ``names``: words known to be names;
+    ``by_name``: the objects' lower-case names (a set, or the forms by name)."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     try:
@@ -257,20 +261,30 @@ def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
     return hit if hit is not None else Constant(_name(tok))
 
 
-def _check_element(el: SExpr, by_name: dict[str, Constant]) -> None:
+def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozenset()) -> None:
     """Raises :class:`_NotPlain` where :func:`_init_element` would, for a value or a negated atom, without
-    building its forms (the loader reads the values from the words; the forms only for a fault)."""
+    building its forms (the loader reads the values from the words; the forms only for a fault).
+    ``names``: words known to be names (a function term of them is checked at once)."""
     if el[0] == "=":
-        if len(el) != 3 or not isinstance(el[1], list) or not el[1] or not isinstance(el[2], str):
+        if len(el) != 3 or el[1].__class__ is not list or not el[1] or el[2].__class__ is not str:
             raise _NotPlain
-        if not _NUMBER.match(el[2]) or el[2].count(".") > 1:
+        word = el[2]
+        if not _NUMBER.match(word) or word.count(".") > 1:
             raise _NotPlain
-        float(el[2]) if "." in el[2] else int(el[2])  # as _init_element converts it
+        float(word) if "." in word else int(word)  # as _init_element converts it
         head = el[1]
-        if not (isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1):
+        try:
+            if names.issuperset(head):
+                return  # every word a name already (lists are no words: a TypeError)
+        except TypeError:
+            pass
+        cost = isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1
+        if not cost:
             _name(head[0])
         for a in head[1:]:
             _name(a)
+        if names.__class__ is set:
+            names.update(head[1:] if cost else head)  # names now (total-cost is none: a keyword)
         return
     if len(el) != 2:  # (not ...): _atom_words read every other shape
         raise _NotPlain
@@ -300,19 +314,28 @@ def _init_element(el: SExpr, by_name: dict[str, Constant]):
     return _atom(el, by_name)
 
 
-def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = frozenset()):
+def _goal(el: SExpr, by_name, bound: frozenset[str] = frozenset(), build: bool = True,
+          names: frozenset[str] | set[str] = frozenset()):
     """A goal description: ``and``/``or``/``not``/``imply`` over atoms and equalities of objects, and
     ``forall``/``exists`` (ADL goals such as miconic-fulladl's ``(forall (?p - passenger) (served ?p))``),
-    whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain."""
+    whose variables are the only ones a term may name (``bound``, lower case); anything else is not plain.
+    Without ``build``, only the checks (the same ones: the plain reader's verdict) and None, and ``by_name``
+    may be the set of the objects' lower-case names; ``names``: words of this file known to be names."""
     if not isinstance(el, list) or not el:
         raise _NotPlain
     op = el[0]
     if op == "and" or op == "or":
-        parts = [_goal(x, by_name, bound) for x in el[1:]]
+        parts = [_goal(x, by_name, bound, build, names) for x in el[1:]]
+        if not build:
+            return None
         return forms.And(*parts) if op == "and" else forms.Or(*parts)
     if op == "not" or op == "imply":
         if len(el) != (2 if op == "not" else 3):
             raise _NotPlain
+        if not build:
+            for x in el[1:]:
+                _goal(x, by_name, bound, False, names)
+            return None
         return (forms.Not(_goal(el[1], by_name, bound)) if op == "not"
                 else forms.Imply(_goal(el[1], by_name, bound), _goal(el[2], by_name, bound)))
     if op == "forall" or op == "exists":
@@ -320,15 +343,86 @@ def _goal(el: SExpr, by_name: dict[str, Constant], bound: frozenset[str] = froze
             raise _NotPlain
         variables = [Variable(n, tags) for n, tags in _typed_list(el[1], True)]
         inner = bound | {str(v.name).lower() for v in variables}
+        cond = _goal(el[2], by_name, inner, build, names)
+        if not build:
+            return None
         cls = forms.ForallCondition if op == "forall" else forms.ExistsCondition
-        return cls(cond=_goal(el[2], by_name, inner), variables=variables)
+        return cls(cond=cond, variables=variables)
     if isinstance(op, str) and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+        if not build:
+            if len(el) != 3:
+                raise _NotPlain
+            _check_f_exp(el[1], by_name, bound, names)
+            _check_f_exp(el[2], by_name, bound, names)
+            return None
         return plain_numeric.comparison(el, lambda head: _goal_function(head, by_name, bound))
     if op == "=":
         if len(el) != 3:
             raise _NotPlain
+        if not build:
+            _check_term(el[1], by_name, bound, names)
+            _check_term(el[2], by_name, bound, names)
+            return None
         return forms.EqualTo(_goal_term(el[1], by_name, bound), _goal_term(el[2], by_name, bound))
+    if not build:
+        try:
+            if names.issuperset(el):
+                return None  # an atom of words known to be names (lists are no words: a TypeError)
+        except TypeError:
+            pass
+        _name(op)
+        for t in el[1:]:
+            _check_term(t, by_name, bound, names)
+        return None
     return Predicate(_name(op), *[_goal_term(t, by_name, bound) for t in el[1:]])
+
+
+def _check_term(tok: SExpr, by_name, bound: frozenset[str], names: frozenset[str] | set[str] = frozenset()) -> None:
+    """Raises :class:`_NotPlain` where :func:`_goal_term` would, building nothing (``by_name``: a set or dict
+    of the objects' lower-case names; ``names``: words known to be names)."""
+    if tok.__class__ is str:
+        if tok in names or tok in _NAMES or tok.lower() in by_name:
+            return  # a listed object (names checked when listed) or a word known to be a name
+        if tok.startswith("?"):
+            if _variable(tok).lower() not in bound:
+                raise _NotPlain
+            return
+    _name(tok)
+
+
+def _check_f_exp(el: SExpr, by_name, bound: frozenset[str], names: frozenset[str] | set[str] = frozenset()) -> None:
+    """Raises :class:`_NotPlain` where :func:`toolkit.reading.plain_numeric.f_exp` would with the goal's
+    function terms, building nothing (its checks, one by one: the plain reader's verdict on a goal)."""
+    if el.__class__ is str:
+        if not _NUMBER.match(el) or el.count(".") > 1:
+            raise _NotPlain
+        return
+    if not el or not isinstance(el[0], str):
+        raise _NotPlain
+    op, n = el[0], len(el) - 1
+    if op == "-" or op == "/":
+        if not (n == 2 or (n == 1 and op == "-")):
+            raise _NotPlain
+    elif op == "+" or op == "*":
+        if n < 2:
+            raise _NotPlain
+    else:
+        _check_function(el, by_name, bound, names)
+        return
+    for x in el[1:]:
+        _check_f_exp(x, by_name, bound, names)
+
+
+def _check_function(el: list, by_name, bound: frozenset[str], names: frozenset[str] | set[str] = frozenset()) -> None:
+    """Raises :class:`_NotPlain` where :func:`_goal_function` would, building nothing."""
+    try:
+        if names.issuperset(el):
+            return  # a function and arguments known to be names (never total-cost: a keyword)
+    except TypeError:
+        pass
+    _function_name(el)
+    for t in el[1:]:
+        _check_term(t, by_name, bound, names)
 
 
 def _goal_term(tok: SExpr, by_name: dict[str, Constant], bound: frozenset[str]):

@@ -15,7 +15,6 @@ solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``
 
 from __future__ import annotations
 
-import weakref
 from operator import itemgetter
 from typing import Iterable
 
@@ -109,10 +108,9 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
     return ParsedPlan(tuple(steps), tuple(skipped), verdict, two_plans or "")
 
 
-# Per task, what each distinct line of plain plan text says: a ground action with the line's text
-# (stripped), a blank ("") or comment (";") line, or None (anything else: the full reader decides).
-# Validating many plans of one problem (validate-batch, an LLM study) reads each distinct line once.
-_LINES: "weakref.WeakKeyDictionary[Task, dict[str, tuple[GroundAction, str] | str | None]]" = weakref.WeakKeyDictionary()
+# Per task (Task.plan_lines), what each distinct line of plain plan text says: a ground action with the
+# line's text (stripped), a blank ("") or comment (";") line, or None (anything else: the full reader
+# decides). Validating many plans of one problem (validate-batch, an LLM study) reads each distinct line once.
 _MAX_LINES = 100_000  # distinct lines remembered per task before the memory starts over
 
 
@@ -161,9 +159,9 @@ def plain_rows(text: str, task: Task) -> list[PlainRow] | None:
     """:func:`_plain_lines`' steps as :class:`PlainRow` s (None where it gives None): what
     :func:`toolkit.verify.check_plan` steps through, building PlanSteps only when its report is asked
     for them."""
-    known = _LINES.get(task)
-    if known is None or len(known) > _MAX_LINES:
-        known = _LINES[task] = {}
+    known = task.plan_lines
+    if len(known) > _MAX_LINES:
+        known.clear()
     steps: list[PlainRow] = []
     ended = False  # a comment came: only comments and blank lines may follow
     for n, line in enumerate(text.splitlines(), 1):

@@ -69,8 +69,9 @@ def _explain_node(node: GNode, state: frozenset[Atom], out: list[Unmet]) -> None
         for p in node.parts:
             _explain_node(p, state, out)
     elif isinstance(node, GCompare):
-        if not node.holds(state):
-            out.append(Unmet(str(node), None, True, node.bindings, node.why(state)))
+        why = node.why_not(state)
+        if why is not None:
+            out.append(Unmet(str(node), None, True, node.bindings, why))
     elif isinstance(node, GOr) and not node_holds(node, state):
         failing: list[Unmet] = []
         for p in node.parts:

@@ -35,7 +35,8 @@ from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
 from toolkit.records import field, lazy, record, replace
 from toolkit.rule_grounding import StaticView
-from toolkit.semantics import Unmet, explain, holds
+from toolkit.schema_memo import domain_memo
+from toolkit.semantics import Unmet, condition_size, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable
 
@@ -205,16 +206,20 @@ class Task:
         # objects_of(types): the objects (and constants) of one of ``types`` or a subtype, sorted.
         self.objects_of: TypedObjects = TypedObjects(self.objects, domain)
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
+        # Distinct lines of plain plan text read against this task (toolkit.plans.plain_rows' memory).
+        self.plan_lines: dict[str, object] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
-        for fluent in self.fluent_index.atoms:  # fluent atoms made in grounding are the index's own objects
-            self.atom_table.table(fluent.predicate).setdefault(fluent.args, fluent)
+        self.atom_table.add_all(self.fluent_index.atoms)  # fluent atoms made in grounding are the index's own
         self._templates: dict[str, ActionTemplate] = {}
-        self._update_templates: dict[str, UpdateTemplate] = {}  # numeric effects per schema (numeric tasks)
-        self._schema_code: dict[str, SchemaCode] = {}  # generated text per schema (numeric tasks)
-        self._fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (object, parameter types) -> type-correct
+        # Per schema, shared by the domain's tasks (toolkit.schema_memo): template skeletons, numeric
+        # effects (numeric tasks), generated text (numeric tasks) and the type checks of arguments.
+        self._memo = domain_memo(domain)
+        self._update_templates: dict[str, UpdateTemplate] = self._memo.updates
+        self._schema_code: dict[str, SchemaCode] = self._memo.code
+        self._fits: dict[tuple[str, tuple[str, ...]], bool] = self._memo.fits  # (type, parameter types) -> a subtype
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -282,11 +287,11 @@ class Task:
                       for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
         if len(objs) != schema.arity:
             raise ArityError("action", schema.name, schema.arity, len(objs))
-        fits = self._fits
+        fits, objects = self._fits, self.objects
         for obj, (var, types) in zip(objs, schema.params):
-            ok = fits.get((obj, types))
+            ok = fits.get((objects[obj], types))
             if ok is None:
-                ok = fits[obj, types] = any(self.domain.is_subtype(self.objects[obj], t) for t in types)
+                ok = fits[objects[obj], types] = any(self.domain.is_subtype(objects[obj], t) for t in types)
             if not ok:
                 raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
                                         f"parameter {var} of {schema.name}")
@@ -303,12 +308,13 @@ class Task:
         if not self.numeric:
             return GroundAction(schema, args, *parts, None, self.derived)
         updates = self._update_templates.get(schema.name)
-        if updates is None:
-            updates = self._update_templates[schema.name] = UpdateTemplate(schema, self.atom_table.atom)
-            template = self.template(schema.name)
-            self._schema_code[schema.name] = SchemaCode(template.shared_shape, updates.plain)
-        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of), self.derived,
-                                   self.fluent_index, self.atom_table, self._schema_code[schema.name])
+        if updates is None:  # the schema's numeric effects walked once per domain (toolkit.schema_memo)
+            updates = self._update_templates[schema.name] = UpdateTemplate(schema)
+        code = self._schema_code.get(schema.name)
+        if code is None:
+            code = self._schema_code[schema.name] = SchemaCode(self.template(schema.name).shared_shape, updates.plain)
+        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of, self.atom_table.atom),
+                                   self.derived, self.fluent_index, self.atom_table, code)
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.
@@ -359,8 +365,15 @@ class Task:
         """The schema ``name`` compiled against this task's objects (built on first use)."""
         hit = self._templates.get(name)
         if hit is None:
-            hit = self._templates[name] = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table,
-                                                         self.static_view)
+            skeletons = self._memo.templates
+            if name not in skeletons:  # the schema's walk, once per domain (toolkit.schema_memo)
+                skeletons[name] = ActionTemplate.skeleton(self.domain.actions[name])
+            skeleton = skeletons[name]
+            if skeleton is None:  # a forall effect: expanded over this task's objects
+                hit = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table, self.static_view)
+            else:
+                hit = skeleton.bound(self.objects_of, self.atom_table, lambda: self.static_view)
+            self._templates[name] = hit
         return hit
 
     def grounding(self, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
@@ -430,6 +443,11 @@ class Task:
             for args in itertools.product(*(self.objects_of(t) for _, t in p.params)):
                 out.append(Atom(p.name, args))
         return sorted(out)
+
+    @lazy
+    def goal_size(self) -> int:
+        """How many parts an explanation of the goal can list (:func:`toolkit.semantics.condition_size`)."""
+        return condition_size(self.goal)
 
     def goal_holds(self, state: frozenset[Atom]) -> bool:
         return holds(self.goal, state)

@@ -43,8 +43,16 @@ class AtomTable:
 
     def __init__(self, atoms=()) -> None:
         self._by_pred: dict[str, dict[tuple[str, ...], Atom]] = {}
-        for a in atoms:
-            self.table(a.predicate).setdefault(a.args, a)
+        self.add_all(atoms)
+
+    def add_all(self, atoms) -> None:
+        """Intern ``atoms`` (an equal atom already here stays): a task's initial atoms and fluents."""
+        by_pred = self._by_pred
+        for a in atoms:  # table() inline: every task comes here
+            t = by_pred.get(a.predicate)
+            if t is None:
+                t = by_pred[a.predicate] = {}
+            t.setdefault(a.args, a)
 
     def table(self, predicate: str) -> dict[tuple[str, ...], Atom]:
         t = self._by_pred.get(predicate)
@@ -53,7 +61,9 @@ class AtomTable:
         return t
 
     def atom(self, predicate: str, args: tuple[str, ...]) -> Atom:
-        t = self.table(predicate)
+        t = self._by_pred.get(predicate)  # table() inline: every fluent of a ground action comes here
+        if t is None:
+            t = self._by_pred[predicate] = {}
         a = t.get(args)
         if a is None:
             a = t[args] = Atom(predicate, args)
@@ -64,6 +74,16 @@ def _terms(cond: m.Condition) -> frozenset[str]:
     """Every variable a lifted condition mentions (its quantifiers' included), read off its PDDL text:
     numeric comparisons and any later condition kind are covered without a case of their own."""
     return frozenset(re.findall(r"\?[^\s()]+", str(cond)))
+
+
+def _has_forall(eff: m.Effect) -> bool:
+    if isinstance(eff, m.ForallEffect):
+        return True
+    if isinstance(eff, m.AndEffect):
+        return any(_has_forall(p) for p in eff.parts)
+    if isinstance(eff, m.WhenEffect):
+        return _has_forall(eff.body)
+    return False
 
 
 def _has_when(eff: m.Effect) -> bool:
@@ -98,8 +118,9 @@ class ActionTemplate:
         self._dyn: list[tuple[int, str, dict, Callable, bool]] = []  # (position, predicate, its atoms, getter, 1 term)
         slots: dict[str, Slot | str] = {var: i for i, (var, _) in enumerate(schema.params)}
 
-        # Precondition: a conjunction of literals is templated; anything else is ground per action.
-        flat = flat_literals(schema.precondition)
+        # Precondition: a conjunction of literals is templated; anything else is ground per action. (The split
+        # is called directly, not through its memo: a schema is walked once, and the memo hashes the formula.)
+        flat = _flat_literals(schema.precondition)
         self._pre_flat = flat is not None
         self._pre_lits: tuple[tuple[int, bool], ...] = ()
         self._pre_eqs: tuple = ()
@@ -119,17 +140,17 @@ class ActionTemplate:
             # A conjunction of literals (maybe none) and numeric comparisons (most numeric schemas): the literals are
             # templated as a flat precondition's are (one interned atom each), only the comparisons are
             # ground per distinct value of the parameters they mention (see _ground_mixed).
-            lit_parts = [p for p in parts if flat_literals(p) is not None]
+            flats = [_flat_literals(p) for p in parts]
+            others = [p for p, f in zip(parts, flats) if f is None]  # a literal part never equals one of these
             self._pre_mixed: tuple | None = None
-            if len(lit_parts) < len(parts) and all(
-                    isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in parts if p not in lit_parts):
-                lits, eqs, never = self._template_literals(flat_literals(m.And(tuple(lit_parts))), slots)
+            if others and all(isinstance(p.arg if isinstance(p, m.Not) else p, m.Compare) for p in others):
+                lits, eqs, never = self._template_literals(tuple(x for f in flats if f for x in f), slots)
                 self._pre_mixed = (tuple(p for p, positive in lits if positive),
                                    tuple(p for p, positive in lits if not positive), tuple(lits), tuple(eqs), never)
                 self._lit_memo = {}
-                parts = tuple(p for p in parts if p not in lit_parts)
+                parts = tuple(others)
                 # ground_compare's GCompare for each comparison, built from the lifted expressions
-                self._pre_compares = tuple(_compare_builder(p, slots, atoms.atom) for p in parts)
+                self._pre_compares = tuple(_compare_builder(p, slots) for p in parts)
             self._pre_parts = () if self._pre_mixed is not None else tuple(
                 (part, tuple(i for i, var in enumerate(names) if var in _terms(part)), {}) for part in parts)
 
@@ -144,6 +165,35 @@ class ActionTemplate:
         self._ces_nt = tuple(ce for ce in ces if ce[0] < 0)  # without (or equalities only)
         self._ces_eq = any(ce[6] for ce in ces)
         self._consts_t = tuple(self._consts)  # appended to the arguments when filling the atom vector
+        # No conditional effect of any kind: a ground effect is its adds and deletes (GroundEffect's fast path).
+        self._plain = not (ces or self._deferred)
+
+    @classmethod
+    def skeleton(cls, schema: m.ActionSchema) -> ActionTemplate | None:
+        """The schema's template built once for every task of its domain, bound to each with :meth:`bound`;
+        None where its shape depends on a task's objects (a ``forall`` effect is expanded over them).
+
+        Why: the walk over the schema's formulas (literal positions, comparison builders, conditional
+        effects) is the same for every task; only the atoms and the objects differ."""
+        if _has_forall(schema.effect):
+            return None
+        return cls(schema, _no_objects, AtomTable(), None)
+
+    def bound(self, objects_of: ObjectsOf, atoms: AtomTable, static: Callable[[], StaticFacts]) -> ActionTemplate:
+        """This skeleton for one task: its atoms interned in the task's ``atoms``, its per-argument caches
+        empty; ``static`` gives the task's static facts, asked for only where a part is ground per action."""
+        out = object.__new__(ActionTemplate)
+        out.__dict__.update(self.__dict__)
+        out._objects_of, out._atoms = objects_of, atoms
+        out._static = static() if self._deferred or (not self._pre_flat and self._pre_mixed is None) else None
+        atom = atoms.atom
+        out._base = [a if a is None else atom(a.predicate, a.args) for a in self._base]
+        out._dyn = [(pos, pred, atoms.table(pred), getter, single) for pos, pred, _, getter, single in self._dyn]
+        if self._pre_flat or self._pre_mixed is not None:
+            out._lit_memo = {}
+        else:
+            out._pre_parts = tuple([(part, uses, {}) for part, uses, _ in self._pre_parts])
+        return out
 
     @property
     def shared_shape(self) -> bool:
@@ -210,7 +260,7 @@ class ActionTemplate:
                 inner.update(zip(names, values))
                 self._walk(eff.body, inner, conds, adds, dels)
         elif isinstance(eff, m.WhenEffect):
-            flat = None if conds else flat_literals(eff.condition)
+            flat = None if conds else _flat_literals(eff.condition)
             if flat is None or _has_when(eff.body):  # rare shapes: ground per action, as compile_effect does
                 self._entries.append(("d", len(self._deferred)))
                 self._deferred.append((eff, sub, conds))
@@ -272,7 +322,8 @@ class ActionTemplate:
         pos_at, neg_at, lit_at, eqs, never = self._pre_mixed
         if never or (eqs and not _eq_holds(eqs, args)):
             return _FALSE_CONDITION
-        rest = tuple([build(args) for build in self._pre_compares])
+        atom = self._atoms.atom
+        rest = tuple([build(args, atom) for build in self._pre_compares])
         memo = self._lit_memo
         lits = []
         for p, positive in lit_at:
@@ -328,16 +379,23 @@ class ActionTemplate:
         return CompiledCondition(pos, neg, tuple(lits), False if pos & neg else None)
 
 
-def _compare_builder(part: m.Condition, slots: dict[str, Slot | str], atom: Callable[[str, tuple[str, ...]], Atom]
-                     ) -> Callable[[tuple[str, ...]], GCompare]:
-    """``args -> ground_condition(part, {param: arg})`` for a (negated) comparison: its GCompare."""
+def _compare_builder(part: m.Condition, slots: dict[str, Slot | str]
+                     ) -> Callable[[tuple[str, ...], Callable[[str, tuple[str, ...]], Atom]], GCompare]:
+    """``(args, atom) -> ground_condition(part, {param: arg})`` for a (negated) comparison: its GCompare,
+    its fluent atoms made through ``atom`` (a task's interned atoms)."""
     positive = not isinstance(part, m.Not)
     cmp = part if positive else part.arg
-    left, right = expr_builder(cmp.left, slots, atom), expr_builder(cmp.right, slots, atom)
+    left, right = expr_builder(cmp.left, slots), expr_builder(cmp.right, slots)
     op = cmp.op
-    return lambda args: GCompare(op, left(args), right(args), positive, ())
+    return lambda args, atom: GCompare(op, left(args, atom), right(args, atom), positive, ())
+
+
+def _no_objects(types: tuple[str, ...]) -> tuple[str, ...]:
+    """A skeleton's objects: none is asked for (a schema that would ask has no skeleton)."""
+    raise AssertionError("a template skeleton grounds nothing over objects")
 
 
 _NO_ATOMS: frozenset[Atom] = NO_ATOMS
+_flat_literals = flat_literals.__wrapped__  # type: ignore[attr-defined]
 _TRUE_CONDITION = CompiledCondition(frozenset(), frozenset(), ())
 _FALSE_CONDITION = CompiledCondition(frozenset(), frozenset(), (), False)

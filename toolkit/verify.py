@@ -21,11 +21,12 @@ from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
 from toolkit.plans import ActionTextParser, ParsedPlan, PlainRow, PlanStep, Reason, parse_plan, plain_rows
 from toolkit.records import field, record, replace
-from toolkit.semantics import Unmet, condition_size
+from toolkit.semantics import Unmet
 from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
 
 
+_NOTHING: tuple[str, ...] = ()
 LITERAL_LIMIT = 240  # characters of a failing formula a message shows
 
 
@@ -257,7 +258,7 @@ def _undefined_read(step: PlanStep, act: GroundAction, undefined: Sequence[str])
 def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str], keep_going: bool,
                 init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
     state = task.init if init is None else init
-    goal_size = condition_size(task.goal)
+    goal_size = task.goal_size
     rows = plain_rows(plan, task) if isinstance(plan, str) else None
     if rows is not None:  # plain (action args) lines: stepped as read, their PlanSteps built if asked for
         steps: Sequence[PlanStep | PlainRow] = rows
@@ -272,16 +273,38 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     reports: list[StepReport | tuple] = []
     violations: list[StepReport] = []
     cost: Number = 0
+    # The common step's names read once: the working state and the record are the stepper's own objects
+    # for the whole run (it steps them in place), and a numeric action's whole-step code is
+    # Stepper.advance's first path, taken here without the call around it.
+    work, changes, log, advance = stepper.state, stepper.changes, reports.append, stepper.advance
+    in_place = stepper.derive is None
     for step in steps:
-        if step.action is None:
+        act = step.action
+        if act is None:
             rep = _step_error(step)
             reports.append(rep)
             violations.append(rep)
             if keep_going:
                 continue
             break
-        act = step.action
-        if act.cost is None:  # PDDL leaves it undefined; VAL refuses the plan too
+        step_cost = act.cost
+        if step_cost is not None and act.is_applicable(work):  # the common step: applied in one call
+            if in_place and act.updates is not None and act.step_in_place(work, changes):
+                cost += step_cost
+                log((step, act, stepper, len(changes), _NOTHING))
+                continue
+            fired, undefined = advance(act)
+            if undefined:  # VAL: an effect reads a fluent without a value (BadAccessError); not applied
+                rep = _undefined_read(step, act, undefined)
+                reports.append(rep)
+                violations.append(rep)
+                if keep_going:
+                    continue
+                break
+            cost += step_cost
+            log((step, act, stepper, len(changes), fired if fired.__class__ is tuple else tuple(fired)))
+            continue
+        if step_cost is None:  # PDDL leaves it undefined; VAL refuses the plan too
             missing = ", ".join(task.undefined_cost(act))
             rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
                              message=f"step {step.index}: {act} has no cost: {missing} has no value in :init")
@@ -290,19 +313,6 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
             if keep_going:
                 continue
             break
-        work = stepper.state
-        if act.is_applicable(work):  # the common step: computed and applied in one call, no Effect built
-            fired, undefined = stepper.advance(act)
-            if undefined:  # VAL: an effect reads a fluent without a value (BadAccessError); not applied
-                rep = _undefined_read(step, act, undefined)
-                reports.append(rep)
-                violations.append(rep)
-                if keep_going:
-                    continue
-                break
-            cost += act.cost
-            reports.append((step, act, stepper, len(stepper.changes), tuple(fired)))
-            continue
         unmet = tuple(act.unmet(work))
         eff = stepper.effect(act)
         if eff.undefined and not unmet:  # as above (a precondition false with nothing to name: applied)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.errors import UnsupportedFeatureError
 from toolkit.plain_problem import KEYWORDS
-from toolkit.reading.text import COMMENT_RE, ROOT, VAR_PREFIX, blank_comments, line_col
+from toolkit.reading.text import COMMENT_RE, ROOT, VAR_PREFIX, blank_comments, line_col, open_before
 
 if TYPE_CHECKING:
     from toolkit.reading.collect import Errors
@@ -51,6 +51,9 @@ UNSUPPORTED_KEYWORDS = {
 
 
 _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
+_TYPES_RE = re.compile(r":types\b([^)]*)")
+_FUNCTIONS_CLOSED_RE = re.compile(r":functions\s*\)", re.I)  # its tail, sought from each ":"
+_LITERALS = {kw: kw.split("(?", 1)[0].lower() for kw in UNSUPPORTED_KEYWORDS}
 
 
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
@@ -69,6 +72,23 @@ _KEYWORD_RE = re.compile(r";[^\n]*|\(\s*(?:" + "|".join(_CONNECTIVES) + r")(?![\
 _KEYWORD_VARIABLE_RE = re.compile(r"\?(" + "|".join(sorted(KEYWORDS, key=len, reverse=True)) + r")(?![\w-])", re.I)
 
 
+def _by_first_letter(words) -> str:
+    """An alternation of ``words`` grouped by their first letter (``a(?:nd|ssign)|d(?:ecrease|...)``): the
+    scanner tries one branch per letter, not every word, at each place."""
+    groups: dict[str, list[str]] = {}
+    for w in sorted(words, key=len, reverse=True):
+        groups.setdefault(w[0], []).append(re.escape(w[1:]))
+    return "|".join(f"{re.escape(c)}(?:{'|'.join(rest)})" for c, rest in sorted(groups.items()))
+
+
+# _KEYWORD_VARIABLE_RE on lower-case ASCII text, case-sensitive (a case-insensitive alternation of 22 words tried
+# at every "?" was a third of normalising a domain): its substitution runs only where this finds one (other
+# text takes the substitution, whose case folding decides).
+_UNSUPPORTED_COLON_RE = re.compile(
+    ":(?:" + _by_first_letter([lit[1:] for lit in _LITERALS.values() if lit[0] == ":"]) + r")(?![\w-])")
+_LOWER_KEYWORD_VARIABLE_RE = re.compile(r"\?(?:" + _by_first_letter(KEYWORDS) + r")(?![\w-])")
+
+
 # ``object`` used as a type (any case: PDDL names ignore it): after ``-``, or in an ``(either ...)`` after ``-``.
 _OBJECT_WORD_RE = re.compile(r"(?<![\w?-])object(?![\w-])", re.I)
 
@@ -80,13 +100,24 @@ _OBJECT_TYPE_RE = re.compile(r"-(?:(\s+)object(?![\w-])|(\s*\(\s*either\b[^()]*?
                              re.I)
 
 
+# "(define (domain": found from its words (a scan that starts at each "(" of a problem file is 10x slower),
+# then the "(" before them, white space between.
+_DEFINE_DOMAIN_RE = re.compile(r"define\s*\(\s*domain\b")
+
+
+def _is_domain(code: str) -> bool:
+    """Whether comment-blanked ``code`` has ``(define (domain`` (``\\(\\s*define\\s*\\(\\s*domain\\b``)."""
+    return any(code[:mt.start()].rstrip()[-1:] == "(" for mt in _DEFINE_DOMAIN_RE.finditer(code))
+
+
 def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) -> tuple[str, str]:
     """Blank ``object`` listed as a type of its own in ``:types`` (FD and UP accept it; it is the root anyway).
 
     Only a bare ``object`` (not ``object - parent``) is dropped; it is replaced by
     spaces so every offset, hence every error position, stays the same.
     """
-    block = re.search(r"\(\s*:types\b([^)]*)", code)
+    # the first "(:types" (from its ":": a scan from every "(" was slower), its list up to the first ")"
+    block = next((mt for mt in _TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
     if not block:
         return text, code
     hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
@@ -108,6 +139,8 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     the pddl package refuses it. Blanked with spaces, so every offset stays the same.
     """
     for block in re.finditer(r"\(\s*:(?:objects|constants)\b([^()]*)\)", code, re.I):
+        if not (_FIRST_DASH_RE.match(block.group(1)) or _DASH_AFTER_ONE_RE.search(block.group(1))):
+            continue  # no "-" first nor two "-" one word apart: no group without names (the loop below is exact)
         names = 0
         tokens = list(re.finditer(r"\S+", block.group(1)))
         for i, token in enumerate(tokens):
@@ -121,6 +154,11 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
                 text = text[:at] + " " * (end - at) + text[end:]
             names = -1  # the type name that follows is not an object
     return text, blank_comments(text)
+
+
+# A "-" first, or two "-" one word apart (each from its "-": the scan jumps to them).
+_FIRST_DASH_RE = re.compile(r"\s*-(?!\S)")
+_DASH_AFTER_ONE_RE = re.compile(r"-(?<!\S-)\s+\S+\s+-(?!\S)")
 
 
 def _rename_root(mt: re.Match[str]) -> str:
@@ -144,8 +182,12 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     # Each regular expression below scans the whole file; a large problem (500 kB) is scanned only by
     # those whose keyword occurs in it at all (a substring test in C), so reading stays linear and fast.
     lowered = code.lower()
+    # The unsupported ":keywords" sought together, from each ":" (ASCII text: a superset of what the
+    # expressions below find; other text looks for each), the others each by its literal part.
+    colon_hit = not lowered.isascii() or _UNSUPPORTED_COLON_RE.search(lowered) is not None
     for kw, feature in UNSUPPORTED_KEYWORDS.items():
-        if kw.split("(?", 1)[0].lower() not in lowered:  # the keyword's literal part
+        literal = _LITERALS[kw]  # the keyword's literal part
+        if (literal[0] == ":" and not colon_hit) or literal not in lowered:
             continue
         pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
@@ -154,7 +196,8 @@ def normalise(text: str, path: str, errors: Errors | None = None,
 
     # Generators write an empty "(:functions )", which the pddl grammar refuses; it
     # declares nothing, so blank it (same length: offsets and lines stay valid).
-    text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)
+    if any(open_before(text, mt.start()) is not None for mt in _FUNCTIONS_CLOSED_RE.finditer(text)):
+        text = _EMPTY_FUNCTIONS_RE.sub(lambda mt: " " * len(mt.group()), text)  # found from ":": the scan where it is
 
     changed: list[str] = []
 
@@ -170,14 +213,18 @@ def normalise(text: str, path: str, errors: Errors | None = None,
         return low
 
     if code != lowered:  # upper case outside comments (most files have it only in comments): else no change
-        text = _KEYWORD_RE.sub(lower, text)
-    if "?" in text:
+        # ... and in a keyword (most have it only in names): the keywords of the comment-free code (a superset
+        # of those the substitution changes in the text), told in C first
+        keywords = "".join(_KEYWORD_RE.findall(code))
+        if keywords != keywords.lower():
+            text = _KEYWORD_RE.sub(lower, text)
+    if "?" in text and (not text.isascii() or _LOWER_KEYWORD_VARIABLE_RE.search(text.lower())):
         text = _KEYWORD_VARIABLE_RE.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
     if changed and notes is not None:
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = blank_comments(text)
-    is_domain = re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None
+    is_domain = _is_domain(code)
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
     if lowered.count("object") > lowered.count(":object") and _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
@@ -192,7 +239,7 @@ def normalise(text: str, path: str, errors: Errors | None = None,
                 if preds:
                     text = text[: preds.start()] + f"(:types {ROOT}) " + text[preds.start():]
         code = blank_comments(text)
-    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code) if ":requirements" in code else None
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
     if unknown:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from toolkit.plain_problem import ROOT
 
-__all__ = ["ROOT", "blank_comments", "line_col", "locate", "name_pattern", "located", "offset_of", "section",
+__all__ = ["ROOT", "blank_comments", "keyword_open", "line_col", "locate", "name_pattern", "located", "offset_of",
+           "open_before", "section",
            "listed_at", "nesting_depths", "type_use_pattern", "written_var", "VAR_PREFIX"]
 
 
@@ -38,8 +39,15 @@ def blank_comments(text: str) -> str:
     if hit is None:
         if len(_BLANKED) >= 8:  # the files being read now (a domain, a problem, their normalised texts)
             _BLANKED.clear()
-        hit = _BLANKED[text] = COMMENT_RE.sub(lambda mt: " " * len(mt.group()), text)
+        # Split at the comments (kept by the group: every odd item), each replaced by as many spaces, in C:
+        # a substitution's Python callback per comment was most of blanking a commented file.
+        parts = _COMMENT_SPLIT_RE.split(text)
+        parts[1::2] = map(" ".__mul__, map(len, parts[1::2]))
+        hit = _BLANKED[text] = "".join(parts)
     return hit
+
+
+_COMMENT_SPLIT_RE = re.compile(r"(;[^\n]*)")
 
 
 def line_col(text: str, offset: int) -> tuple[int, int]:
@@ -82,18 +90,45 @@ def offset_of(code: str, pattern: str, default: int = 0) -> int:
 
 def section(code: str, keyword: str) -> tuple[int, int] | None:
     """Start and end offsets of the balanced ``(:keyword ...)`` section of comment-blanked code."""
-    mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
-    if not mt:
+    start = keyword_open(code, keyword)
+    if start is None:
         return None
-    depth = 0
-    for paren in _PARENS.finditer(code, mt.start()):  # visits the parentheses only, not every character
-        depth += 1 if paren.group() == "(" else -1
+    depth, at = 1, start + 1
+    while True:  # from ")" to ")", the "(" between counted in C: the section's end where the depth is 0
+        close = code.find(")", at)
+        if close < 0:
+            return start, len(code)
+        depth += code.count("(", at, close) - 1
         if depth == 0:
-            return mt.start(), paren.end()
-    return mt.start(), len(code)
+            return start, close + 1
+        at = close + 1
 
 
-_PARENS = re.compile(r"[()]")
+def keyword_open(code: str, keyword: str) -> int | None:
+    """The offset of the ``(`` of the first ``(keyword`` in comment-blanked code (white space between, the
+    keyword in any case and not followed by a name character), or None: ``\\(\\s*keyword(?![\\w-])``.
+
+    Why not that expression: its scan tries every ``(`` of the file; a ``:keyword`` is sought from its
+    ``:`` instead (a character without case: the scan jumps to it), then the ``(`` before it.
+    """
+    if not keyword.startswith(":"):
+        mt = re.search(r"\(\s*" + re.escape(keyword) + r"(?![\w-])", code, re.I)
+        return mt.start() if mt else None
+    for mt in re.finditer(re.escape(keyword) + r"(?![\w-])", code, re.I):
+        at = open_before(code, mt.start())
+        if at is not None:
+            return at
+    return None
+
+
+def open_before(code: str, at: int) -> int | None:
+    """The offset of the ``(`` that only white space separates from ``at``, or None."""
+    at -= 1
+    while at >= 0 and code[at].isspace():
+        at -= 1
+    return at if at >= 0 and code[at] == "(" else None
+
+
 
 
 def listed_at(name: str, code: str, offset: int) -> list[int]:

@@ -1,0 +1,206 @@
+"""A plain problem's goal and metric straight from its checked words into the model, when every name checks out.
+
+Why: building the goal as parsed forms (:mod:`toolkit.reading.forms`: an ``and`` hashes each operand
+through its printed text) and converting them (:mod:`toolkit.reading.convert`) was most of a
+small numeric problem's load, 10-20 comparisons costing more than the rest of the file. The plain
+reader (:mod:`toolkit.plain_problem`) has already checked the words' shape; here each name is
+looked up once, as the converter looks it up (any case, to its declared spelling), and the
+model is built as the converter builds it.
+
+Like :func:`toolkit.loader._checked_atoms` for ``:init``, this path declines (None) at anything
+unusual: an unknown name, a wrong arity, an argument of a type that does not fit, a quantifier,
+and the shapes the forms rewrite other than ``(and x)`` (a nested ``and`` in an ``and``, a repeated
+operand, an empty ``and``/``or``). The loader then converts the forms through the
+checked path, which reports each fault where it is; so a goal read here is one that path reads
+without a fault, to the same model (``tests/core/test_core_plain_goal.py`` compares the two).
+"""
+
+from __future__ import annotations
+
+from toolkit import model as m
+from toolkit.reading.convert import to_number
+from toolkit.reading.plain_numeric import COMPARISONS
+
+_ARITH = frozenset({"+", "-", "*", "/"})
+_NONE = (None, None)
+_UNSEEN = object()
+
+
+class _Fault(Exception):
+    """A name, arity or type the checked path reports: decline."""
+
+
+class PlainGoal:
+    """The name lookups of one problem (objects and domain constants ``objects``, by lower case), shared
+    by its ``:init`` atoms and values (:meth:`resolved`), its goal and its metric."""
+
+    def __init__(self, domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> None:
+        self.domain, self.objects, self.untyped = domain, objects, untyped
+        self.by_lower = {o.lower(): o for o in objects}
+        # lower case -> (the declared name, its declaration), as the converter's scopes resolve a name
+        self.predicates = {n.lower(): (n, d) for n, d in domain.predicates.items()}
+        self.functions = {n.lower(): (n, d) for n, d in domain.functions.items()}
+        self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
+        self.uses_numbers = False  # a comparison was read (the problem's ``numeric``)
+        self.odd_number = False  # a number written otherwise than its value prints ("1.0", "01", "-0")
+
+    def resolved(self, items: list[tuple[str, tuple[str, ...]]], functions: bool = False) -> list[m.Atom] | None:
+        """``(name, args)`` words as the model's atoms, in order, when every name is a declared predicate (or
+        with ``functions`` function, any case) with its arity over declared objects of fitting types; None at
+        the first fault.
+
+        Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
+        """
+        by_lower = self.functions if functions else self.predicates
+        fast = self._spelled(items, by_lower)
+        if fast is not _UNSEEN:
+            return fast
+        objs, untyped, objects, fits = self.by_lower, self.untyped, self.objects, self.fits
+        # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
+        # words already checked against that parameter's types (word -> object, or None: no fit).
+        decls: dict[str, tuple[str, tuple[tuple[tuple[str, ...], dict[str, str | None]], ...]] | None] = {}
+        by_types: dict[tuple[str, ...], dict[str, str | None]] = {}
+        out: list[m.Atom] = []
+        add, make = out.append, m.Atom
+        for name, args in items:
+            decl = decls.get(name, _UNSEEN)
+            if decl is _UNSEEN:
+                n, d = by_lower.get(name.lower(), _NONE)
+                decl = decls[name] = None if d is None else (
+                    n, tuple((types, by_types.setdefault(types, {})) for _, types in d.params))
+            if decl is None or len(args) != len(decl[1]):
+                return None
+            terms = []
+            for arg, (types, memo) in zip(args, decl[1]):
+                obj = memo.get(arg, _UNSEEN)
+                if obj is _UNSEEN:
+                    obj = objs.get(arg.lower())
+                    if obj is not None and obj not in untyped:
+                        key = (objects[obj], types)
+                        fit = fits.get(key)
+                        if fit is None:
+                            fit = fits[key] = any(self.domain.is_subtype(key[0], t) for t in types)
+                        if not fit:
+                            obj = None
+                    memo[arg] = obj
+                if obj is None:
+                    return None
+                terms.append(obj)
+            add(make(decl[0], tuple(terms)))
+        return out
+
+    def _spelled(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None | object:
+        """:meth:`resolved` where every argument is an object spelled as declared (nearly every file): the
+        arguments grouped by name and checked per distinct word and position in C (sets), not per atom in
+        Python. ``_UNSEEN`` where some argument is spelled otherwise: the word-by-word loop resolves it."""
+        objects = self.objects
+        if len(self.by_lower) != len(objects):
+            return _UNSEEN  # two objects alike but for case: the loop picks the one the converter picks
+        groups: dict[str, list[tuple[str, ...]]] = {}
+        for name, args in items:
+            group = groups.get(name)
+            if group is None:
+                group = groups[name] = []
+            group.append(args)
+        declared: dict[str, str] = {}
+        untyped, fits, fit = self.untyped, self.fits, self._fits
+        for name, group in groups.items():
+            n, d = by_lower.get(name.lower(), _NONE)
+            if d is None:
+                return None
+            arity = len(d.params)
+            if set(map(len, group)) != {arity}:
+                return None
+            for column, (_, types) in zip(zip(*group), d.params):
+                for word in set(column):
+                    typ = objects.get(word)
+                    if typ is None:
+                        return _UNSEEN
+                    if word not in untyped and not (fits.get((typ, types)) or fit(typ, types)):
+                        return None
+            declared[name] = n
+        make = m.Atom
+        return [make(declared[name], args) for name, args in items]
+
+    def goal(self, raw) -> m.Condition | None:
+        """The model of the plain goal ``raw`` (checked words), or None where the checked path must read it."""
+        try:
+            return self._condition(raw)
+        except _Fault:
+            return None
+
+    def metric(self, raw: list) -> m.NumExpr | None:
+        """The model of the expression of a plain ``(:metric direction expression)``'s words, or None."""
+        try:
+            return self._num(raw[1])
+        except _Fault:
+            return None
+
+    def _condition(self, el: list) -> m.Condition:
+        op = el[0]
+        if op == "and" or op == "or":
+            if len(el) < 2 or any(x[0] == op for x in el[1:]):
+                raise _Fault  # an empty one, or a nested one the forms lift into it: the checked path
+            if len(el) == 2:
+                return self._condition(el[1])  # one operand is the formula itself (forms._Monotone)
+            parts = tuple([self._condition(x) for x in el[1:]])
+            # A repeated operand, which the forms keep once. Equal models come from words equal but for case
+            # when every number is written as its value prints ("1", not "1.0" or "01"): then the words tell
+            # (their text, in C); else the models (hashing each, whole).
+            keys = [str(x).lower() for x in el[1:]] if not self.odd_number else parts
+            if len(set(keys)) != len(keys):
+                raise _Fault
+            return m.And(parts) if op == "and" else m.Or(parts)
+        if op == "not":
+            return m.Not(self._condition(el[1]))
+        if op == "imply":
+            return m.Imply(self._condition(el[1]), self._condition(el[2]))
+        if op in COMPARISONS and not (op == "=" and el[1].__class__ is str and el[2].__class__ is str):
+            self.uses_numbers = True
+            return m.Compare(op, self._num(el[1]), self._num(el[2]))
+        if op == "=":
+            return m.Equals(self._object(el[1]), self._object(el[2]))
+        if op == "forall" or op == "exists":
+            raise _Fault  # variables: the checked path
+        name, decl = self.predicates.get(op.lower(), _NONE)
+        if decl is None or len(el) - 1 != len(decl.params):
+            raise _Fault
+        terms = tuple([self._object(t) for t in el[1:]])
+        for obj, (_, types) in zip(terms, decl.params):  # as build.check_types tests each ground atom
+            if obj not in self.untyped and not self._fits(self.objects[obj], types):
+                raise _Fault
+        return m.Pred(name, terms)
+
+    def _fits(self, typ: str, types: tuple[str, ...]) -> bool:
+        key = (typ, types)
+        fit = self.fits.get(key)
+        if fit is None:
+            fit = self.fits[key] = any(self.domain.is_subtype(typ, t) for t in types)
+        return fit
+
+    def _object(self, word: str) -> str:
+        obj = self.by_lower.get(word.lower())
+        if obj is None:
+            raise _Fault
+        return obj
+
+    def _num(self, el) -> m.NumExpr:
+        """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it."""
+        if el.__class__ is str:
+            # plain_numeric.number's value, then as num_expr (to_number: an integer of fewer than 300 digits is
+            # its own value)
+            value = int(el) if "." not in el and len(el) < 300 else to_number(float(el) if "." in el else int(el))
+            if not self.odd_number and str(value) != el:
+                self.odd_number = True
+            return value
+        op = el[0]
+        if op in _ARITH:  # (- x), (+ a b ...): no function is so named (not a name)
+            return m.Arith(op, tuple([self._num(x) for x in el[1:]]))
+        name, decl = self.functions.get(op.lower(), _NONE)
+        if decl is None or len(el) - 1 != len(decl.params):
+            raise _Fault
+        by_lower = self.by_lower
+        terms = tuple([by_lower.get(t.lower()) for t in el[1:]])
+        if None in terms:
+            raise _Fault
+        return m.FTerm(name, terms)
