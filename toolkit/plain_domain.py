@@ -27,7 +27,6 @@ every IPC sample and shipped domain.
 
 from __future__ import annotations
 
-import json
 from types import SimpleNamespace
 
 from toolkit.plain_problem import ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
@@ -59,27 +58,9 @@ def read_plain_domain(code: str, lazy: bool = False) -> SimpleNamespace | None:
     pass; :func:`with_action_forms` reads them as forms where it declines.
     """
     try:
-        return _Reader().domain(_tree(code), lazy)
+        return _Reader().domain(_sexpr(code), lazy)
     except (_NotPlain, RecursionError, ValueError):
         return None
-
-
-def _tree(code: str) -> list[SExpr]:
-    """:func:`toolkit.plain_problem._sexpr`'s tree, made in C: the words and parentheses as JSON for
-    :func:`json.loads` (a Python loop over the tokens was a tenth of loading a domain). Text it may
-    not read alike (a word with a quote or backslash, non-ASCII, control characters, unbalanced
-    parentheses) goes to ``_sexpr`` itself."""
-    if code.isascii() and '"' not in code and "\\" not in code:
-        words = code.replace("(", " ( ").replace(")", " ) ").split()
-        text = ('["' + '","'.join(words) + '"]').replace('"(",")"', "[]").replace('"(",', "[").replace(',")"', "]")
-        try:
-            tree = json.loads(text)
-        except ValueError:
-            return _sexpr(code)
-        if len(tree) != 1 or tree[0].__class__ is not list:
-            raise _NotPlain
-        return tree[0]
-    return _sexpr(code)
 
 
 def with_action_forms(pdom: SimpleNamespace) -> SimpleNamespace | None:

@@ -19,8 +19,8 @@ import pytest
 
 from toolkit import loader
 from toolkit.domains import DOMAINS_ROOT
-from toolkit.plain_domain import _tree, read_plain_domain
-from toolkit.plain_problem import _NotPlain, _sexpr, _typed_list
+from toolkit.plain_domain import read_plain_domain
+from toolkit.plain_problem import _NotPlain, _typed_list
 from toolkit.reading import domain_model
 from toolkit.reading.collect import Errors, record_duplicates
 from toolkit.reading.direct_actions import var_list
@@ -186,33 +186,6 @@ def test_random_mutants_read_alike(monkeypatch) -> None:
 
 def _tree_words(text: str) -> list[str]:
     return blank_comments(text).replace("(", " ( ").replace(")", " ) ").split()
-
-
-@pytest.mark.parametrize("code", ["", "()", "(a)", "(a))", "((a)", ") (a", "(a) (b)", "a (b)", "(a (b) () (c d))",
-                                  '(a "b")', "(a b\\c)", "(a \u00e9)", "(a \x01)", "(\x1c a)", "(a (", "(a ()))"])
-def test_the_tree_is_the_tokenizers(code: str) -> None:
-    def both(fn):
-        try:
-            return fn(code)
-        except _NotPlain:
-            return "not plain"
-
-    assert both(_tree) == both(_sexpr)
-
-
-def test_the_tree_is_the_tokenizers_on_every_file() -> None:
-    for paths in CORPORA.values():
-        for path in paths[:400]:
-            code = blank_comments(path.read_text(encoding="utf-8", errors="replace"))
-            try:
-                expected = _sexpr(code)
-            except _NotPlain:
-                expected = None
-            try:
-                got = _tree(code)
-            except _NotPlain:
-                got = None
-            assert got == expected, path
 
 
 @pytest.mark.parametrize("items", [
