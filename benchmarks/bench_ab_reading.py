@@ -1,4 +1,4 @@
-"""Problem loading and the text passes both loads share, for two source trees, alternating, in one run (a script).
+"""Domain and problem loading and the text passes both share, for two source trees, alternating, in one run (a script).
 
 Why: issue 31's numeric validation target needs pgt's load several times faster, and on a machine
 shared with other jobs only runs interleaved in time compare. Each round runs one child process per
@@ -9,7 +9,8 @@ by a file's text never answers.
 
 Stages: ``read_text`` (the domain and problem files), ``normalise`` (domain, problem),
 ``blank_comments`` (domain), ``record_duplicates`` (domain), ``sexpr`` (the plain readers' word lists
-of the domain and problem), ``problem`` (:func:`toolkit.loader.parse_problem` against a domain read once).
+of the domain and problem), ``domain`` (:func:`toolkit.loader.parse_domain`), ``problem``
+(:func:`toolkit.loader.parse_problem` against a domain read once).
 
 Run: ``python -m benchmarks.bench_ab_reading --before DIR --after DIR --ipc /tmp/h31/ipc`` (``--rounds N``;
 ``--pair DOMAIN,PROBLEM`` repeated; with ``--ipc`` the first problem of every domain folder whose files
@@ -20,13 +21,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
-STAGES = ("read_text", "normalise", "blank_comments", "record_duplicates", "sexpr", "problem")
+STAGES = ("read_text", "normalise", "blank_comments", "record_duplicates", "sexpr", "domain", "problem")
 
 
 def _best(fn, texts: list[str], batches: int = 5) -> float:
@@ -70,6 +68,7 @@ def child(pairs: list[str], copies: int) -> dict:
             "record_duplicates": _best(lambda t: record_duplicates(t, "d", Errors("d")), [t + ";\n" for t in dts]),
             "sexpr": _best(lambda k: (_sexpr(blank_comments(dts[k])), _sexpr(blank_comments(pts[k]))),
                            list(range(copies))),
+            "domain": _best(lambda t: loader.parse_domain(t, dom_path), dts),
             "problem": _best(lambda t: loader.parse_problem(t, domain, prob_path), pts),
         }
         out[Path(prob_path).parent.parent.name if Path(prob_path).parent.name == "instances" else prob_path] = row
@@ -83,7 +82,7 @@ def _pairs_of(ipc: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--before", required=True, help="the tree to compare against (a checkout or git archive)")
+    ap.add_argument("--before", help="the tree to compare against (a checkout or git archive)")
     ap.add_argument("--after", default=".", help="the tree measured (default: this one)")
     ap.add_argument("--ipc", type=Path, help="a folder of domain folders (domain.pddl, instances/pfile1.pddl)")
     ap.add_argument("--pair", action="append", default=[], help="DOMAIN,PROBLEM (repeatable)")
@@ -97,19 +96,21 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not pairs:
         ap.error("give --ipc DIR or --pair DOMAIN,PROBLEM")
+    if args.before is None:
+        ap.error("--before DIR is required")
+    from benchmarks.ab_trees import alternate, checked_trees  # the parent's only: the child runs in any tree
+
+    checked_trees("bench_ab_reading", Path(args.before), Path(args.after))
     best: dict[str, dict] = {"before": {}, "after": {}}
-    for _ in range(args.rounds):
-        for side in ("before", "after"):
-            tree = str(Path(getattr(args, side)).resolve())
-            env = {**os.environ, "PYTHONPATH": tree}
-            # this file, run against the tree's toolkit (an older tree lacks this script)
-            cmd = [sys.executable, str(Path(__file__).resolve()), "--before", tree, "--child",
-                   "--copies", str(args.copies), *[a for p in pairs for a in ("--pair", p)]]
-            run = subprocess.run(cmd, cwd=tree, env=env, capture_output=True, text=True, check=True)
-            for label, row in json.loads(run.stdout).items():
-                mine = best[side].setdefault(label, {})
-                for stage, us in row.items():
-                    mine[stage] = min(mine.get(stage, float("inf")), us)
+    # this file, run against each tree's toolkit (an older tree lacks this script)
+    for _, side, run in alternate(__file__, Path(args.before), Path(args.after), args.rounds,
+                                  ["--copies", str(args.copies), *[a for p in pairs for a in ("--pair", p)]]):
+        if run.returncode != 0:
+            raise SystemExit(f"bench_ab_reading: the {side} tree failed: {run.stderr.strip()[-300:]}")
+        for label, row in json.loads(run.stdout).items():
+            mine = best[side].setdefault(label, {})
+            for stage, us in row.items():
+                mine[stage] = min(mine.get(stage, float("inf")), us)
     labels = [k for k in best["before"] if k in best["after"]]
     print(f"# CPU us per call, best of {args.rounds} rounds x 5 batches; before/after = speed-up")
     print(f"{'problem':<20}" + "".join(f"{s:>26}" for s in STAGES))

@@ -15,9 +15,7 @@ Run: ``python -m benchmarks.bench_ab_validate --before DIR --after DIR`` (``--ro
 from __future__ import annotations
 
 import argparse
-import os
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -70,22 +68,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.before is None or args.after is None:
         ap.error("--before DIR and --after DIR are required")
-    for tree in (args.before, args.after):
-        if not (tree / "toolkit").is_dir():
-            raise SystemExit(f"bench_ab_validate: {tree}: no toolkit/ there (a checkout of the project)")
+    from benchmarks.ab_trees import alternate, checked_trees  # the parent's only: the child runs in any tree
+
+    checked_trees("bench_ab_validate", args.before, args.after)
     print("bench_ab_validate: check_plan, CPU ms, best of 5 (blocksworld 20 x 200 steps) / 3 (each --pddl, "
           "5 x 100 steps, fresh Task); rounds alternate before/after")
     print(f"{'round':<6} {'tree':<7} {'blocksworld':>11} " + " ".join(f"{Path(p.split(',')[1]).stem[:12]:>12}"
                                                                      for p in args.pddl))
-    for k in range(args.rounds):
-        for name, tree in (("before", args.before), ("after", args.after)):
-            # This file run by path: the tree's own toolkit and benchmarks.walks are what it imports.
-            env = {**os.environ, "PYTHONPATH": str(tree.resolve())}
-            done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child",
-                                   *(x for p in args.pddl for x in ("--pddl", p))],
-                                  cwd=tree, env=env, capture_output=True, text=True)
-            line = done.stdout.strip() if done.returncode == 0 else f"failed: {done.stderr.strip()[-200:]}"
-            print(f"{k + 1:<6} {name:<7} {line}")
+    for k, name, done in alternate(__file__, args.before, args.after, args.rounds,
+                                   [x for p in args.pddl for x in ("--pddl", p)]):
+        line = done.stdout.strip() if done.returncode == 0 else f"failed: {done.stderr.strip()[-200:]}"
+        print(f"{k:<6} {name:<7} {line}")
     return 0
 
 
