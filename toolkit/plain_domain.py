@@ -31,7 +31,7 @@ from types import SimpleNamespace
 
 from toolkit.plain_problem import ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms, plain_numeric
-from toolkit.reading.direct_actions import var_list
+from toolkit.reading.direct_actions import action_body, var_list
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 from toolkit.reading.text import blank_comments, line_col, listed_at, section
 
@@ -263,17 +263,7 @@ class _Reader:
         for v in self._variables(el[3]):
             self.params[str(v.name).lower()] = v
         params = list(self.params.values())
-        body = el[4:]
-        parts: dict[str, SExpr] = {}
-        for key in (":precondition", ":effect"):
-            if body and body[0] == key:
-                if len(body) < 2:
-                    raise _NotPlain
-                parts[key], body = body[1], body[2:]
-        if body:
-            raise _NotPlain
-        pre = parts.get(":precondition")
-        eff = parts.get(":effect")
+        pre, eff = action_body(el)
         # An omitted part is the loader's empty (and); an empty () is the package's (or).
         precondition = forms.And() if pre is None else forms.Or() if pre == [] else self._gd(pre)
         effect = forms.And() if eff is None else forms.Or() if eff == [] else self._effect(eff)

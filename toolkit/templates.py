@@ -76,23 +76,14 @@ def _terms(cond: m.Condition) -> frozenset[str]:
     return frozenset(re.findall(r"\?[^\s()]+", str(cond)))
 
 
-def _has_forall(eff: m.Effect) -> bool:
-    if isinstance(eff, m.ForallEffect):
+def _has(eff: m.Effect, kind: type) -> bool:
+    """Whether an effect of class ``kind`` (``m.ForallEffect``, ``m.WhenEffect``) is anywhere in ``eff``."""
+    if isinstance(eff, kind):
         return True
     if isinstance(eff, m.AndEffect):
-        return any(_has_forall(p) for p in eff.parts)
-    if isinstance(eff, m.WhenEffect):
-        return _has_forall(eff.body)
-    return False
-
-
-def _has_when(eff: m.Effect) -> bool:
-    if isinstance(eff, m.WhenEffect):
-        return True
-    if isinstance(eff, m.AndEffect):
-        return any(_has_when(p) for p in eff.parts)
-    if isinstance(eff, m.ForallEffect):
-        return _has_when(eff.body)
+        return any(_has(p, kind) for p in eff.parts)
+    if isinstance(eff, (m.ForallEffect, m.WhenEffect)):
+        return _has(eff.body, kind)
     return False
 
 
@@ -175,7 +166,7 @@ class ActionTemplate:
 
         Why: the walk over the schema's formulas (literal positions, comparison builders, conditional
         effects) is the same for every task; only the atoms and the objects differ."""
-        if _has_forall(schema.effect):
+        if _has(schema.effect, m.ForallEffect):
             return None
         return cls(schema, _no_objects, AtomTable(), None)
 
@@ -261,7 +252,7 @@ class ActionTemplate:
                 self._walk(eff.body, inner, conds, adds, dels)
         elif isinstance(eff, m.WhenEffect):
             flat = None if conds else _flat_literals(eff.condition)
-            if flat is None or _has_when(eff.body):  # rare shapes: ground per action, as compile_effect does
+            if flat is None or _has(eff.body, m.WhenEffect):  # rare shapes: ground per action, as compile_effect does
                 self._entries.append(("d", len(self._deferred)))
                 self._deferred.append((eff, sub, conds))
                 return

@@ -31,6 +31,21 @@ _ARITH = frozenset({"-", "+", "*", "/"})
 _NOT_PRIMITIVE = frozenset({"and", "forall", "when", "oneof"})  # the plain reader's _p_effect refuses these
 
 
+def action_body(el: list[SExpr]) -> tuple[SExpr | None, SExpr | None]:
+    """An ``(:action name :parameters (...) ...)`` list's precondition and effect, each None where omitted;
+    anything else after the parameters is not plain."""
+    body = el[4:]
+    parts: dict[str, SExpr] = {}
+    for key in (":precondition", ":effect"):
+        if body and body[0] == key:
+            if len(body) < 2:
+                raise _NotPlain
+            parts[key], body = body[1], body[2:]
+    if body:
+        raise _NotPlain
+    return parts.get(":precondition"), parts.get(":effect")
+
+
 class DirectActions:
     """Builds :class:`~toolkit.model.ActionSchema` from ``(:action ...)`` s-expressions for one domain.
 
@@ -76,20 +91,11 @@ class DirectActions:
         params = self.params(el[3], False)
         scope = dict(self.consts)  # words as resolved: declared constants by their lower case, then variables
         scope.update({v.lower(): v for v, _ in params})
-        body = el[4:]
-        parts: dict[str, SExpr] = {}
-        for key in (":precondition", ":effect"):
-            if body and body[0] == key:
-                if len(body) < 2:
-                    raise _NotPlain
-                parts[key], body = body[1], body[2:]
-        if body:
-            raise _NotPlain
-        pre = parts.get(":precondition")
+        pre, eff = action_body(el)
         # An omitted precondition is the loader's empty (and); an empty () the package's (or): no precondition.
         precondition = m.TRUE if pre is None or pre == [] else self.gd(pre, scope)
         self.numeric = []
-        effect, cost = self.action_effect(parts.get(":effect"), scope)
+        effect, cost = self.action_effect(eff, scope)
         return m.ActionSchema(name, params, precondition, effect, cost, tuple(self.numeric))
 
     def params(self, items: list[SExpr], ordered: bool) -> tuple[m.Param, ...]:
