@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.errors import UnsupportedFeatureError
 from toolkit.plain_problem import KEYWORDS
-from toolkit.reading.text import COMMENT_RE, ROOT, VAR_PREFIX, blank_comments, line_col, open_before
+from toolkit.reading.text import ROOT, VAR_PREFIX, blank_comments, line_col, open_before
 
 if TYPE_CHECKING:
     from toolkit.reading.collect import Errors
