@@ -32,7 +32,6 @@ from pathlib import Path
 from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.gc_pause import paused_gc
-from toolkit import plain_domain
 from toolkit.plain_domain import read_plain_domain, redeclared_warnings, with_action_forms
 from toolkit.plain_problem import read_plain_problem
 from toolkit.reading.build import check_types, ground_preds, in_file_order, read_metric
@@ -77,11 +76,8 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
     norm, warnings, declared = normalise(text, path, errors, notes)
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s),
     # their actions straight into the model where nothing in them is unusual or faulty.
-    code = blank_comments(norm)
-    # A stand-in for the plain reader (the tests force the full parser with one) is called as its signature says.
-    lazy = read_plain_domain is plain_domain.read_plain_domain
-    pdom = read_plain_domain(code, lazy=True) if lazy else read_plain_domain(code)
-    if pdom is not None and lazy:
+    pdom = read_plain_domain(blank_comments(norm), lazy=True)
+    if pdom is not None:
         done = direct_domain(text, path, pdom, declared, warnings, notes, errors)
         if done is not None:
             return done
@@ -173,11 +169,11 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     atoms = getattr(pprob, "atoms", None)
     # A plain problem's words straight into the model where every name checks out (the checked path else).
     plain = PlainGoal(domain, every, untyped) if atoms is not None else None
-    init = _checked_atoms(atoms, domain, every, untyped, plain) if plain is not None else None
+    init = _checked_atoms(atoms, plain) if plain is not None else None
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
     else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
-        checked = _checked_values(pprob.raw_others, domain, every, untyped, plain)
+        checked = _checked_values(pprob.raw_others, plain)
         if checked is None:  # a fault (or a (total-cost) other than 0): every value on the checked path below
             elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
         else:
@@ -249,18 +245,16 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
                      numeric)
 
 
-def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], domain: m.Domain, objects: dict[str, str],
-                   untyped: set[str], names: PlainGoal | None = None) -> set[m.Atom] | None:
+def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], names: PlainGoal) -> set[m.Atom] | None:
     """The initial atoms of a plain problem as the model's atoms, when every one names a declared
     predicate with its arity and declared objects of fitting types (a problem that loads at all);
     None at the first fault, so that the caller's checked path reports every fault where it is.
-    ``names``: the problem's lookups, when the caller has them."""
-    out = (names or PlainGoal(domain, objects, untyped)).resolved(atoms)
+    ``names``: the problem's name lookups (its objects and the domain's constants)."""
+    out = names.resolved(atoms)
     return None if out is None else set(out)
 
 
-def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
-                    untyped: set[str], names: PlainGoal | None = None) -> dict[m.Atom, m.Number] | None:
+def _checked_values(raw: list, names: PlainGoal) -> dict[m.Atom, m.Number] | None:
     """The numeric :init values of a plain problem (its non-atom elements as words, already checked for
     shape by the plain reader) as the model's values, when every one names a declared function with its
     arity and declared objects of fitting types, and no (total-cost) starts other than at 0; None at the
@@ -283,7 +277,7 @@ def _checked_values(raw: list, domain: m.Domain, objects: dict[str, str],
             return None  # an initial (total-cost) other than 0: the checked path refuses it, located
         add_head((head[0], tuple(head[1:])))
         add_number(number)
-    fluents = (names or PlainGoal(domain, objects, untyped)).resolved(heads, functions=True)
+    fluents = names.resolved(heads, functions=True)
     return None if fluents is None else dict(zip(fluents, numbers))
 
 

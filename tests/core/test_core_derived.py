@@ -166,7 +166,7 @@ def test_an_unmet_derived_goal_is_explained_too():
 def test_both_readers_build_the_same_model(monkeypatch):
     fast = loader.read_domain(DOMAIN_TEXT, "d.pddl").model
     with monkeypatch.context() as mp:
-        mp.setattr(loader, "read_plain_domain", lambda *_: None)
+        mp.setattr(loader, "read_plain_domain", lambda *_, **__: None)
         full = loader.read_domain(DOMAIN_TEXT, "d.pddl").model
     assert fast == full and len(fast.derived) == 3
     assert str(fast.derived[2]) == "(:derived (cut-off ?n - node) (not (reach ?n)))"

@@ -38,7 +38,7 @@ PROBLEM = """(define (problem 9ucq73grxzg6x4q) (:domain 4op-blocks)
 def _read(monkeypatch, full: bool):
     with monkeypatch.context() as mp:
         if full:
-            mp.setattr(loader, "read_plain_domain", lambda *_: None)
+            mp.setattr(loader, "read_plain_domain", lambda *_, **__: None)
             mp.setattr(loader, "read_plain_problem", lambda *_: None)
         domain = loader.parse_domain(DOMAIN, "d.pddl")
         return domain, loader.parse_problem(PROBLEM, domain, "p.pddl")

@@ -30,7 +30,7 @@ def _both(text: str, monkeypatch, path: str = "d.pddl", *, domain=None) -> tuple
 
     fast = load()
     with monkeypatch.context() as mp:
-        mp.setattr(loader, "read_plain_domain" if domain is None else "read_plain_problem", lambda *_: None)
+        mp.setattr(loader, "read_plain_domain" if domain is None else "read_plain_problem", lambda *_, **__: None)
         full = load()
     return fast, full
 
@@ -134,7 +134,7 @@ def test_a_type_listed_twice_is_read_plain_as_the_full_parser_repairs_it(old, ne
     fast, full = _both(text, monkeypatch)
     assert fast == full and fast[0] is not None and not fast[1]
     with monkeypatch.context() as mp:
-        mp.setattr(loader, "read_plain_domain", lambda *_: None)
+        mp.setattr(loader, "read_plain_domain", lambda *_, **__: None)
         full_warnings = loader.read_domain(text, "d.pddl").model.warnings
     warning = f"d.pddl:2:{text.split(chr(10))[1].rindex('block') + 1}: type 'block' declared twice; kept as a subtype of {kept}"
     assert fast[0].warnings == full_warnings and warning in fast[0].warnings

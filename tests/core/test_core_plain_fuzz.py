@@ -53,7 +53,7 @@ def _domain_both(text: str) -> tuple[tuple[object, list[str]], tuple[object, lis
         return loaded.model, [str(e) for e in loaded.errors]
 
     fast = load()
-    with mock.patch.object(loader, "read_plain_domain", lambda *_: None):
+    with mock.patch.object(loader, "read_plain_domain", lambda *_, **__: None):
         full = load()
     return fast, full
 

@@ -38,7 +38,7 @@ TETRIS_PROBLEM = """(define (problem two) (:domain tiles)
 @pytest.mark.parametrize("reader", ["plain", "lark"])
 def test_a_parent_type_never_declared_is_a_type_under_object(reader: str, monkeypatch) -> None:
     if reader == "lark":  # the full parser must read it exactly as the plain reader does
-        monkeypatch.setattr(loader, "read_plain_domain", lambda code: None)
+        monkeypatch.setattr(loader, "read_plain_domain", lambda code, lazy=False: None)
     domain = parse_domain(TETRIS, "tiles.pddl")
     assert domain.types["piece"] == "object"
     assert domain.types["square"] == domain.types["bar"] == "piece"

@@ -129,8 +129,6 @@ def open_before(code: str, at: int) -> int | None:
     return at if at >= 0 and code[at] == "(" else None
 
 
-
-
 def listed_at(name: str, code: str, offset: int) -> list[int]:
     """Offsets from ``offset`` on where ``name`` is listed in a typed list (not where it is a ``- parent``)."""
     return [offset + mt.start() for mt in re.finditer(name_pattern(name), code[offset:], re.I)
