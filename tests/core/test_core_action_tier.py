@@ -1,0 +1,160 @@
+"""The validator's first tier (toolkit.action_tier) gives the reports of the ground actions' own path.
+
+A plan checked on a fresh task steps each deferred ground action through its schema's
+step function, which declines (nothing done) wherever the ground action's own path has
+something to say. The reference is that own path with every ground action built at once,
+as before the tier existed (``ActionMaker.make`` as ``ActionMaker.ground``, no step
+function). On seeded walks and their mutants (steps swapped, dropped, repeated, cut; an
+argument replaced by another object of its type or of another type) and from initial
+states whose fluent values are changed or removed, with and without ``keep_going``, every
+report must be equal: verdict, messages, step reports, every step's state, the final
+state, the stepper's record of changes, the cost, the JSON. Over every shipped domain,
+the numeric and cost test data, and where the machine has them IPC 2023's numeric track
+(/tmp/h31/ipc), the IPC sample and the classical-domains collection.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from benchmarks.walks import mutants, random_walk
+from core_support import replace_argument
+from toolkit import loader
+from toolkit.action_maker import ActionMaker
+from toolkit.domains import DOMAINS_ROOT
+from toolkit.errors import PgtError
+from toolkit.fluents import FluentState
+from toolkit.task import Task
+from toolkit.verify import PlanReport, check_plan
+
+DATA = Path(__file__).parent / "data"
+IPC_NUMERIC = Path("/tmp/h31/ipc")
+IPC_SAMPLE = Path("/work/shared/ipc-sample")
+CLASSICAL = Path("/tmp/h34/classical-domains")
+
+
+def _first_problem(folder: Path) -> tuple[Path, Path] | None:
+    domain = folder / "domain.pddl"
+    problems = sorted(p for p in [*folder.glob("problems/*.pddl"), *folder.glob("instances/*.pddl"),
+                                  *folder.glob("*.pddl")] if "domain" not in p.name)
+    if not problems:
+        return None
+    problem = min(problems[:6], key=lambda p: p.stat().st_size)
+    own = problem.with_name(problem.stem + "-domain.pddl")
+    return (own if own.exists() else domain, problem) if (own.exists() or domain.exists()) else None
+
+
+def _cases(root: Path, limit: int | None = None) -> list[tuple[Path, Path]]:
+    if not root.is_dir():
+        return []
+    out = [pair for folder in sorted(root.iterdir()) if folder.is_dir() and (pair := _first_problem(folder))]
+    return out[:limit]
+
+
+_OURS = (_cases(DOMAINS_ROOT) + [(DATA / "numeric" / "domain.pddl", DATA / "numeric" / "problem.pddl")]
+         + _cases(DATA / "costs") + [_first_problem(DATA / "derived")])
+_BIG = 20_000  # bytes of problem file: a state of thousands of atoms copied per step report (seconds)
+SHIPPED = [pair for pair in _OURS if pair[1].stat().st_size < _BIG]
+OPT_IN = ([pair for pair in _OURS if pair[1].stat().st_size >= _BIG] + _cases(IPC_NUMERIC) + _cases(IPC_SAMPLE)
+          + _cases(CLASSICAL / "classical", 40))
+
+
+def _own_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every ground action built at once, with no step function: the path before the tier."""
+    monkeypatch.setattr(ActionMaker, "make", ActionMaker.ground)
+
+
+def _facts(report: PlanReport) -> tuple:
+    """Everything a caller can read of a report, the step states and the stepper's record included."""
+    steps = report.steps
+    end = report.end
+    parsed = report.parsed
+    fields = (report.valid, report.failed_step, report.reason, report.unmet, report.goal_unmet, report.message,
+              report.violations, report.goal_size, report.cost_metric)
+    return (fields, steps, [s.state_after for s in steps], report.final_state, report.to_json(with_states=True),
+            list(getattr(end, "changes", ())), report.cost,
+            None if parsed is None else [(s.index, s.line, s.text, s.name, s.args, str(s.action), s.error)
+                                         for s in parsed.steps])
+
+
+def _texts(task: Task, rng: random.Random) -> list[str]:
+    plan = random_walk(task, rng, 40)
+    plans = [[str(a) for a in p] for p in mutants(plan, rng)]
+    for type_correct in (True, False):
+        if plan:
+            i = rng.randrange(len(plan))
+            repl = replace_argument(task, plan[i], rng, type_correct)
+            if repl is not None:
+                words = [f"({' '.join((repl[0], *repl[1]))})"]
+                plans.append([str(a) for a in plan[:i]] + words + [str(a) for a in plan[i + 1:]])
+    # a repeated walk: actions used many times (and, with one walk twice, the same task checking twice)
+    plans.append([str(a) for a in plan] * 3)
+    return ["".join(f"{line}\n" for line in p) for p in plans]
+
+
+def _inits(task: Task, rng: random.Random) -> list:
+    """The task's own start, and (numeric tasks) starts with values shifted, halved and one removed: numeric
+    conditions broken, fluents read without a value."""
+    out = [None]
+    init = task.init
+    if isinstance(init, FluentState) and init.values:
+        values = dict(init.values)
+        out.append(FluentState(init, {k: v - 1 for k, v in values.items()}))
+        out.append(FluentState(init, {k: v / 2 for k, v in values.items()}))
+        gone = rng.choice(sorted(values))
+        out.append(FluentState(init, {k: v for k, v in values.items() if k != gone}))
+    return out
+
+
+def _compare(pair: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch, seed: int = 0) -> int:
+    try:
+        domain = loader.load_domain(pair[0])
+        problem = loader.load_problem(pair[1], domain)
+        probe = Task(domain, problem)
+        probe.grounding()
+    except PgtError:
+        pytest.skip("not read or not ground by pgt")
+    rng = random.Random(seed)
+    texts, inits = _texts(probe, rng), _inits(probe, rng)
+    checked = 0
+    for text in texts:
+        for init in inits:
+            for keep_going in (False, True):
+                tiered = Task(domain, problem)
+                new = _facts(check_plan(tiered, text, keep_going=keep_going, init=init))
+                with monkeypatch.context() as patch:
+                    _own_path(patch)
+                    old = _facts(check_plan(Task(domain, problem), text, keep_going=keep_going, init=init))
+                assert new == old, f"{pair[1]}: keep_going={keep_going}, init={'own' if init is None else 'changed'}\n{text}"
+                checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("pair", SHIPPED, ids=lambda p: f"{p[1].parent.name}/{p[1].stem}")
+def test_the_tier_reports_as_the_ground_actions_own_path(pair: tuple[Path, Path], monkeypatch) -> None:
+    assert _compare(pair, monkeypatch)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("pair", OPT_IN, ids=lambda p: f"{p[1].parent.name}/{p[1].stem}")
+def test_the_tier_reports_as_the_ground_actions_own_path_on_public_collections(pair, monkeypatch) -> None:
+    assert _compare(pair, monkeypatch)
+
+
+def test_the_tier_steps_the_plain_schemas_and_no_other() -> None:
+    # The tier must be taken, not only agree: in the test data's numeric domain, drive and refuel (literals,
+    # comparisons, updates) get a step function, halve-all (a forall over a when) none; a walk checked on a
+    # fresh task builds the parts of halve-all's ground actions only.
+    domain = loader.load_domain(DATA / "numeric" / "domain.pddl")
+    task = Task(domain, loader.load_problem(DATA / "numeric" / "problem.pddl", domain))
+    plan = random_walk(task, random.Random(1), 30)
+    fresh = Task(domain, task.problem)
+    report = check_plan(fresh, "".join(f"{a}\n" for a in plan))
+    assert report.plan_length == len(plan) and report.failed_step in (None, len(plan) + 1)
+    tiers = {name for name, tier in fresh._maker.tiers.items() if tier is not None}
+    assert tiers == {"drive", "refuel"} & {a.name for a in plan}
+    built = {a.name for a in fresh._actions.values() if "precondition" in a.__dict__}
+    assert built == {"halve-all"} & {a.name for a in plan}
