@@ -59,7 +59,7 @@ _OURS = (_cases(DOMAINS_ROOT) + [(DATA / "numeric" / "domain.pddl", DATA / "nume
 _BIG = 20_000  # bytes of problem file: a state of thousands of atoms copied per step report (seconds)
 SHIPPED = [pair for pair in _OURS if pair[1].stat().st_size < _BIG]
 OPT_IN = ([pair for pair in _OURS if pair[1].stat().st_size >= _BIG] + _cases(IPC_NUMERIC) + _cases(IPC_SAMPLE)
-          + _cases(CLASSICAL / "classical", 40))
+          + _cases(CLASSICAL))
 
 
 def _own_path(monkeypatch: pytest.MonkeyPatch) -> None:
