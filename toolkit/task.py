@@ -93,6 +93,7 @@ class Task:
         # effects (numeric tasks), generated text and the type checks of arguments.
         memo = domain_memo(domain)
         self._fits: dict[tuple[str, tuple[str, ...]], bool] = memo.fits  # (type, parameter types) -> a subtype
+        self._update_templates = memo.updates  # schema name -> its numeric effects (fluent_effects.UpdateTemplate)
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -154,28 +155,34 @@ class Task:
             TypeMismatchError: an argument of the wrong type.
         """
         key = (name, tuple(args))
-        hit = self._actions.get(key)
+        actions = self._actions
+        hit = actions.get(key)
         if hit is not None:
             return hit
-        schema = self.domain.actions[self.resolve_action(name)]
+        canonical = self._action_names.get(name.lower())  # resolve_action inline (a plan's every new line)
+        if canonical is None:
+            raise UnknownSymbolError("action", name, self.domain.actions)
+        schema = self.domain.actions[canonical]
+        params = schema.params
+        arity = len(params)
         names = self._object_names
-        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
+        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, params[i][1] if i < arity else ())
                       for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
-        if len(objs) != schema.arity:
-            raise ArityError("action", schema.name, schema.arity, len(objs))
+        if len(objs) != arity:
+            raise ArityError("action", schema.name, arity, len(objs))
         fits, objects = self._fits, self.objects
-        for obj, (var, types) in zip(objs, schema.params):
-            ok = fits.get((objects[obj], types))
+        for obj, (var, types) in zip(objs, params):
+            kind = objects[obj]
+            ok = fits.get((kind, types))
             if ok is None:
-                ok = fits[objects[obj], types] = any(self.domain.is_subtype(objects[obj], t) for t in types)
+                ok = fits[kind, types] = any(self.domain.is_subtype(kind, t) for t in types)
             if not ok:
-                raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
-                                        f"parameter {var} of {schema.name}")
+                raise TypeMismatchError(obj, kind, " or ".join(types), f"parameter {var} of {schema.name}")
         canon = (schema.name, objs)
-        hit = self._actions.get(canon)
+        hit = actions.get(canon)
         if hit is None:  # its compiled parts deferred to their first read (toolkit.ground_action)
-            hit = self._actions[canon] = self._maker.make(schema, objs)
-        self._actions[key] = hit
+            hit = actions[canon] = self._maker.make(schema, objs)
+        actions[key] = hit
         return hit
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:

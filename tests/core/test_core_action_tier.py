@@ -158,3 +158,20 @@ def test_the_tier_steps_the_plain_schemas_and_no_other() -> None:
     assert tiers == {"drive", "refuel"} & {a.name for a in plan}
     built = {a.name for a in fresh._actions.values() if "precondition" in a.__dict__}
     assert built == {"halve-all"} & {a.name for a in plan}
+
+
+def test_plain_words_read_a_line_as_the_simple_line_pattern_does() -> None:
+    # plans.plain_words replaced SIMPLE_LINE's match on a plan's new lines: the same answer for every line
+    # of characters the pattern decides on (Unicode spaces, brackets, comments, stray parentheses).
+    from toolkit.plan_reader import SIMPLE_LINE
+    from toolkit.plans import plain_words
+
+    rng = random.Random(7)
+    alphabet = ["(", ")", "[", "]", ";", " ", "\t", "\u00a0", "\u2003", "\x0b", "a", "b", "-", "1", "?", "é"]
+    lines = ["(a b)", " ( a  b ) ", "()", "( )", "(a (b))", "(a b) ;", "(a)\u00a0", "a b", "(a b", "a b)"]
+    lines += ["".join(rng.choice(alphabet) for _ in range(rng.randrange(1, 12))) for _ in range(20000)]
+    lines += [f"({''.join(rng.choice(alphabet[5:]) for _ in range(rng.randrange(1, 10)))})" for _ in range(20000)]
+    for line in lines:
+        mt = SIMPLE_LINE.match(line)
+        want = None if mt is None else [mt.group(1), *mt.group(2).split()]
+        assert plain_words(line.strip()) == want, repr(line)
