@@ -131,12 +131,7 @@ class ActionMaker:
             key = (name, self.numeric)
             made = self.memo.tiers.get(key, self)
             if made is self:
-                schema = self.domain.actions[name]
-                skeletons = self.memo.templates
-                if name not in skeletons:
-                    skeletons[name] = ActionTemplate.skeleton(schema)
-                updates = self._numeric_updates(name) if self.numeric else None
-                made = self.memo.tiers[key] = tier_source(schema, skeletons[name], updates, self.numeric)
+                made = self.memo.tiers[key] = tier_source(self.domain.actions[name], self.numeric)
         tier = None if made is None else bind(made, self.fluent_index, self.atom_table)  # type: ignore[arg-type]
         self.tiers[name] = tier
         return tier

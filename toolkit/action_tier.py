@@ -4,13 +4,14 @@ Why: checking a plan against a fresh task built every distinct ground action the
 names (its atoms, precondition, effect, numeric updates, and the compiled test and step
 bound to them: 15-40 us each), and a plan names most of them once or twice (IPC 2023's
 hydropower: 75 distinct actions in 100 steps). Here each schema gets one function, made
-once per domain from the schema's template (:class:`toolkit.templates.ActionTemplate`'s
-skeleton) and bound once per task, that takes the action's objects and does what the
+once per domain from the schema itself and bound once per task, that takes the action's
+objects and does what the
 bound ground action's compiled test and step do together (:func:`toolkit.fluent_shared.
 shared_check`, :func:`toolkit.fluent_writes.compile_step`): the precondition's atoms
 looked up in the task's atom table, its fluents' numbers in the task's fluent index, the
-values computed by :func:`toolkit.fluent_writes._computed`'s own text, deletes then adds,
-and the stepper's :class:`~toolkit.stepping.Change` appended.
+values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
+expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
+deletes then adds, and the stepper's :class:`~toolkit.stepping.Change` appended.
 
 It answers True (the step is done) or False with nothing changed: the precondition is
 false, or anything is out of the ordinary (a fluent without a value or a number, an atom
@@ -19,8 +20,10 @@ working state of the task). The validator then takes the ground action's own pat
 (:mod:`toolkit.verify`), which reports the step. A schema gets no function at all where
 its shape is not the plain one: conditional or quantified effects, a precondition with
 quantifiers or disjunctions, numeric effects under ``forall`` or ``when``, derived
-predicates in the domain. ``tests/core/test_core_action_tier.py`` holds the two paths to
-the same reports, step states and records.
+predicates in the domain. The text is made straight from the schema, with no template (a
+check on a freshly read domain makes it once per schema it steps: it must cost less than
+the ground actions it spares). ``tests/core/test_core_action_tier.py`` holds the two paths
+to the same reports, step states and records.
 """
 
 from __future__ import annotations
@@ -28,21 +31,17 @@ from __future__ import annotations
 from typing import Callable
 
 from toolkit import model as m
-from toolkit.fluent_code import Source, Unsupported, build_factory
-from toolkit.fluent_effects import GroundUpdate, UpdateTemplate
+from toolkit.fluent_code import _COMPARE, _OPS, INTEGRAL, build_factory, updated_value
 from toolkit.fluent_slots import FluentIndex
-from toolkit.fluent_writes import _computed
-from toolkit.fluents import GCompare, ground_expr
-from toolkit.grounding import flat_literals
 from toolkit.model import Atom
 from toolkit.stepping import Change
-from toolkit.templates import ActionTemplate, AtomTable
+from toolkit.templates import AtomTable
 
 # (working state, the stepper's record, the action's arguments) -> whether the step was done
 TierStep = Callable[[frozenset, list, tuple], bool]
-_MARK = "\x00"  # a lifted term: the marker and the parameter's number (no PDDL name holds a NUL)
 _E: frozenset[Atom] = frozenset()
 _NAMES = {"_n": tuple.__new__, "_C": Change, "_E": _E, "_A": Atom}
+_PAD = "            "  # inside the function's try
 
 
 class _Need:
@@ -54,166 +53,229 @@ class _Need:
         self.kind, self.key = kind, key
 
 
-class _Local(str):
-    """A name in the generated text for a value the function computes (a fluent's number), or a task's parameter."""
+class _Unsupported(Exception):
+    """A part the tier has no rule for: the schema gets no step function."""
 
 
-class _TierSource(Source):
-    """:class:`toolkit.fluent_code.Source` over lifted expressions: a fluent's number is a local the
-    function computes from its arguments (or, for a fluent without parameters, the task's own number)."""
+class _Text:
+    """The parameters and locals of one step function being written."""
 
-    def __init__(self) -> None:
-        super().__init__(FluentIndex())
-        self.slots = True
-        self.index = self  # type: ignore[assignment]  # Source and _computed number fluents through number()
+    def __init__(self, slots: dict[str, int]) -> None:
+        self.slots = slots  # parameter variable -> its position
+        self.params: list[object] = []
         self.needs: dict[tuple[str, object], str] = {}
-        self.numbers: dict[Atom, _Local] = {}
-        self.reads: list[str] = []  # the lines computing the fluents' numbers, inside the try
+        self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
+        self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
 
     def param(self, value: object) -> str:
-        return str(value) if value.__class__ is _Local else super().param(value)
+        self.params.append(value)
+        return f"_p{len(self.params) - 1}"
 
     def need(self, kind: str, key: object = None) -> str:
         name = self.needs.get((kind, key))
         if name is None:
-            name = self.needs[kind, key] = super().param(_Need(kind, key))
+            name = self.needs[kind, key] = self.param(_Need(kind, key))
         return name
 
-    def key(self, args: tuple[str, ...]) -> str:
-        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
-        terms = [f"a{t[1:]}" if t[:1] == _MARK else self.param(t) for t in args]
-        return f"({terms[0]},)" if len(terms) == 1 else f"({', '.join(terms)})"
+    def terms(self, terms: tuple[str, ...]) -> tuple:
+        """A lifted atom's terms: a parameter's position (an int) or an object's name."""
+        slots = self.slots
+        return tuple([slots.get(t, t) for t in terms])
 
-    def number(self, atom: Atom) -> _Local:
-        hit = self.numbers.get(atom)
+    def key(self, terms: tuple) -> str:
+        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
+        out = [f"a{t}" if t.__class__ is int else self.param(t) for t in terms]
+        return f"({out[0]},)" if len(out) == 1 else f"({', '.join(out)})"
+
+    def number(self, function: str, terms: tuple) -> str:
+        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try."""
+        hit = self.numbers.get((function, terms))
         if hit is None:
-            if not any(t[:1] == _MARK for t in atom.args):
-                hit = _Local(self.need("number", atom))
+            if not any(t.__class__ is int for t in terms):
+                hit = self.need("number", Atom(function, terms))
             else:
-                hit = _Local(f"n{len(self.reads)}")
-                self.reads.append(f"            {hit} = {self.need('ids')}[{self.need('table', atom.predicate)}"
-                                  f"[{self.key(atom.args)}]]")
-            self.numbers[atom] = hit
+                hit = f"n{len(self.reads)}"
+                self.reads.append(f"{_PAD}{hit} = {self.need('ids')}[{self.need('table', function)}"
+                                  f"[{self.key(terms)}]]")
+            self.numbers[function, terms] = hit
         return hit
 
+    def expr(self, e: m.NumExpr) -> str:
+        """:meth:`toolkit.fluent_code.Source.expr` of the expression ground on the arguments, read by number."""
+        cls = e.__class__
+        if cls is m.FTerm:
+            return f"v[{self.number(e.function, self.terms(e.terms))}]"
+        if cls is m.Arith:
+            args = [self.expr(a) for a in e.args]
+            if e.op == "-" and len(args) == 1:
+                return f"(-{args[0]})"
+            out = f"({args[0]} * 1.0)"
+            for a in args[1:]:
+                if e.op == "/":
+                    out = f"_div({out}, {a})"
+                elif e.op in _OPS:
+                    out = f"({out} {_OPS[e.op]} {a})"
+                else:
+                    raise _Unsupported(e.op)
+            return out
+        if isinstance(e, (int, float)) and not isinstance(e, bool):
+            return self.param(e)
+        raise _Unsupported(cls.__name__)
 
-def tier_source(schema: m.ActionSchema, skeleton: ActionTemplate | None, updates: UpdateTemplate | None,
-                numeric: bool) -> tuple[Callable[..., TierStep], list[object]] | None:
+
+def tier_source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierStep], list[object]] | None:
     """The schema's step function as a factory and its parameters (None: the schema has no tier, see the module)."""
-    t = skeleton
-    if t is None or not t._plain:
-        return None
-    if t._pre_flat:
-        if t._pre_false:
-            return None
-        lits, eqs, compares = t._pre_lits, t._pre_eqs, ()
-    elif t._pre_mixed is not None:
-        _, _, lits, eqs, never = t._pre_mixed
-        if never:
-            return None
-        parts = schema.precondition.parts if isinstance(schema.precondition, m.And) else (schema.precondition,)
-        compares = tuple(p for p in parts if flat_literals(p) is None)
-    else:
-        return None
-    if (updates is not None and not updates.plain) or (not numeric and schema.numeric):
-        return None
-    sub = {var: f"{_MARK}{i}" for i, (var, _) in enumerate(schema.params)}
-    pattern = {pos: (pred, tuple([f"{_MARK}{x}" if x.__class__ is int else x for x in terms]))
-               for (pred, terms), pos in t._pattern_pos.items()}
-    src = _TierSource()
     try:
-        tests = [f"            if not {src.node(_lifted_compare(c, sub))}: return False" for c in compares]
-        lifted = tuple(GroundUpdate(e.op, ground_expr(e.target, sub), ground_expr(e.value, sub), None)
-                       for e in schema.numeric) if numeric else ()
-        lines, writes, old, new = _computed(src, lifted, src) if lifted else ([], [], "()", "()")
-    except Unsupported:
+        return _source(schema, numeric)
+    except _Unsupported:
         return None
+
+
+def _source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierStep], list[object]]:
+    out = _Text({var: i for i, (var, _) in enumerate(schema.params)})
+    lits: list[tuple[tuple[str, tuple], bool]] = []
+    eqs: list[tuple[object, object, bool]] = []
+    tests: list[str] = []
+    pre = schema.precondition
+    for part in pre.parts if isinstance(pre, m.And) else (pre,):  # ActionTemplate's flat and mixed shapes
+        positive = not isinstance(part, m.Not)
+        inner = part if positive else part.arg
+        if isinstance(inner, m.Pred):
+            lits.append(((inner.predicate, out.terms(inner.terms)), positive))
+        elif isinstance(inner, m.Equals):
+            x, y = out.terms((inner.left, inner.right))
+            if x.__class__ is int or y.__class__ is int:
+                eqs.append((x, y, positive))
+            elif (x == y) != positive:
+                raise _Unsupported("never applicable")
+        elif isinstance(inner, m.Compare) and numeric:
+            test = _COMPARE[inner.op].format(d=f"({out.expr(inner.left)} - {out.expr(inner.right)})")
+            tests.append(f"{_PAD}if not {f'({test})' if positive else f'(not ({test}))'}: return False")
+        else:
+            raise _Unsupported(type(inner).__name__)
+    adds: list[tuple[str, tuple]] = []
+    dels: list[tuple[str, tuple]] = []
+    _effects(schema.effect, out, adds, dels)
+    lines, writes, old, new = _updates(schema, out) if numeric else ([], [], "", "")
+    if not numeric and schema.numeric:
+        raise _Unsupported("numeric effects")
     body = ["    def _f(s, rec, a):"]
     if numeric:
-        body.append(f"        if s.index is not {src.need('index')}: return False")
+        body.append(f"        if s.index is not {out.need('index')}: return False")
     if schema.params:
         body.append(f"        {''.join(f'a{i}, ' for i in range(len(schema.params)))}= a")
     for x, y, positive in eqs:
-        left, right = (f"a{v}" if v.__class__ is int else src.param(v) for v in (x, y))
+        left, right = (f"a{v}" if v.__class__ is int else out.param(v) for v in (x, y))
         body.append(f"        if {left} {'!=' if positive else '=='} {right}: return False")
-    atoms: dict[int, str] = {}  # position -> the local holding its atom (t0, t1, ...: _computed's are o0, x0, ...)
-    const_pos = [pattern[p] for p, positive in lits if positive and _constant(pattern[p])]
-    if const_pos:
-        body.append(f"        if not {src.need('atoms', tuple(const_pos))} <= s: return False")
-    for p, positive in lits:
-        pred, args = pattern[p]
-        if positive and not _constant(pattern[p]) and p not in atoms:
-            atoms[p] = f"t{p}"
-            body += [f"        t{p} = {src.need('table', pred)}.get({src.key(args)})",
-                     f"        if t{p} is None or t{p} not in s: return False"]
-    const_neg = [pattern[p] for p, positive in lits if not positive and _constant(pattern[p])]
-    if const_neg:
-        body.append(f"        if not s.isdisjoint({src.need('atoms', tuple(const_neg))}): return False")
-    for p, positive in lits:
-        if not positive and not _constant(pattern[p]):
-            body += _intern(src, p, pattern[p], atoms)
-            body.append(f"        if t{p} in s: return False")
-    for p in (*t._adds, *t._dels):
-        body += _intern(src, p, pattern[p], atoms)
-    if numeric and (tests or lines):
-        body += ["        v = s.slots", "        try:", *src.reads, *_apart(src, lifted), *tests, *lines,
+    atoms: dict[tuple, str] = {}  # atom -> the local holding it (t0, t1, ...) or its parameter
+    constant = [a for a, positive in lits if positive and _constant(a)]
+    if constant:
+        body.append(f"        if not {out.need('atoms', tuple(constant))} <= s: return False")
+    for a, positive in lits:
+        if positive and a not in atoms and not _constant(a):
+            t = atoms[a] = f"t{len(atoms)}"
+            body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
+                     f"        if {t} is None or {t} not in s: return False"]
+    constant = [a for a, positive in lits if not positive and _constant(a)]
+    if constant:
+        body.append(f"        if not s.isdisjoint({out.need('atoms', tuple(constant))}): return False")
+    for a, positive in lits:
+        if not positive and not _constant(a):
+            body += _intern(out, a, atoms)
+            body.append(f"        if {atoms[a]} in s: return False")
+    for a in (*adds, *dels):
+        body += _intern(out, a, atoms)
+    if tests or lines:
+        body += ["        v = s.slots", "        try:", *out.reads, *_apart(out, schema), *tests, *lines,
                  "        except Exception:", "            return False", *writes]
-    elif tests:
-        return None  # comparisons in a task without values: never applicable, as the interpreter says
     added = removed = "_E"
-    adds, dels = _set(src, t._adds, pattern, atoms), _set(src, t._dels, pattern, atoms)
+    add_set, del_set = _set(out, adds, atoms), _set(out, dels, atoms)
     if dels:
-        body += [f"        r = ({dels} & s) - {adds or '_E'}", "        if r: s.difference_update(r)"]
+        body += [f"        r = ({del_set} & s) - {add_set or '_E'}", "        if r: s.difference_update(r)"]
         removed = "r"
     if adds:
-        body += [f"        d = {adds} - s", "        if d: s.update(d)"]
+        body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
     tail = f"{old}, {new}" if numeric else "None, None"
     body += [f"        rec.append(_n(_C, ({added}, {removed}, {tail})))", "        return True"]
-    return build_factory(src, "\n".join(body), _NAMES), src.params
+    return build_factory(out, "\n".join(body), _NAMES), out.params  # type: ignore[arg-type]  (one exec per text)
 
 
-def _constant(atom: tuple[str, tuple[str, ...]]) -> bool:
-    return not any(x[:1] == _MARK for x in atom[1])
+def _effects(eff: m.Effect, out: _Text, adds: list, dels: list) -> None:
+    """The atoms a plain effect adds and deletes (ActionTemplate._walk's order); anything else: no tier."""
+    if isinstance(eff, m.AndEffect):
+        for part in eff.parts:
+            _effects(part, out, adds, dels)
+    elif isinstance(eff, (m.AddEffect, m.DelEffect)):
+        (adds if isinstance(eff, m.AddEffect) else dels).append((eff.atom.predicate, out.terms(eff.atom.terms)))
+    else:
+        raise _Unsupported(type(eff).__name__)
 
 
-def _lifted_compare(part: m.Condition, sub: dict[str, str]) -> GCompare:
-    positive = not isinstance(part, m.Not)
-    cmp = part if positive else part.arg
-    return GCompare(cmp.op, ground_expr(cmp.left, sub), ground_expr(cmp.right, sub), positive)
+def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], str, str]:
+    """:func:`toolkit.fluent_writes._computed`'s lines for the schema's numeric effects (each fluent's old value
+    read once, every value computed in the old state, then written), its writes and the record's pairs."""
+    lines, writes = [], []
+    olds: dict[str, str] = {}  # target's number name -> the local holding its old value
+    targets = []
+    for eff in schema.numeric:
+        if eff.params or eff.condition != m.TRUE:
+            raise _Unsupported("a quantified or conditional numeric effect")
+        number = out.number(eff.target.function, out.terms(eff.target.terms))
+        targets.append(number)
+        if number not in olds:
+            olds[number] = f"o{len(olds)}"
+            lines.append(f"{_PAD}{olds[number]} = v[{number}]")
+    last: dict[str, str] = {}
+    for k, (eff, number) in enumerate(zip(schema.numeric, targets)):
+        x, old = f"x{k}", olds[number]
+        value = updated_value(eff, out.expr(eff.value), lambda: f"(0 if {old} is None else {old})")  # type: ignore[arg-type]
+        check = f"; {x} + 0" if eff.op == "assign" and eff.value.__class__ is m.FTerm else ""
+        lines += [f"{_PAD}{x} = {value}{check}", f"{_PAD}{INTEGRAL.format(x=x)}"]
+        writes.append(f"        v[{number}] = {x}")
+        last[number] = x
+    old_pairs = "(" + "".join(f"{n}, {o}, " for n, o in olds.items()) + ")"
+    new_pairs = "(" + "".join(f"{n}, {last[n]}, " for n in olds) + ")"
+    return lines, writes, old_pairs, new_pairs
 
 
-def _intern(src: _TierSource, p: int, atom: tuple[str, tuple[str, ...]], atoms: dict[int, str]) -> list[str]:
-    """Lines that make ``t{p}``, the task's atom object at position ``p`` (made and kept in its table where
-    new, as :meth:`ActionTemplate.ground` does), unless it is made already or constant."""
-    if p in atoms or _constant(atom):
-        return []
-    atoms[p] = f"t{p}"
-    table = src.need("table", atom[0])
-    return [f"        k{p} = {src.key(atom[1])}", f"        t{p} = {table}.get(k{p})",
-            f"        if t{p} is None: t{p} = {table}[k{p}] = _A({src.param(atom[0])}, k{p})"]
-
-
-def _set(src: _TierSource, positions: list[int], pattern: dict, atoms: dict[int, str]) -> str:
-    """The frozenset of the atoms at ``positions`` as an expression ('' where there are none)."""
-    if not positions:
-        return ""
-    if all(_constant(pattern[p]) for p in positions):
-        return src.need("atoms", tuple(pattern[p] for p in positions))
-    items = [atoms[p] if p in atoms else src.need("atom", pattern[p]) for p in positions]
-    return f"frozenset(({', '.join(items)},))"
-
-
-def _apart(src: _TierSource, updates: tuple[GroundUpdate, ...]) -> list[str]:
+def _apart(out: _Text, schema: m.ActionSchema) -> list[str]:
     """Give up where two updates of different lifted fluents may set one fluent (``(f ?x)`` and ``(f ?y)`` at
     ``?x = ?y``): the ground action's own step merges them."""
-    targets = list(dict.fromkeys(u.target for u in updates))
-    out = []
+    targets = list(dict.fromkeys((e.target.function, out.terms(e.target.terms)) for e in schema.numeric))
+    lines = []
     for i, x in enumerate(targets):
         for y in targets[i + 1:]:
-            if x.predicate == y.predicate and not (_constant((x.predicate, x.args)) and _constant((y.predicate, y.args))):
-                out.append(f"            if {src.number(x)} == {src.number(y)}: return False")
-    return out
+            if x[0] == y[0] and not (_constant(x) and _constant(y)):
+                lines.append(f"{_PAD}if {out.number(*x)} == {out.number(*y)}: return False")
+    return lines
+
+
+def _constant(atom: tuple[str, tuple]) -> bool:
+    return not any(t.__class__ is int for t in atom[1])
+
+
+def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str]) -> list[str]:
+    """Lines that make the local holding the task's atom object (made and kept in its table where new, as
+    :meth:`ActionTemplate.ground` does), unless it is made already; a constant atom is a parameter."""
+    if atom in atoms:
+        return []
+    if _constant(atom):
+        atoms[atom] = out.need("atom", atom)
+        return []
+    t = atoms[atom] = f"t{len(atoms)}"
+    table = out.need("table", atom[0])
+    return [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
+            f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
+
+
+def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str]) -> str:
+    """The frozenset of these atoms as an expression ('' where there are none)."""
+    if not atoms_at:
+        return ""
+    if all(_constant(a) for a in atoms_at):
+        return out.need("atoms", tuple(atoms_at))
+    return f"frozenset(({', '.join(atoms[a] for a in atoms_at)},))"
 
 
 def bind(made: tuple[Callable[..., TierStep], list[object]], index: FluentIndex, table: AtomTable) -> TierStep | None:
