@@ -186,7 +186,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierSt
     for a in (*adds, *dels):
         body += _intern(out, a, atoms)
     if tests or lines:
-        body += ["        v = s.slots", "        try:", *out.reads, *_apart(out, schema), *tests, *lines,
+        body += ["        v = s.slots", "        try:", *out.reads, *tests, *lines,
                  "        except Exception:", "            return False", *writes]
     added = removed = "_E"
     add_set, del_set = _set(out, adds, atoms), _set(out, dels, atoms)
@@ -214,20 +214,33 @@ def _effects(eff: m.Effect, out: _Text, adds: list, dels: list) -> None:
 
 def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], str, str]:
     """:func:`toolkit.fluent_writes._computed`'s lines for the schema's numeric effects (each fluent's old value
-    read once, every value computed in the old state, then written), its writes and the record's pairs."""
+    read once, every value computed in the old state, then written), the writes, the record's pairs, and
+    (first) the tests that give up where two updates of different lifted fluents may set one fluent
+    (``(f ?x)`` and ``(f ?y)`` at ``?x = ?y``: the ground action's own step merges them)."""
     lines, writes = [], []
     olds: dict[str, str] = {}  # target's number name -> the local holding its old value
-    targets = []
+    targets: dict[tuple, str] = {}  # lifted target -> its number's name
+    numbers = []
     for eff in schema.numeric:
-        if eff.params or eff.condition != m.TRUE:
+        condition = eff.condition
+        if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
             raise _Unsupported("a quantified or conditional numeric effect")
-        number = out.number(eff.target.function, out.terms(eff.target.terms))
-        targets.append(number)
+        target = (eff.target.function, out.terms(eff.target.terms))
+        number = targets.get(target)
+        if number is None:
+            number = targets[target] = out.number(*target)
+        numbers.append(number)
         if number not in olds:
             olds[number] = f"o{len(olds)}"
             lines.append(f"{_PAD}{olds[number]} = v[{number}]")
+    apart = []
+    lifted = list(targets)
+    for i, x in enumerate(lifted):
+        for y in lifted[i + 1:]:
+            if x[0] == y[0] and not (_constant(x) and _constant(y)):
+                apart.append(f"{_PAD}if {targets[x]} == {targets[y]}: return False")
     last: dict[str, str] = {}
-    for k, (eff, number) in enumerate(zip(schema.numeric, targets)):
+    for k, (eff, number) in enumerate(zip(schema.numeric, numbers)):
         x, old = f"x{k}", olds[number]
         value = updated_value(eff, out.expr(eff.value), lambda: f"(0 if {old} is None else {old})")  # type: ignore[arg-type]
         check = f"; {x} + 0" if eff.op == "assign" and eff.value.__class__ is m.FTerm else ""
@@ -236,19 +249,7 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
         last[number] = x
     old_pairs = "(" + "".join(f"{n}, {o}, " for n, o in olds.items()) + ")"
     new_pairs = "(" + "".join(f"{n}, {last[n]}, " for n in olds) + ")"
-    return lines, writes, old_pairs, new_pairs
-
-
-def _apart(out: _Text, schema: m.ActionSchema) -> list[str]:
-    """Give up where two updates of different lifted fluents may set one fluent (``(f ?x)`` and ``(f ?y)`` at
-    ``?x = ?y``): the ground action's own step merges them."""
-    targets = list(dict.fromkeys((e.target.function, out.terms(e.target.terms)) for e in schema.numeric))
-    lines = []
-    for i, x in enumerate(targets):
-        for y in targets[i + 1:]:
-            if x[0] == y[0] and not (_constant(x) and _constant(y)):
-                lines.append(f"{_PAD}if {out.number(*x)} == {out.number(*y)}: return False")
-    return lines
+    return apart + lines, writes, old_pairs, new_pairs
 
 
 def _constant(atom: tuple[str, tuple]) -> bool:
