@@ -221,3 +221,26 @@ def test_plain_words_read_a_line_as_the_simple_line_pattern_does() -> None:
         mt = SIMPLE_LINE.match(line)
         want = None if mt is None else [mt.group(1), *mt.group(2).split()]
         assert plain_words(line.strip()) == want, repr(line)
+
+
+@pytest.mark.parametrize("pair", [next(p for p in SHIPPED if p[0].parent.name == "gripper"),
+                                  (DATA / "numeric" / "domain.pddl", DATA / "numeric" / "problem.pddl")],
+                         ids=["gripper", "numeric"])
+def test_a_deferred_ground_action_pickles_built_and_steps_as_a_built_one(pair: tuple[Path, Path]) -> None:
+    # Studies ship ground actions to worker processes: a deferred one is pickled with its parts built and
+    # without its maker or step function (they hold the task's tables and generated code).
+    import pickle
+
+    domain = loader.load_domain(pair[0])
+    task = Task(domain, loader.load_problem(pair[1], domain))
+    plan = random_walk(task, random.Random(3), 10)
+    fresh = Task(domain, task.problem)
+    for built in plan:
+        act = fresh.action(built.name, built.args)
+        assert act.tier is not None or act.name == "halve-all"
+        copy = pickle.loads(pickle.dumps(act))
+        assert "maker" not in copy.__dict__ and copy.tier is None
+        assert copy.precondition == built.precondition and copy.updates == built.updates
+        assert copy.ground_effect.adds == built.ground_effect.adds and copy.ground_effect.dels == built.ground_effect.dels
+        state = task.init
+        assert copy.apply_checked(state)[0] == built.apply_checked(state)[0]
