@@ -42,6 +42,8 @@ TierStep = Callable[[frozenset, list, tuple], bool]
 _E: frozenset[Atom] = frozenset()
 _NAMES = {"_n": tuple.__new__, "_C": Change, "_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
+_P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
+_INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
 
 
 class _Need:
@@ -66,10 +68,13 @@ class _Text:
         self.needs: dict[tuple[str, object], str] = {}
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
+        self.constant: set[tuple] = set()  # the terms made by terms() that hold no parameter
 
     def param(self, value: object) -> str:
-        self.params.append(value)
-        return f"_p{len(self.params) - 1}"
+        params = self.params
+        params.append(value)
+        n = len(params) - 1
+        return _P[n] if n < 256 else f"_p{n}"
 
     def need(self, kind: str, key: object = None) -> str:
         name = self.needs.get((kind, key))
@@ -78,9 +83,13 @@ class _Text:
         return name
 
     def terms(self, terms: tuple[str, ...]) -> tuple:
-        """A lifted atom's terms: a parameter's position (an int) or an object's name."""
-        slots = self.slots
-        return tuple([slots.get(t, t) for t in terms])
+        """A lifted atom's terms: a parameter's position (an int) or an object's name (a term without a
+        parameter is noted in ``constant``)."""
+        get = self.slots.get
+        out = tuple([get(t, t) for t in terms])
+        if int not in map(type, out):
+            self.constant.add(out)
+        return out
 
     def key(self, terms: tuple) -> str:
         """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
@@ -91,7 +100,7 @@ class _Text:
         """The name of a fluent's number: the task's own (no parameter), else a local computed in the try."""
         hit = self.numbers.get((function, terms))
         if hit is None:
-            if not any(t.__class__ is int for t in terms):
+            if terms in self.constant:
                 hit = self.need("number", Atom(function, terms))
             else:
                 hit = f"n{len(self.reads)}"
@@ -168,19 +177,19 @@ def _source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierSt
         left, right = (f"a{v}" if v.__class__ is int else out.param(v) for v in (x, y))
         body.append(f"        if {left} {'!=' if positive else '=='} {right}: return False")
     atoms: dict[tuple, str] = {}  # atom -> the local holding it (t0, t1, ...) or its parameter
-    constant = [a for a, positive in lits if positive and _constant(a)]
+    constant = [a for a, positive in lits if positive and a[1] in out.constant]
     if constant:
         body.append(f"        if not {out.need('atoms', tuple(constant))} <= s: return False")
     for a, positive in lits:
-        if positive and a not in atoms and not _constant(a):
+        if positive and a not in atoms and a[1] not in out.constant:
             t = atoms[a] = f"t{len(atoms)}"
             body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
                      f"        if {t} is None or {t} not in s: return False"]
-    constant = [a for a, positive in lits if not positive and _constant(a)]
+    constant = [a for a, positive in lits if not positive and a[1] in out.constant]
     if constant:
         body.append(f"        if not s.isdisjoint({out.need('atoms', tuple(constant))}): return False")
     for a, positive in lits:
-        if not positive and not _constant(a):
+        if not positive and a[1] not in out.constant:
             body += _intern(out, a, atoms)
             body.append(f"        if {atoms[a]} in s: return False")
     for a in (*adds, *dels):
@@ -237,14 +246,14 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
     lifted = list(targets)
     for i, x in enumerate(lifted):
         for y in lifted[i + 1:]:
-            if x[0] == y[0] and not (_constant(x) and _constant(y)):
+            if x[0] == y[0] and not (x[1] in out.constant and y[1] in out.constant):
                 apart.append(f"{_PAD}if {targets[x]} == {targets[y]}: return False")
     last: dict[str, str] = {}
     for k, (eff, number) in enumerate(zip(schema.numeric, numbers)):
         x, old = f"x{k}", olds[number]
         value = updated_value(eff, out.expr(eff.value), lambda: f"(0 if {old} is None else {old})")  # type: ignore[arg-type]
         check = f"; {x} + 0" if eff.op == "assign" and eff.value.__class__ is m.FTerm else ""
-        lines += [f"{_PAD}{x} = {value}{check}", f"{_PAD}{INTEGRAL.format(x=x)}"]
+        lines += [f"{_PAD}{x} = {value}{check}", _PAD + (_INTEGRALS[k] if k < 64 else INTEGRAL.format(x=x))]
         writes.append(f"        v[{number}] = {x}")
         last[number] = x
     old_pairs = "(" + "".join(f"{n}, {o}, " for n, o in olds.items()) + ")"
@@ -252,16 +261,12 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
     return apart + lines, writes, old_pairs, new_pairs
 
 
-def _constant(atom: tuple[str, tuple]) -> bool:
-    return not any(t.__class__ is int for t in atom[1])
-
-
 def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str]) -> list[str]:
     """Lines that make the local holding the task's atom object (made and kept in its table where new, as
     :meth:`ActionTemplate.ground` does), unless it is made already; a constant atom is a parameter."""
     if atom in atoms:
         return []
-    if _constant(atom):
+    if atom[1] in out.constant:
         atoms[atom] = out.need("atom", atom)
         return []
     t = atoms[atom] = f"t{len(atoms)}"
@@ -274,7 +279,7 @@ def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str])
     """The frozenset of these atoms as an expression ('' where there are none)."""
     if not atoms_at:
         return ""
-    if all(_constant(a) for a in atoms_at):
+    if all(a[1] in out.constant for a in atoms_at):
         return out.need("atoms", tuple(atoms_at))
     return f"frozenset(({', '.join(atoms[a] for a in atoms_at)},))"
 
