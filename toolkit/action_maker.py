@@ -137,6 +137,7 @@ class ActionMaker:
         return tier
 
     def _numeric_updates(self, name: str) -> UpdateTemplate:
+        """The schema's numeric effects walked once per domain (toolkit.schema_memo)."""
         updates = self.memo.updates.get(name)
         if updates is None:
             updates = self.memo.updates[name] = UpdateTemplate(self.domain.actions[name])
