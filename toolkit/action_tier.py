@@ -5,9 +5,8 @@ names (its atoms, precondition, effect, numeric updates, and the compiled test a
 bound to them: 15-40 us each), and a plan names most of them once or twice (IPC 2023's
 hydropower: 75 distinct actions in 100 steps). Here each schema gets one function, made
 once per domain from the schema itself and bound once per task, that takes the action's
-objects and does what the
-bound ground action's compiled test and step do together (:func:`toolkit.fluent_shared.
-shared_check`, :func:`toolkit.fluent_writes.compile_step`): the precondition's atoms
+objects and does what the bound ground action's compiled test and step do together
+(:func:`toolkit.fluent_shared.shared_check`, :func:`toolkit.fluent_writes.compile_step`): the precondition's atoms
 looked up in the task's atom table, its fluents' numbers in the task's fluent index, the
 values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
 expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
@@ -42,17 +41,9 @@ TierStep = Callable[[frozenset, list, tuple], bool]
 _E: frozenset[Atom] = frozenset()
 _NAMES = {"_n": tuple.__new__, "_C": Change, "_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
+Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
 _INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
-
-
-class _Need:
-    """A parameter the function's factory takes from each task: ``kind`` and its ``key`` (see :func:`bind`)."""
-
-    __slots__ = ("kind", "key")
-
-    def __init__(self, kind: str, key: object) -> None:
-        self.kind, self.key = kind, key
 
 
 class _Unsupported(Exception):
@@ -65,7 +56,8 @@ class _Text:
     def __init__(self, slots: dict[str, int]) -> None:
         self.slots = slots  # parameter variable -> its position
         self.params: list[object] = []
-        self.needs: dict[tuple[str, object], str] = {}
+        self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
+        self.wanted: list[tuple[int, str, object]] = []  # (position, kind, key) of each (see bind)
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
         self.constant: set[tuple] = set()  # the terms made by terms() that hold no parameter
@@ -79,7 +71,8 @@ class _Text:
     def need(self, kind: str, key: object = None) -> str:
         name = self.needs.get((kind, key))
         if name is None:
-            name = self.needs[kind, key] = self.param(_Need(kind, key))
+            self.wanted.append((len(self.params), kind, key))
+            name = self.needs[kind, key] = self.param(None)
         return name
 
     def terms(self, terms: tuple[str, ...]) -> tuple:
@@ -132,15 +125,16 @@ class _Text:
         raise _Unsupported(cls.__name__)
 
 
-def tier_source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierStep], list[object]] | None:
-    """The schema's step function as a factory and its parameters (None: the schema has no tier, see the module)."""
+def tier_source(schema: m.ActionSchema, numeric: bool) -> Made | None:
+    """The schema's step function as a factory, its parameters (None where each task gives its own) and what
+    each task gives (position, kind, key); None: the schema has no tier (see the module)."""
     try:
         return _source(schema, numeric)
     except _Unsupported:
         return None
 
 
-def _source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierStep], list[object]]:
+def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     out = _Text({var: i for i, (var, _) in enumerate(schema.params)})
     lits: list[tuple[tuple[str, tuple], bool]] = []
     eqs: list[tuple[object, object, bool]] = []
@@ -207,7 +201,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> tuple[Callable[..., TierSt
         added = "d"
     tail = f"{old}, {new}" if numeric else "None, None"
     body += [f"        rec.append(_n(_C, ({added}, {removed}, {tail})))", "        return True"]
-    return build_factory(out, "\n".join(body), _NAMES), out.params  # type: ignore[arg-type]  (one exec per text)
+    return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
 
 
 def _effects(eff: m.Effect, out: _Text, adds: list, dels: list) -> None:
@@ -284,29 +278,25 @@ def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str])
     return f"frozenset(({', '.join(atoms[a] for a in atoms_at)},))"
 
 
-def bind(made: tuple[Callable[..., TierStep], list[object]], index: FluentIndex, table: AtomTable) -> TierStep | None:
+def bind(made: Made, index: FluentIndex, table: AtomTable) -> TierStep | None:
     """The schema's step function for one task (its fluent ``index`` and atom ``table``); None where a fluent
     without parameters has no number in the task (the ground action's own step then numbers it)."""
-    factory, params = made
-    values = []
-    for p in params:
-        if p.__class__ is not _Need:
-            values.append(p)
-            continue
-        kind, key = p.kind, p.key  # type: ignore[attr-defined]
+    factory, params, wanted = made  # type: ignore[misc]
+    values = params.copy()
+    for at, kind, key in wanted:
         if kind == "table":
-            values.append(table.table(key))
+            values[at] = table.table(key)
         elif kind == "index":
-            values.append(index)
+            values[at] = index
         elif kind == "ids":
-            values.append(index.ids)
+            values[at] = index.ids
         elif kind == "atom":
-            values.append(table.atom(*key))
+            values[at] = table.atom(*key)
         elif kind == "atoms":
-            values.append(frozenset([table.atom(*a) for a in key]))
+            values[at] = frozenset([table.atom(*a) for a in key])
         else:  # "number"
             number = index.ids.get(key)
             if number is None:
                 return None
-            values.append(number)
+            values[at] = number
     return factory(*values)
