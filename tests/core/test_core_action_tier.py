@@ -244,3 +244,28 @@ def test_a_deferred_ground_action_pickles_built_and_steps_as_a_built_one(pair: t
         assert copy.ground_effect.adds == built.ground_effect.adds and copy.ground_effect.dels == built.ground_effect.dels
         state = task.init
         assert copy.apply_checked(state)[0] == built.apply_checked(state)[0]
+
+
+def test_a_declined_whole_step_is_not_tried_twice(tmp_path: Path) -> None:
+    # verify steps a numeric action's whole-step code itself; where that code declines (here: (rate) has no
+    # value, so (assign (rate) (- (rate) 0.25)) cannot be computed), it goes on with Stepper.advance_values,
+    # the one path past that code, which Stepper.advance takes too: the code runs once per step, not twice.
+    import test_core_fluent_code as gadgets
+
+    (tmp_path / "d.pddl").write_text(gadgets.GADGETS)
+    (tmp_path / "p.pddl").write_text(gadgets.GADGETS_PROBLEM)
+    domain = loader.load_domain(tmp_path / "d.pddl")
+    task = Task(domain, loader.load_problem(tmp_path / "p.pddl", domain))
+    act = task.instantiate("toggle", ("b1",))  # built: no step function, its own whole-step code
+    calls = []
+    own = act.step_in_place
+
+    def counted(state, record) -> bool:
+        calls.append(1)
+        return own(state, record)
+
+    act.__dict__["step_in_place"] = counted
+    init = FluentState(task.init, {k: v for k, v in task.init.values.items() if k.predicate != "rate"})
+    report = check_plan(task, [act], init=init)
+    assert report.failed_step == 1 and "cannot apply its effect" in report.message, report.message
+    assert len(calls) == 1
