@@ -29,7 +29,7 @@ from typing import Callable
 from toolkit.fluent_code import INTEGRAL, Source, Unsupported, build_factory, build_function, updated_value
 from toolkit.fluent_effects import GroundUpdate
 from toolkit.fluent_slots import FluentIndex
-from toolkit.model import Atom, Number
+from toolkit.model import Atom
 from toolkit.stepping import Change
 
 Pairs = "tuple[int | object, ...]"  # number, value, number, value, ...
