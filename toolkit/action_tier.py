@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import Callable
 
 from toolkit import model as m
-from toolkit.fluent_code import _COMPARE, _OPS, INTEGRAL, build_factory, updated_value
+from toolkit.fluent_code import _COMPARE, INTEGRAL, Unsupported, arith_text, build_factory, updated_value
 from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom
 from toolkit.stepping import Change
@@ -44,10 +44,6 @@ _PAD = "            "  # inside the function's try
 Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
 _INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
-
-
-class _Unsupported(Exception):
-    """A part the tier has no rule for: the schema gets no step function."""
 
 
 class _Text:
@@ -108,21 +104,10 @@ class _Text:
         if cls is m.FTerm:
             return f"v[{self.number(e.function, self.terms(e.terms))}]"
         if cls is m.Arith:
-            args = [self.expr(a) for a in e.args]
-            if e.op == "-" and len(args) == 1:
-                return f"(-{args[0]})"
-            out = f"({args[0]} * 1.0)"
-            for a in args[1:]:
-                if e.op == "/":
-                    out = f"_div({out}, {a})"
-                elif e.op in _OPS:
-                    out = f"({out} {_OPS[e.op]} {a})"
-                else:
-                    raise _Unsupported(e.op)
-            return out
+            return arith_text(e.op, [self.expr(a) for a in e.args])
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             return self.param(e)
-        raise _Unsupported(cls.__name__)
+        raise Unsupported(cls.__name__)
 
 
 def tier_source(schema: m.ActionSchema, numeric: bool) -> Made | None:
@@ -130,7 +115,7 @@ def tier_source(schema: m.ActionSchema, numeric: bool) -> Made | None:
     each task gives (position, kind, key); None: the schema has no tier (see the module)."""
     try:
         return _source(schema, numeric)
-    except _Unsupported:
+    except Unsupported:  # a part the tier has no rule for: the schema gets no step function
         return None
 
 
@@ -150,18 +135,18 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
             if x.__class__ is int or y.__class__ is int:
                 eqs.append((x, y, positive))
             elif (x == y) != positive:
-                raise _Unsupported("never applicable")
+                raise Unsupported("never applicable")
         elif isinstance(inner, m.Compare) and numeric:
             test = _COMPARE[inner.op].format(d=f"({out.expr(inner.left)} - {out.expr(inner.right)})")
             tests.append(f"{_PAD}if not {f'({test})' if positive else f'(not ({test}))'}: return False")
         else:
-            raise _Unsupported(type(inner).__name__)
+            raise Unsupported(type(inner).__name__)
     adds: list[tuple[str, tuple]] = []
     dels: list[tuple[str, tuple]] = []
     _effects(schema.effect, out, adds, dels)
     lines, writes, old, new = _updates(schema, out) if numeric else ([], [], "", "")
     if not numeric and schema.numeric:
-        raise _Unsupported("numeric effects")
+        raise Unsupported("numeric effects")
     body = ["    def _f(s, rec, a):"]
     if numeric:
         body.append(f"        if s.index is not {out.need('index')}: return False")
@@ -212,7 +197,7 @@ def _effects(eff: m.Effect, out: _Text, adds: list, dels: list) -> None:
     elif isinstance(eff, (m.AddEffect, m.DelEffect)):
         (adds if isinstance(eff, m.AddEffect) else dels).append((eff.atom.predicate, out.terms(eff.atom.terms)))
     else:
-        raise _Unsupported(type(eff).__name__)
+        raise Unsupported(type(eff).__name__)
 
 
 def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], str, str]:
@@ -227,7 +212,7 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
     for eff in schema.numeric:
         condition = eff.condition
         if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
-            raise _Unsupported("a quantified or conditional numeric effect")
+            raise Unsupported("a quantified or conditional numeric effect")
         target = (eff.target.function, out.terms(eff.target.terms))
         number = targets.get(target)
         if number is None:

@@ -57,6 +57,24 @@ class Unsupported(Exception):
     """A node the generator has no rule for: the action keeps the interpreter."""
 
 
+def arith_text(op: str, args: list[str]) -> str:
+    """``evaluate``'s arithmetic over operands already written as Python expressions (``_div`` is VAL's
+    division: see the generated code's names)."""
+    if op == "-" and len(args) == 1:
+        return f"(-{args[0]})"
+    # evaluate's float(first argument), as a multiplication: exactly float()'s value (an int rounded as
+    # float() rounds it, -0.0 kept, too large an int an OverflowError as there) without a builtin call
+    out = f"({args[0]} * 1.0)"
+    for a in args[1:]:
+        if op == "/":
+            out = f"_div({out}, {a})"
+        elif op in _OPS:
+            out = f"({out} {_OPS[op]} {a})"
+        else:
+            raise Unsupported(op)
+    return out
+
+
 class Source:
     """The parameters (atoms, numbers, conditions) of one function being generated; with ``slots`` set,
     a fluent is read from a working state's value list by its number, else from a dict by its atom."""
@@ -96,21 +114,7 @@ class Source:
         if e.__class__ is Atom:
             return self.fluent(e)
         if e.__class__ is GArith:
-            args = [self.expr(a) for a in e.args]
-            if e.op == "-" and len(args) == 1:
-                return f"(-{args[0]})"
-            # evaluate's float(first argument), as a multiplication: exactly float()'s value (an int
-            # rounded as float() rounds it, -0.0 kept, too large an int an OverflowError as there)
-            # without a builtin call
-            out = f"({args[0]} * 1.0)"
-            for a in args[1:]:
-                if e.op == "/":
-                    out = f"_div({out}, {a})"
-                elif e.op in _OPS:
-                    out = f"({out} {_OPS[e.op]} {a})"
-                else:
-                    raise Unsupported(e.op)
-            return out
+            return arith_text(e.op, [self.expr(a) for a in e.args])
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             return self.param(e)
         raise Unsupported(type(e).__name__)
