@@ -51,17 +51,19 @@ from __future__ import annotations
 import argparse
 import collections
 import contextlib
-import dataclasses
 import hashlib
 import io
 import json
-import re
 import resource
 import statistics
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from benchmarks.grounding_diff_run import RunOptions
 
 DEFAULT_IPC = Path("/work/shared/ipc-sample")
 

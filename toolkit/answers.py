@@ -16,7 +16,6 @@ result, so one odd reply never aborts an episode.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 

@@ -39,7 +39,7 @@ from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.domain_model import assemble, direct_domain
 from toolkit.reading.forms import kind
-from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise
+from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, normalise, normalised
 from toolkit.reading.plain_goal import PlainGoal
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section)
@@ -73,10 +73,10 @@ def read_domain(text: str, path: str = "<string>", *, errors: Errors) -> Loaded[
     ['a']
     """
     notes: list[str] = []
-    norm, warnings, declared = normalise(text, path, errors, notes)
+    norm, norm_code, warnings, declared = normalised(text, path, errors, notes)
     # Most domains are plain: read them without Lark and the pddl package's validation (a fixed ~0.1 s),
     # their actions straight into the model where nothing in them is unusual or faulty.
-    pdom = read_plain_domain(blank_comments(norm), lazy=True)
+    pdom = read_plain_domain(norm_code, lazy=True)
     if pdom is not None:
         done = direct_domain(text, path, pdom, declared, warnings, notes, errors)
         if done is not None:
@@ -108,9 +108,9 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
     lenient: list[str] | None = [] if typing == "lenient" else None
     notes: list[str] = []
-    norm, warnings, _ = normalise(text, path, errors, notes)
+    norm, norm_code, warnings, _ = normalised(text, path, errors, notes)
     # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
-    pprob = read_plain_problem(blank_comments(norm), ROOT) or _parse_full(norm, path, "problem", errors, text)
+    pprob = read_plain_problem(norm_code, ROOT) or _parse_full(norm, path, "problem", errors, text)
     if str(pprob.domain_name).lower() != domain.name.lower():
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)

@@ -116,6 +116,7 @@ class _Reader:
         self.params: dict[str, Variable] = {}
         self.redeclared: dict[str, str] = {}  # a type listed twice in :types -> the parent kept
         self.known_tags: set[tuple[str, ...]] = set()  # type lists already found declared
+        self.skeletons: dict[tuple, list[Variable]] = {}  # a declaration's words after its name -> its variables
 
     def domain(self, tree: list[SExpr], lazy: bool = False) -> SimpleNamespace:
         if len(tree) < 2 or tree[0] != "define":
@@ -133,7 +134,11 @@ class _Reader:
             last = at
             sections[rest[0][0]] = rest[0][1:]
             rest = rest[1:]
-        if any(not isinstance(r, str) or r not in _REQUIREMENTS for r in sections.get(":requirements", [])):
+        try:  # words only, each a requirement the grammar knows (a list among them is no word: a TypeError)
+            known = _REQUIREMENTS.issuperset(sections.get(":requirements", ()))
+        except TypeError:
+            known = False
+        if not known:
             raise _NotPlain
         if ":requirements" in sections and not sections[":requirements"]:
             raise _NotPlain
@@ -208,7 +213,18 @@ class _Reader:
     def _skeleton(self, el: SExpr, kind):
         if not isinstance(el, list) or not el:
             raise _NotPlain
-        return kind(_name(el[0]), *self._variables(el[1:], repeats=True))
+        # A declaration's variables by their words: a domain repeats its lists ("?r - rover ?w - waypoint" in
+        # several of rover's predicates), and the same words read to the same (immutable) variables.
+        try:
+            key = (*el[1:],)
+            hit = self.skeletons.get(key)
+        except TypeError:  # an (either ...) among the words
+            key = hit = None
+        if hit is None:
+            hit = self._variables(el[1:], repeats=True)
+            if key is not None:
+                self.skeletons[key] = hit
+        return kind(_name(el[0]), *hit)
 
     def _functions(self, items: list[SExpr]) -> list[forms.NumericFunction]:
         """``(f ?x - t) ... - number`` as the functions declared (the package's dict of them to "number" or None;

@@ -25,16 +25,20 @@ class DomainMemo:
     """One domain's per-schema work, by schema name: ``templates`` (the schema's template skeleton,
     :meth:`toolkit.templates.ActionTemplate.skeleton`, or None), ``updates`` (its numeric effects,
     :class:`toolkit.fluent_effects.UpdateTemplate`) and ``code`` (its shared generated code,
-    :class:`toolkit.fluent_shared.SchemaCode`); and ``fits``, whether an object of a type may stand for
+    :class:`toolkit.fluent_shared.SchemaCode`), ``tiers`` (its step function's factory,
+    :mod:`toolkit.action_tier`); and ``fits``, whether an object of a type may stand for
     a parameter of some types ((type, parameter types) -> bool: the domain's type hierarchy decides)."""
 
-    __slots__ = ("templates", "updates", "code", "fits")
+    __slots__ = ("templates", "updates", "code", "fits", "tiers")
 
     def __init__(self) -> None:
         self.templates: dict[str, Any] = {}
         self.updates: dict[str, Any] = {}
         self.code: dict[str, Any] = {}
         self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}
+        # (schema name, numeric task) -> the schema's step function's factory and parameters, or None
+        # (toolkit.action_tier)
+        self.tiers: dict[tuple[str, bool], Any] = {}
 
 
 _MEMOS: dict[int, DomainMemo] = {}  # id(domain) -> its memo, dropped when the domain is freed

@@ -177,7 +177,7 @@ class Stepper:
         if act.updates is not None:
             if self.derive is None and act.step_in_place(self.state, self.changes):
                 return _NOTHING, _NOTHING
-            return self._advance_values(act)
+            return self.advance_values(act)
         ground = act.ground_effect
         if ground.plain:
             self._commit(ground.adds, ground.dels, None)
@@ -186,8 +186,10 @@ class Stepper:
         self._commit(adds, dels, None)
         return fired, _NOTHING
 
-    def _advance_values(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
-        """:meth:`advance` of a numeric step the action's whole-step code did not take."""
+    def advance_values(self, act: GroundAction) -> tuple[Sequence[str], Sequence[str]]:
+        """:meth:`advance` of a numeric step, past the action's whole-step code (``step_in_place``): for a
+        caller that tried that code itself and saw it decline (the validator), or a task with derived
+        predicates, where it never applies."""
         state = self.state
         ground = act.ground_effect
         if ground.plain:

@@ -16,153 +16,29 @@ from __future__ import annotations
 import functools
 import itertools
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
+from typing import Iterator
 
 from toolkit import loader, reach
 from toolkit import model as m
-from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
+from toolkit.action_maker import ActionMaker
 from toolkit.derived import DerivedRules, derived_rules_of
-from toolkit.fluent_code import Changes, compile_changes, compile_check
-from toolkit.fluent_writes import Step, Writes, compile_step, compile_writes
-from toolkit.fluent_shared import SchemaCode, shared_check, shared_step
+from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.fluent_slots import FluentIndex
-from toolkit.fluent_effects import UpdateTemplate, update_values, with_values
 from toolkit.fluents import FluentState
 from toolkit.gc_pause import paused_gc
-from toolkit.ground_effect import GroundEffect
-from toolkit.grounding import CompiledCondition, CompiledEffect, compile_condition
+from toolkit.ground_action import GroundAction, NumericGroundAction, explain_derived
+from toolkit.grounding import CompiledCondition, compile_condition
 from toolkit.model import Atom
 from toolkit.reach import DEFAULT_MAX_ACTIONS, Grounding
-from toolkit.records import field, lazy, record, replace
+from toolkit.records import lazy
 from toolkit.rule_grounding import StaticView
 from toolkit.schema_memo import domain_memo
 from toolkit.semantics import Unmet, condition_size, explain, holds
 from toolkit.successors import SuccessorGenerator
 from toolkit.templates import ActionTemplate, AtomTable
 
-
-@record(eq=False)
-class GroundAction:
-    """A compiled ground action, e.g. ``(moveBlock a c1)``."""
-
-    schema: m.ActionSchema
-    args: tuple[str, ...]
-    precondition: CompiledCondition = field(repr=False)
-    ground_effect: GroundEffect = field(repr=False)
-    # What the step adds to a plan's cost: 1 without a (:metric minimize (total-cost)),
-    # else the action's (increase (total-cost) X) summed (0 without one); None when a
-    # cost function has no value in :init (the action cannot be used: see Task.cost_of).
-    cost: m.Number | None = 1
-    # Numeric effects (toolkit.fluent_effects.GroundUpdate) in a task with numeric fluents; None in a boolean task.
-    updates: tuple | None = field(default=None, repr=False)
-    # The task's derived-predicate rules (toolkit.derived.DerivedRules): every successor is closed under them.
-    derived: DerivedRules | None = field(default=None, repr=False)
-
-    @property
-    def effect(self) -> CompiledEffect:
-        """The effect as unconditional adds/deletes plus conditional effects (built on first use)."""
-        return self.ground_effect.compiled
-
-    @property
-    def name(self) -> str:
-        return self.schema.name
-
-    @lazy
-    def text(self) -> str:
-        """``(moveBlock a c1)``, built once: every report of a step that uses the action prints it."""
-        return f"({' '.join((self.schema.name, *self.args))})"
-
-    def __str__(self) -> str:
-        return self.text
-
-    def is_applicable(self, state: frozenset[Atom]) -> bool:
-        return holds(self.precondition, state)
-
-    def unmet(self, state: frozenset[Atom]) -> list[Unmet]:
-        """The precondition literals that are false in ``state`` (empty if applicable)."""
-        return explain_derived(self.derived, explain(self.precondition, state), state)
-
-    def apply(self, state: frozenset[Atom]) -> frozenset[Atom]:
-        """Successor state (PDDL semantics); does not check the precondition."""
-        if self.updates is None:
-            nxt = self.ground_effect.apply(state)
-        else:
-            nxt = with_values(state, self.ground_effect.apply(state), self.value_changes(state)[0])
-        return nxt if self.derived is None else self.derived.closure(nxt)
-
-    def apply_explained(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str]]:
-        """Successor state and the conditional effects that fired."""
-        return self.apply_checked(state)[:2]
-
-    def apply_checked(self, state: frozenset[Atom]) -> tuple[frozenset[Atom], list[str], list[str]]:
-        """Successor state, the conditional effects that fired, and the numeric effects that read a
-        fluent without a value in ``state`` (VAL refuses such a step; empty in a boolean task)."""
-        adds, dels, fired = self.ground_effect.delta(state)
-        if self.updates is None:
-            nxt, undefined = (state - dels) | adds, []
-        else:
-            changes, undefined, _ = self.value_changes(state)
-            nxt = with_values(state, (state - dels) | adds, changes)
-        return (nxt if self.derived is None else self.derived.closure(nxt)), fired, undefined
-
-    def value_changes(self, state: frozenset[Atom]) -> tuple[dict[Atom, m.Number], Sequence[str], None]:
-        """The fluents the numeric effects set, computed in ``state``, the effects that read a fluent
-        without a value (:func:`toolkit.fluent_effects.update_values`), and the set fluents' old values
-        where they were read on the way (here never: None; see :func:`toolkit.fluent_code.compile_changes`)."""
-        return (*update_values(self.updates or (), state), None)
-
-
-@record(eq=False)
-class NumericGroundAction(GroundAction):
-    """A ground action of a numeric task: its precondition and numeric effects run as code compiled on
-    first use (:mod:`toolkit.fluent_code`), with the same answers as the interpreter's.
-
-    ``is_applicable`` and ``value_changes`` are the compiled functions themselves, cached on the
-    action: a step calls them without a method frame around them.
-    """
-
-    # The task's fluents by number (a working state's value list; a frozen state's dict keys by identity).
-    fluent_index: FluentIndex = field(default_factory=FluentIndex, repr=False)
-    atom_table: AtomTable | None = field(default=None, repr=False)  # the task's atom objects, for the same reason
-    # The generated text its schema's ground actions share (toolkit.fluent_shared); None: its own.
-    code: SchemaCode | None = field(default=None, repr=False)
-
-    @lazy
-    def is_applicable(self) -> Callable[[frozenset[Atom]], bool]:  # type: ignore[override]
-        if self.code is not None:
-            return shared_check(self.precondition, self.fluent_index, self.atom_table, self.code)
-        return compile_check(self.precondition, self.fluent_index, self.atom_table)
-
-    @lazy
-    def value_changes(self) -> Changes:  # type: ignore[override]
-        return compile_changes(self.updates or (), self.fluent_index)
-
-    @lazy
-    def write_values(self) -> Writes:
-        """The numeric effects written into a working state's value list in place (the stepper's path)."""
-        return compile_writes(self.updates or (), self.fluent_index)
-
-    @lazy
-    def step_in_place(self) -> Step:
-        """The whole step applied to a working state in place, record included (the validator's path); an
-        action with conditional effects, or in a task with derived predicates, never takes it."""
-        ground = self.ground_effect
-        if not ground.plain or self.derived is not None:
-            return _never
-        if self.code is not None:
-            return shared_step(self.updates or (), self.fluent_index, ground.adds, ground.dels, self.code)
-        return compile_step(self.updates or (), self.fluent_index, ground.adds, ground.dels)
-
-    def __getstate__(self) -> dict[str, object]:
-        """Pickled without the compiled functions (rebuilt on first use in the other process)."""
-        return {k: v for k, v in self.__dict__.items() if k not in _COMPILED}
-
-
-_COMPILED = ("is_applicable", "value_changes", "write_values", "step_in_place")
-
-
-def _never(state: frozenset[Atom], record: list) -> bool:
-    return False
+__all__ = ["GroundAction", "NumericGroundAction", "Task", "TypedObjects", "explain_derived", "load_domain_cached",
+           "load_task"]
 
 
 class TypedObjects:
@@ -213,13 +89,11 @@ class Task:
         # Ground atoms interned per task (seeded with the initial state) and one template per schema.
         self.atom_table = AtomTable(problem.init)
         self.atom_table.add_all(self.fluent_index.atoms)  # fluent atoms made in grounding are the index's own
-        self._templates: dict[str, ActionTemplate] = {}
         # Per schema, shared by the domain's tasks (toolkit.schema_memo): template skeletons, numeric
-        # effects (numeric tasks), generated text (numeric tasks) and the type checks of arguments.
-        self._memo = domain_memo(domain)
-        self._update_templates: dict[str, UpdateTemplate] = self._memo.updates
-        self._schema_code: dict[str, SchemaCode] = self._memo.code
-        self._fits: dict[tuple[str, tuple[str, ...]], bool] = self._memo.fits  # (type, parameter types) -> a subtype
+        # effects (numeric tasks), generated text and the type checks of arguments.
+        memo = domain_memo(domain)
+        self._fits: dict[tuple[str, tuple[str, ...]], bool] = memo.fits  # (type, parameter types) -> a subtype
+        self._update_templates = memo.updates  # schema name -> its numeric effects (fluent_effects.UpdateTemplate)
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
         self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
@@ -230,6 +104,9 @@ class Task:
                                                                 self.atom_table.atom)
         if self.derived is not None:
             self.init = self.derived.closure(self.init)
+        # Makes the ground actions (toolkit.action_maker), with no reference back to the task.
+        self._maker = ActionMaker(domain, problem, self.objects_of, self.atom_table, self.fluent_index, self.derived,
+                                  self.numeric, memo)
 
     # ------------------------------------------------------------ objects
 
@@ -278,43 +155,35 @@ class Task:
             TypeMismatchError: an argument of the wrong type.
         """
         key = (name, tuple(args))
-        hit = self._actions.get(key)
+        actions = self._actions
+        hit = actions.get(key)
         if hit is not None:
             return hit
-        schema = self.domain.actions[self.resolve_action(name)]
+        canonical = self._action_names.get(name.lower())  # resolve_action inline (a plan's every new line)
+        if canonical is None:
+            raise UnknownSymbolError("action", name, self.domain.actions)
+        schema = self.domain.actions[canonical]
+        params = schema.params
+        arity = len(params)
         names = self._object_names
-        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, schema.params[i][1] if i < schema.arity else ())
+        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, params[i][1] if i < arity else ())
                       for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
-        if len(objs) != schema.arity:
-            raise ArityError("action", schema.name, schema.arity, len(objs))
+        if len(objs) != arity:
+            raise ArityError("action", schema.name, arity, len(objs))
         fits, objects = self._fits, self.objects
-        for obj, (var, types) in zip(objs, schema.params):
-            ok = fits.get((objects[obj], types))
+        for obj, (var, types) in zip(objs, params):
+            kind = objects[obj]
+            ok = fits.get((kind, types))
             if ok is None:
-                ok = fits[objects[obj], types] = any(self.domain.is_subtype(objects[obj], t) for t in types)
+                ok = fits[kind, types] = any(self.domain.is_subtype(kind, t) for t in types)
             if not ok:
-                raise TypeMismatchError(obj, self.objects[obj], " or ".join(types),
-                                        f"parameter {var} of {schema.name}")
+                raise TypeMismatchError(obj, kind, " or ".join(types), f"parameter {var} of {schema.name}")
         canon = (schema.name, objs)
-        hit = self._actions.get(canon)
-        if hit is None:
-            hit = self._ground_action(schema, objs)
-            self._actions[canon] = hit
-        self._actions[key] = hit
+        hit = actions.get(canon)
+        if hit is None:  # its compiled parts deferred to their first read (toolkit.ground_action)
+            hit = actions[canon] = self._maker.make(schema, objs)
+        actions[key] = hit
         return hit
-
-    def _ground_action(self, schema: m.ActionSchema, args: tuple[str, ...]) -> GroundAction:
-        parts = (*self.template(schema.name).ground(args), self.cost_of(schema, args))
-        if not self.numeric:
-            return GroundAction(schema, args, *parts, None, self.derived)
-        updates = self._update_templates.get(schema.name)
-        if updates is None:  # the schema's numeric effects walked once per domain (toolkit.schema_memo)
-            updates = self._update_templates[schema.name] = UpdateTemplate(schema)
-        code = self._schema_code.get(schema.name)
-        if code is None:
-            code = self._schema_code[schema.name] = SchemaCode(self.template(schema.name).shared_shape, updates.plain)
-        return NumericGroundAction(schema, args, *parts, updates.ground(args, self.objects_of, self.atom_table.atom),
-                                   self.derived, self.fluent_index, self.atom_table, code)
 
     def cost_of(self, schema: m.ActionSchema, args: tuple[str, ...]) -> m.Number | None:
         """The ground action's cost; None if a cost function term has no value in :init.
@@ -322,19 +191,7 @@ class Task:
         PDDL leaves such an action undefined; VAL rejects a plan using it and FD's
         translator stops, so the validator reports the step and planners skip it.
         """
-        if not self.uses_costs:
-            return 1
-        total: m.Number = 0
-        binding = dict(zip((v for v, _ in schema.params), args))
-        for term in schema.cost:
-            if isinstance(term, m.FTerm):
-                value = self.problem.function_values.get(Atom(term.function, tuple(binding.get(t, t) for t in term.terms)))
-                if value is None:
-                    return None
-                total += value
-            else:
-                total += term
-        return total
+        return self._maker.cost_of(schema, args)
 
     def undefined_cost(self, action: GroundAction) -> list[str]:
         """The cost function terms of ``action`` with no value in :init, e.g. ``['(road-length a b)']``."""
@@ -352,29 +209,18 @@ class Task:
         key = (schema, args)
         hit = self._actions.get(key)
         if hit is None:
-            hit = self._actions[key] = self._ground_action(self.domain.actions[schema], args)
+            hit = self._actions[key] = self._maker.ground(self.domain.actions[schema], args)
         return hit
 
-    @functools.cached_property
+    @property
     def static_view(self) -> StaticView:
         """The problem's initial atoms of the predicates no action changes, which decide quantified parts of
         ground actions (:class:`toolkit.rule_grounding.StaticView`: every state a plan reaches has them)."""
-        return StaticView(self.domain, self.problem.init)
+        return self._maker.static_view
 
     def template(self, name: str) -> ActionTemplate:
         """The schema ``name`` compiled against this task's objects (built on first use)."""
-        hit = self._templates.get(name)
-        if hit is None:
-            skeletons = self._memo.templates
-            if name not in skeletons:  # the schema's walk, once per domain (toolkit.schema_memo)
-                skeletons[name] = ActionTemplate.skeleton(self.domain.actions[name])
-            skeleton = skeletons[name]
-            if skeleton is None:  # a forall effect: expanded over this task's objects
-                hit = ActionTemplate(self.domain.actions[name], self.objects_of, self.atom_table, self.static_view)
-            else:
-                hit = skeleton.bound(self.objects_of, self.atom_table, lambda: self.static_view)
-            self._templates[name] = hit
-        return hit
+        return self._maker.template(name)
 
     def grounding(self, init: frozenset[Atom] | None = None, *, deadline: float | None = None,
                   max_actions: int = DEFAULT_MAX_ACTIONS) -> Grounding:
@@ -459,18 +305,6 @@ class Task:
         """``state`` with its derived atoms recomputed (itself in a domain without derived predicates):
         the one call a stepper that builds states by other means makes on each state it hands out."""
         return state if self.derived is None else self.derived.closure(state)
-
-
-def explain_derived(derived: DerivedRules | None, unmet: list[Unmet], state: frozenset[Atom]) -> list[Unmet]:
-    """``unmet`` with each false derived atom explained: the basic literals that would make it hold."""
-    if derived is None:
-        return unmet
-    out = []
-    for u in unmet:
-        if u.atom is not None and u.positive and u.atom.predicate in derived.predicates and not u.detail:
-            u = replace(u, detail=derived.why_not(u.atom, state))
-        out.append(u)
-    return out
 
 
 @functools.lru_cache(maxsize=64)

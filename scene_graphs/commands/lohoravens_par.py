@@ -19,7 +19,6 @@ import json
 import tempfile
 from pathlib import Path
 
-from toolkit import cli_args
 
 
 def _probability(text: str) -> float:

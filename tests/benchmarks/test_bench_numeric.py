@@ -53,3 +53,13 @@ def test_measure_gives_every_figure_and_the_two_verdicts_agree(files: tuple[Path
     for key in ("ours_steps_s", "up_steps_s", "ours_load_s", "up_load_s", "ours_check_s", "up_check_s",
                 "ours_both_s", "ours_cold_s"):
         assert out[key] > 0, key
+
+
+def test_interleaved_repeats_take_turns_and_run_every_repeat() -> None:
+    calls: list[str] = []
+    jobs = {name: (lambda name=name: calls.append(name), runs) for name, runs in (("pgt", 7), ("up", 2))}
+    best = bench_numeric.interleaved_best(jobs, rounds=3)
+    assert calls.count("pgt") == 7 and calls.count("up") == 2
+    # pgt's repeats are spread over the rounds, between UP's, not run in one block
+    assert calls == ["pgt"] * 3 + ["up"] + ["pgt"] * 2 + ["up"] + ["pgt"] * 2
+    assert set(best) == {"pgt", "up"} and all(v >= 0 for v in best.values())

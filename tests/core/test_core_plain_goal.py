@@ -253,3 +253,59 @@ def test_every_keyword_variable_is_seen_in_any_case(keyword) -> None:
 def test_a_domain_is_told_from_a_problem_as_the_regular_expression_tells_it(text) -> None:
     code = loader._blank_comments(text)
     assert norm_mod._is_domain(code) == (re.search(r"\(\s*define\s*\(\s*domain\b", code) is not None)
+
+
+def _files() -> list[Path]:
+    return sorted({p for pair in PAIRS for p in pair})
+
+
+_REQUIREMENT_VARIANTS = [
+    lambda t: t,
+    lambda t: re.sub(r"\(\s*:requirements[^)]*\)", "(:requirements)", t, count=1, flags=re.I),
+    lambda t: re.sub(r"\(\s*:requirements[^)]*\)", "(:requirements :strips :bogus ; x\n :typing)", t, count=1, flags=re.I),
+    lambda t: re.sub(r"\(\s*:requirements[^)]*\)", "", t, count=1, flags=re.I),
+    lambda t: t.replace("(", "( ;c\n", 3),
+    # the root type renamed and declared (``- object``), with comments where the renaming and the
+    # declaration go
+    lambda t: "; (:types a - object\n" + t.replace(" - ", " - object ", 1),
+    lambda t: t.replace(" - ", " - ;c\n object ", 1),
+    lambda t: re.sub(r"\(\s*:types", "(:types ;c ) - object\n", t, count=1, flags=re.I).replace(" - ", " - Object ", 2),
+    lambda t: re.sub(r"\(\s*:types[^)]*\)", "", t, count=1, flags=re.I).replace(" - ", " - object ", 1),
+]
+
+
+@pytest.mark.parametrize("path", _files()[:: max(1, len(_files()) // 120)], ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_the_normalised_code_is_the_blanked_normalised_text(path) -> None:
+    """``normalised`` hands the readers the comment-blanked code of its text, kept beside the text as the
+    requirements are added (not blanked again): it must be ``blank_comments`` of that text, on every file
+    and with its :requirements empty, faulty, commented or absent; ``normalise`` gives the rest unchanged."""
+    for variant in _REQUIREMENT_VARIANTS:
+        text = variant(path.read_text(errors="replace"))
+        try:
+            got = norm_mod.normalised(text, "f.pddl", loader.Errors("f.pddl"), [])
+        except loader.PgtError:
+            continue
+        assert got[1] == loader._blank_comments(got[0]), path
+        assert norm_mod.normalise(text, "f.pddl", loader.Errors("f.pddl"), []) == (got[0], got[2], got[3])
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(st.lists(st.sampled_from(["object", "OBJECT", "Object", "objects", "-", "object", "a", "b", "\u017fx",
+                                 "(either a object)", "obj", "; object\n", "\u212a", "t"]), max_size=8),
+       st.sampled_from([":types", ":objects", ":constants", ":OBJECTS"]))
+def test_the_object_and_empty_group_prechecks_skip_only_lists_that_change_nothing(words, section) -> None:
+    """``_drop_listed_object`` and ``_drop_empty_typed_group`` return at once where the lower-case text of
+    ASCII code shows no ``object`` or no list: each warns exactly where its full scan finds something."""
+    text = f"(define (domain d) ({section} {' '.join(words)}) (:predicates (p)))"
+    code = loader._blank_comments(text)
+    listed: list[str] = []
+    norm_mod._drop_listed_object(text, code, "d", listed)
+    block = next((mt for mt in norm_mod._TYPES_RE.finditer(code) if norm_mod.open_before(code, mt.start()) is not None),
+                 None)
+    hits = [] if not block else [
+        mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
+        if not re.search(r"-\s*$", code[block.start(1):block.start(1) + mt.start()])]
+    assert bool(listed) == bool(hits)
+    empty: list[str] = []
+    norm_mod._drop_empty_typed_group(text, code, "d", empty)
+    assert bool(empty) == any(_group_without_names(b.group(1).split()) for b in norm_mod._TYPED_GROUP_RE.finditer(code))

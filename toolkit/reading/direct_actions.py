@@ -66,6 +66,12 @@ class DirectActions:
         self.types = conv.types
         self.reqs = conv.used_requirements
         self.numeric: list[m.NumericEffect] = []
+        # Each declaration's arity by its declared name (a PredicateDef's is a property: a call per atom).
+        self.arity = {name: len(d.params) for name, d in self.decls.items()}
+        self.farity = {name: len(d.params) for name, d in self.fdecls.items()}
+        # A parameter list as read, by its words: a domain repeats its lists ("(?b - boat)" in 7 of sailing's
+        # 8 actions); the same words give the same parameters, and a fault declines the whole file.
+        self.lists: dict[tuple, tuple[m.Param, ...]] = {}
 
     def actions(self, items: list[SExpr]) -> dict[str, m.ActionSchema]:
         """Every action, in file order; raises :class:`_NotPlain` on anything the two-pass path must read."""
@@ -100,6 +106,18 @@ class DirectActions:
 
     def params(self, items: list[SExpr], ordered: bool) -> tuple[m.Param, ...]:
         """A typed variable list as model parameters (``ordered``: sorted by name, as the converter's quantifiers)."""
+        try:
+            key = (ordered, *items)
+            hit = self.lists.get(key)
+        except TypeError:  # an (either ...) among the words: read each time
+            key = hit = None
+        if hit is None:
+            hit = self._params(items, ordered)
+            if key is not None:
+                self.lists[key] = hit
+        return hit
+
+    def _params(self, items: list[SExpr], ordered: bool) -> tuple[m.Param, ...]:
         pairs = var_list(items)
         if ordered:
             pairs.sort(key=lambda pair: pair[0])
@@ -115,6 +133,9 @@ class DirectActions:
         if el.__class__ is not list or not el:
             raise _NotPlain
         op = el[0]
+        pred = self.preds.get(op)  # a declared predicate as written (no keyword is a name): the atom at once
+        if pred is not None:
+            return self.pred(pred, el, scope)
         if op == "and" or op == "or":
             cls = m.And if op == "and" else m.Or
             parts = _flat([self.gd(x, scope) for x in el[1:]], cls)
@@ -170,10 +191,14 @@ class DirectActions:
         pred = self.preds.get(el[0]) or self.preds.get(_name(el[0]).lower())
         if pred is None:
             raise _NotPlain
+        return self.pred(pred, el, scope)
+
+    def pred(self, pred: str, el: list[SExpr], scope: dict[str, str]) -> m.Pred:
+        """The atom ``el`` of the declared predicate ``pred``."""
         terms = tuple(map(scope.get, el[1:]))
         if None in terms:
             terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
-        if len(terms) != self.decls[pred].arity:
+        if len(terms) != self.arity[pred]:
             raise _NotPlain
         return m.Pred(pred, terms)
 
@@ -214,7 +239,7 @@ class DirectActions:
         terms = tuple(map(scope.get, el[1:]))
         if None in terms:
             terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
-        if len(terms) != len(self.fdecls[name].params):
+        if len(terms) != self.farity[name]:
             raise _NotPlain
         return m.FTerm(name, terms)
 
@@ -225,9 +250,22 @@ class DirectActions:
         :attr:`numeric`."""
         if el is None or el == []:
             return m.AndEffect(()), ()
-        is_and = el.__class__ is list and el[:1] == ["and"]
+        is_and = el.__class__ is list and el[0] == "and"
         entries: list[tuple[object, m.CostTerm | None, m.Effect | None]] = []  # (key, cost, effect) per operand
+        preds = self.preds
         for item in el[1:] if is_and else [el]:
+            if item.__class__ is list and item and item[0].__class__ is str:
+                # An atom or its negation, as p_effect reads them (no keyword is a name: neither is a cost, a
+                # forall, a when or an update), without the tests for those.
+                pred = preds.get(item[0])
+                if pred is not None:
+                    eff = m.AddEffect(self.pred(pred, item, scope))
+                    entries.append(((eff, ()), None, eff))
+                    continue
+                if item[0] == "not" and len(item) == 2:
+                    eff = m.DelEffect(self.atom(item[1], scope))
+                    entries.append(((eff, ()), None, eff))
+                    continue
             cost = self.cost(item, scope)
             if cost is not None:
                 entries.append((("cost", cost), cost, None))
@@ -261,7 +299,7 @@ class DirectActions:
     def body(self, el: SExpr, scope: dict[str, str], params: tuple[m.Param, ...], conds: tuple[m.Condition, ...],
              primitive: bool) -> m.Effect:
         """An ``(and ...)`` of effects or one effect: the package's and of one operand is the operand."""
-        if el.__class__ is list and el[:1] == ["and"]:
+        if el.__class__ is list and el and el[0] == "and":
             parts = self.each(el[1:], scope, params, conds, primitive)
             return parts[0] if len(parts) == 1 else m.AndEffect(tuple(parts))
         if primitive:

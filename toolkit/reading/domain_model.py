@@ -50,9 +50,12 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
     if not direct:  # the plain reader refuses what it would find (a name or variable listed twice)
         record_duplicates(text, path, errors)
     types = {t: p for t, p in types_of(pdom).items() if t not in errors.invented_types}
-    types_at = offset_of(blank_comments(text), r"\(\s*:types\b")
+    # Where the errors and warnings about types point from: sought only where one is possible (the one-pass
+    # path declines at any error, and warns here only of an undeclared parent).
     declared_types = {t.lower() for t in types} | {"object", ROOT}
-    for parent in dict.fromkeys(p for p in types.values() if p and p.lower() not in declared_types):
+    undeclared = dict.fromkeys(p for p in types.values() if p and p.lower() not in declared_types)
+    types_at = offset_of(blank_comments(text), r"\(\s*:types\b") if undeclared or not direct else 0
+    for parent in undeclared:
         # IPC 2014's tetris writes "one_square two_straight - pieces" and never lists pieces:
         # FD and VAL read it as a type under object, and so do we (lint warns).
         types[parent] = "object"

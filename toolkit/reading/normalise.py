@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.errors import UnsupportedFeatureError
 from toolkit.plain_problem import KEYWORDS
-from toolkit.reading.text import ROOT, VAR_PREFIX, blank_comments, line_col, open_before
+from toolkit.reading.text import _COMMENT_SPLIT_RE, ROOT, VAR_PREFIX, blank_comments, line_col, open_before
 
 if TYPE_CHECKING:
     from toolkit.reading.collect import Errors
@@ -120,6 +120,9 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     block = next((mt for mt in _TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
     if not block:
         return text, code
+    listed = block.group(1)
+    if listed.isascii() and "object" not in listed.lower():
+        return text, code  # no "object" in any case: the scan below finds nothing (ASCII: no other case folding)
     hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
             if not re.search(r"-\s*$", code[block.start(1):block.start(1) + mt.start()])]
     if not hits:
@@ -138,7 +141,11 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     IPC's woodworking p11 lists ``- board`` with no boards; FD and VAL accept it and
     the pddl package refuses it. Blanked with spaces, so every offset stays the same.
     """
-    for block in re.finditer(r"\(\s*:(?:objects|constants)\b([^()]*)\)", code, re.I):
+    if code.isascii():  # ASCII: no other case folding, so the keywords' lower case tells whether there is a list
+        low = code.lower()
+        if ":objects" not in low and ":constants" not in low:
+            return text, code
+    for block in _TYPED_GROUP_RE.finditer(code):
         if not (_FIRST_DASH_RE.match(block.group(1)) or _DASH_AFTER_ONE_RE.search(block.group(1))):
             continue  # no "-" first nor two "-" one word apart: no group without names (the loop below is exact)
         names = 0
@@ -156,6 +163,7 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, blank_comments(text)
 
 
+_TYPED_GROUP_RE = re.compile(r"\(\s*:(?:objects|constants)\b([^()]*)\)", re.I)
 # A "-" first, or two "-" one word apart (each from its "-": the scan jumps to them).
 _FIRST_DASH_RE = re.compile(r"\s*-(?!\S)")
 _DASH_AFTER_ONE_RE = re.compile(r"-(?<!\S-)\s+\S+\s+-(?!\S)")
@@ -177,6 +185,15 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     is noted in ``notes`` when given, for lint. Line numbers are preserved: nothing
     adds or removes a newline.
     """
+    text, _, warnings, declared = normalised(text, path, errors, notes)
+    return text, warnings, declared
+
+
+def normalised(text: str, path: str, errors: Errors | None = None,
+               notes: list[str] | None = None) -> tuple[str, str, list[str], set[str]]:
+    """:func:`normalise`'s text, that text's comment-blanked code (``blank_comments`` of it), warnings and
+    declared requirements. Why the code: the readers read it, and blanking the text again after the
+    requirements were added (each file is blanked once as it is) was a tenth of reading a small domain."""
     warnings: list[str] = []
     code = blank_comments(text)
     # Each regular expression below scans the whole file; a large problem (500 kB) is scanned only by
@@ -224,21 +241,31 @@ def normalise(text: str, path: str, errors: Errors | None = None,
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = blank_comments(text)
-    is_domain = _is_domain(code)
+    is_domain = _is_domain(code) if lowered.count("object") > lowered.count(":object") else False  # only asked then
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
     if lowered.count("object") > lowered.count(":object") and _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
-        text = "".join(_OBJECT_TYPE_RE.sub(_rename_root, chunk) if i % 2 == 0 else chunk
-                       for i, chunk in enumerate(re.split(r"(;[^\n]*)", text)))
+        # Renamed outside the comments (the odd chunks); the code is the same chunks with the comments
+        # blanked, as blank_comments would find them again (a renaming adds no ";").
+        chunks = _COMMENT_SPLIT_RE.split(text)
+        chunks[0::2] = [_OBJECT_TYPE_RE.sub(_rename_root, chunk) for chunk in chunks[0::2]]
+        text = "".join(chunks)
+        chunks[1::2] = map(" ".__mul__, map(len, chunks[1::2]))
+        code = "".join(chunks)
         if is_domain:
+            at, added = None, ""
             types = re.search(r"\(\s*:types\b[^)]*", text)
             if types:  # untyped names at the end of the list are subtypes of object
-                text = text[: types.end()] + " " + ROOT + text[types.end():]
+                at, added = types.end(), " " + ROOT
             else:
                 preds = re.search(r"\(\s*:(predicates|constants)\b", text)
                 if preds:
-                    text = text[: preds.start()] + f"(:types {ROOT}) " + text[preds.start():]
-        code = blank_comments(text)
+                    at, added = preds.start(), f"(:types {ROOT}) "
+            if at is not None:
+                text = text[:at] + added + text[at:]
+                # the code takes the same words where they are code: not after a ";" on their line
+                code = (code[:at] + added + code[at:] if ";" not in text[text.rfind("\n", 0, at) + 1:at]
+                        else blank_comments(text))
     req = re.search(r"\(\s*:requirements\b([^)]*)\)", code) if ":requirements" in code else None
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
@@ -253,15 +280,21 @@ def normalise(text: str, path: str, errors: Errors | None = None,
         declared -= unknown
         code = blank_comments(text)
         req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
-    missing = [r for r in (*SUPPORTED_REQUIREMENTS, *PARSER_ONLY_REQUIREMENTS) if r not in declared]
-    if missing:
-        # The pddl parser refuses features whose requirement is undeclared; we accept
-        # them (lint reports requirements used but not declared).
-        extra = " " + " ".join(missing)
-        if req:
-            text = text[: req.end() - 1] + extra + text[req.end() - 1:]
-        else:
-            head = re.search(r"\(\s*(domain|problem)\s+[^\s()]+\s*\)", code)
-            if head and head.group(1) == "domain":
-                text = text[: head.end()] + f" (:requirements{extra})" + text[head.end():]
-    return text, warnings, declared
+    # The pddl parser refuses features whose requirement is undeclared; we accept
+    # them (lint reports requirements used but not declared). Each insertion is at a place outside
+    # comments, of words without ";": the code takes the same one.
+    if req:
+        missing = [r for r in _ALL_REQUIREMENTS if r not in declared]
+        if missing:
+            at, added = req.end() - 1, " " + " ".join(missing)
+            text, code = text[:at] + added + text[at:], code[:at] + added + code[at:]
+    else:  # a domain's head gets them all (a problem without :requirements none)
+        head = re.search(r"\(\s*(domain|problem)\s+[^\s()]+\s*\)", code)
+        if head and head.group(1) == "domain":
+            at = head.end()
+            text, code = text[:at] + _ALL_ADDED + text[at:], code[:at] + _ALL_ADDED + code[at:]
+    return text, code, warnings, declared
+
+
+_ALL_REQUIREMENTS = (*SUPPORTED_REQUIREMENTS, *PARSER_ONLY_REQUIREMENTS)
+_ALL_ADDED = f" (:requirements {' '.join(_ALL_REQUIREMENTS)})"

@@ -1,0 +1,302 @@
+"""A schema's whole validated step as one generated function of the action's arguments.
+
+Why: checking a plan against a fresh task built every distinct ground action the plan
+names (its atoms, precondition, effect, numeric updates, and the compiled test and step
+bound to them: 15-40 us each), and a plan names most of them once or twice (IPC 2023's
+hydropower: 75 distinct actions in 100 steps). Here each schema gets one function, made
+once per domain from the schema itself and bound once per task, that takes the action's
+objects and does what the bound ground action's compiled test and step do together
+(:func:`toolkit.fluent_shared.shared_check`, :func:`toolkit.fluent_writes.compile_step`): the precondition's atoms
+looked up in the task's atom table, its fluents' numbers in the task's fluent index, the
+values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
+expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
+deletes then adds, and the stepper's :class:`~toolkit.stepping.Change` appended.
+
+It answers True (the step is done) or False with nothing changed: the precondition is
+false, or anything is out of the ordinary (a fluent without a value or a number, an atom
+or fluent the task never made, two updates that may set one fluent, a state that is not a
+working state of the task). The validator then takes the ground action's own path
+(:mod:`toolkit.verify`), which reports the step. A schema gets no function at all where
+its shape is not the plain one: conditional or quantified effects, a precondition with
+quantifiers or disjunctions, numeric effects under ``forall`` or ``when``, derived
+predicates in the domain. The text is made straight from the schema, with no template (a
+check on a freshly read domain makes it once per schema it steps: it must cost less than
+the ground actions it spares). ``tests/core/test_core_action_tier.py`` holds the two paths
+to the same reports, step states and records.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from toolkit import model as m
+from toolkit.fluent_code import _COMPARE, _OPS, INTEGRAL, build_factory, updated_value
+from toolkit.fluent_slots import FluentIndex
+from toolkit.model import Atom
+from toolkit.stepping import Change
+from toolkit.templates import AtomTable
+
+# (working state, the stepper's record, the action's arguments) -> whether the step was done
+TierStep = Callable[[frozenset, list, tuple], bool]
+_E: frozenset[Atom] = frozenset()
+_NAMES = {"_n": tuple.__new__, "_C": Change, "_E": _E, "_A": Atom}
+_PAD = "            "  # inside the function's try
+Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
+_P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
+_INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+
+
+class _Unsupported(Exception):
+    """A part the tier has no rule for: the schema gets no step function."""
+
+
+class _Text:
+    """The parameters and locals of one step function being written."""
+
+    def __init__(self, slots: dict[str, int]) -> None:
+        self.slots = slots  # parameter variable -> its position
+        self.params: list[object] = []
+        self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
+        self.wanted: list[tuple[int, str, object]] = []  # (position, kind, key) of each (see bind)
+        self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
+        self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
+        self.constant: set[tuple] = set()  # the terms made by terms() that hold no parameter
+
+    def param(self, value: object) -> str:
+        params = self.params
+        params.append(value)
+        n = len(params) - 1
+        return _P[n] if n < 256 else f"_p{n}"
+
+    def need(self, kind: str, key: object = None) -> str:
+        name = self.needs.get((kind, key))
+        if name is None:
+            self.wanted.append((len(self.params), kind, key))
+            name = self.needs[kind, key] = self.param(None)
+        return name
+
+    def terms(self, terms: tuple[str, ...]) -> tuple:
+        """A lifted atom's terms: a parameter's position (an int) or an object's name (a term without a
+        parameter is noted in ``constant``)."""
+        get = self.slots.get
+        out = tuple([get(t, t) for t in terms])
+        if int not in map(type, out):
+            self.constant.add(out)
+        return out
+
+    def key(self, terms: tuple) -> str:
+        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
+        out = [f"a{t}" if t.__class__ is int else self.param(t) for t in terms]
+        return f"({out[0]},)" if len(out) == 1 else f"({', '.join(out)})"
+
+    def number(self, function: str, terms: tuple) -> str:
+        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try."""
+        hit = self.numbers.get((function, terms))
+        if hit is None:
+            if terms in self.constant:
+                hit = self.need("number", Atom(function, terms))
+            else:
+                hit = f"n{len(self.reads)}"
+                self.reads.append(f"{_PAD}{hit} = {self.need('ids')}[{self.need('table', function)}"
+                                  f"[{self.key(terms)}]]")
+            self.numbers[function, terms] = hit
+        return hit
+
+    def expr(self, e: m.NumExpr) -> str:
+        """:meth:`toolkit.fluent_code.Source.expr` of the expression ground on the arguments, read by number."""
+        cls = e.__class__
+        if cls is m.FTerm:
+            return f"v[{self.number(e.function, self.terms(e.terms))}]"
+        if cls is m.Arith:
+            args = [self.expr(a) for a in e.args]
+            if e.op == "-" and len(args) == 1:
+                return f"(-{args[0]})"
+            out = f"({args[0]} * 1.0)"
+            for a in args[1:]:
+                if e.op == "/":
+                    out = f"_div({out}, {a})"
+                elif e.op in _OPS:
+                    out = f"({out} {_OPS[e.op]} {a})"
+                else:
+                    raise _Unsupported(e.op)
+            return out
+        if isinstance(e, (int, float)) and not isinstance(e, bool):
+            return self.param(e)
+        raise _Unsupported(cls.__name__)
+
+
+def tier_source(schema: m.ActionSchema, numeric: bool) -> Made | None:
+    """The schema's step function as a factory, its parameters (None where each task gives its own) and what
+    each task gives (position, kind, key); None: the schema has no tier (see the module)."""
+    try:
+        return _source(schema, numeric)
+    except _Unsupported:
+        return None
+
+
+def _source(schema: m.ActionSchema, numeric: bool) -> Made:
+    out = _Text({var: i for i, (var, _) in enumerate(schema.params)})
+    lits: list[tuple[tuple[str, tuple], bool]] = []
+    eqs: list[tuple[object, object, bool]] = []
+    tests: list[str] = []
+    pre = schema.precondition
+    for part in pre.parts if isinstance(pre, m.And) else (pre,):  # ActionTemplate's flat and mixed shapes
+        positive = not isinstance(part, m.Not)
+        inner = part if positive else part.arg
+        if isinstance(inner, m.Pred):
+            lits.append(((inner.predicate, out.terms(inner.terms)), positive))
+        elif isinstance(inner, m.Equals):
+            x, y = out.terms((inner.left, inner.right))
+            if x.__class__ is int or y.__class__ is int:
+                eqs.append((x, y, positive))
+            elif (x == y) != positive:
+                raise _Unsupported("never applicable")
+        elif isinstance(inner, m.Compare) and numeric:
+            test = _COMPARE[inner.op].format(d=f"({out.expr(inner.left)} - {out.expr(inner.right)})")
+            tests.append(f"{_PAD}if not {f'({test})' if positive else f'(not ({test}))'}: return False")
+        else:
+            raise _Unsupported(type(inner).__name__)
+    adds: list[tuple[str, tuple]] = []
+    dels: list[tuple[str, tuple]] = []
+    _effects(schema.effect, out, adds, dels)
+    lines, writes, old, new = _updates(schema, out) if numeric else ([], [], "", "")
+    if not numeric and schema.numeric:
+        raise _Unsupported("numeric effects")
+    body = ["    def _f(s, rec, a):"]
+    if numeric:
+        body.append(f"        if s.index is not {out.need('index')}: return False")
+    if schema.params:
+        body.append(f"        {''.join(f'a{i}, ' for i in range(len(schema.params)))}= a")
+    for x, y, positive in eqs:
+        left, right = (f"a{v}" if v.__class__ is int else out.param(v) for v in (x, y))
+        body.append(f"        if {left} {'!=' if positive else '=='} {right}: return False")
+    atoms: dict[tuple, str] = {}  # atom -> the local holding it (t0, t1, ...) or its parameter
+    constant = [a for a, positive in lits if positive and a[1] in out.constant]
+    if constant:
+        body.append(f"        if not {out.need('atoms', tuple(constant))} <= s: return False")
+    for a, positive in lits:
+        if positive and a not in atoms and a[1] not in out.constant:
+            t = atoms[a] = f"t{len(atoms)}"
+            body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
+                     f"        if {t} is None or {t} not in s: return False"]
+    constant = [a for a, positive in lits if not positive and a[1] in out.constant]
+    if constant:
+        body.append(f"        if not s.isdisjoint({out.need('atoms', tuple(constant))}): return False")
+    for a, positive in lits:
+        if not positive and a[1] not in out.constant:
+            body += _intern(out, a, atoms)
+            body.append(f"        if {atoms[a]} in s: return False")
+    for a in (*adds, *dels):
+        body += _intern(out, a, atoms)
+    if tests or lines:
+        body += ["        v = s.slots", "        try:", *out.reads, *tests, *lines,
+                 "        except Exception:", "            return False", *writes]
+    added = removed = "_E"
+    add_set, del_set = _set(out, adds, atoms), _set(out, dels, atoms)
+    if dels:
+        body += [f"        r = ({del_set} & s) - {add_set or '_E'}", "        if r: s.difference_update(r)"]
+        removed = "r"
+    if adds:
+        body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
+        added = "d"
+    tail = f"{old}, {new}" if numeric else "None, None"
+    body += [f"        rec.append(_n(_C, ({added}, {removed}, {tail})))", "        return True"]
+    return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
+
+
+def _effects(eff: m.Effect, out: _Text, adds: list, dels: list) -> None:
+    """The atoms a plain effect adds and deletes (ActionTemplate._walk's order); anything else: no tier."""
+    if isinstance(eff, m.AndEffect):
+        for part in eff.parts:
+            _effects(part, out, adds, dels)
+    elif isinstance(eff, (m.AddEffect, m.DelEffect)):
+        (adds if isinstance(eff, m.AddEffect) else dels).append((eff.atom.predicate, out.terms(eff.atom.terms)))
+    else:
+        raise _Unsupported(type(eff).__name__)
+
+
+def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], str, str]:
+    """:func:`toolkit.fluent_writes._computed`'s lines for the schema's numeric effects (each fluent's old value
+    read once, every value computed in the old state, then written), the writes, the record's pairs, and
+    (first) the tests that give up where two updates of different lifted fluents may set one fluent
+    (``(f ?x)`` and ``(f ?y)`` at ``?x = ?y``: the ground action's own step merges them)."""
+    lines, writes = [], []
+    olds: dict[str, str] = {}  # target's number name -> the local holding its old value
+    targets: dict[tuple, str] = {}  # lifted target -> its number's name
+    numbers = []
+    for eff in schema.numeric:
+        condition = eff.condition
+        if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
+            raise _Unsupported("a quantified or conditional numeric effect")
+        target = (eff.target.function, out.terms(eff.target.terms))
+        number = targets.get(target)
+        if number is None:
+            number = targets[target] = out.number(*target)
+        numbers.append(number)
+        if number not in olds:
+            olds[number] = f"o{len(olds)}"
+            lines.append(f"{_PAD}{olds[number]} = v[{number}]")
+    apart = []
+    lifted = list(targets)
+    for i, x in enumerate(lifted):
+        for y in lifted[i + 1:]:
+            if x[0] == y[0] and not (x[1] in out.constant and y[1] in out.constant):
+                apart.append(f"{_PAD}if {targets[x]} == {targets[y]}: return False")
+    last: dict[str, str] = {}
+    for k, (eff, number) in enumerate(zip(schema.numeric, numbers)):
+        x, old = f"x{k}", olds[number]
+        value = updated_value(eff, out.expr(eff.value), lambda: f"(0 if {old} is None else {old})")  # type: ignore[arg-type]
+        check = f"; {x} + 0" if eff.op == "assign" and eff.value.__class__ is m.FTerm else ""
+        lines += [f"{_PAD}{x} = {value}{check}", _PAD + (_INTEGRALS[k] if k < 64 else INTEGRAL.format(x=x))]
+        writes.append(f"        v[{number}] = {x}")
+        last[number] = x
+    old_pairs = "(" + "".join(f"{n}, {o}, " for n, o in olds.items()) + ")"
+    new_pairs = "(" + "".join(f"{n}, {last[n]}, " for n in olds) + ")"
+    return apart + lines, writes, old_pairs, new_pairs
+
+
+def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str]) -> list[str]:
+    """Lines that make the local holding the task's atom object (made and kept in its table where new, as
+    :meth:`ActionTemplate.ground` does), unless it is made already; a constant atom is a parameter."""
+    if atom in atoms:
+        return []
+    if atom[1] in out.constant:
+        atoms[atom] = out.need("atom", atom)
+        return []
+    t = atoms[atom] = f"t{len(atoms)}"
+    table = out.need("table", atom[0])
+    return [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
+            f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
+
+
+def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str]) -> str:
+    """The frozenset of these atoms as an expression ('' where there are none)."""
+    if not atoms_at:
+        return ""
+    if all(a[1] in out.constant for a in atoms_at):
+        return out.need("atoms", tuple(atoms_at))
+    return f"frozenset(({', '.join(atoms[a] for a in atoms_at)},))"
+
+
+def bind(made: Made, index: FluentIndex, table: AtomTable) -> TierStep | None:
+    """The schema's step function for one task (its fluent ``index`` and atom ``table``); None where a fluent
+    without parameters has no number in the task (the ground action's own step then numbers it)."""
+    factory, params, wanted = made  # type: ignore[misc]
+    values = params.copy()
+    for at, kind, key in wanted:
+        if kind == "table":
+            values[at] = table.table(key)
+        elif kind == "index":
+            values[at] = index
+        elif kind == "ids":
+            values[at] = index.ids
+        elif kind == "atom":
+            values[at] = table.atom(*key)
+        elif kind == "atoms":
+            values[at] = frozenset([table.atom(*a) for a in key])
+        else:  # "number"
+            number = index.ids.get(key)
+            if number is None:
+                return None
+            values[at] = number
+    return factory(*values)
