@@ -53,33 +53,44 @@ def wire(tmp_path):
     client.close()
 
 
+@pytest.fixture(scope="module")
+def shared_wire(tmp_path_factory):
+    """One server for the tests that only open a buffer of their own (a URI no other test opens) and read its
+    diagnostics and hover: starting a server is 3-6 s of imports on two busy cores, ten times over. The tests
+    that shut it down, stop it, load it or feed it broken frames each start their own (``wire``)."""
+    client = Wire()
+    client.initialize(tmp_path_factory.mktemp("shared-workspace"))
+    yield client
+    client.close()
+
+
 @pytest.mark.parametrize("name", ["with space", "a+b", "c:d", "e#f", "g@h", "i;j", "k(l)", "caf\u00e9"])
-def test_the_buffer_is_found_whatever_the_uri_spelling(wire, tmp_path, name: str) -> None:
+def test_the_buffer_is_found_whatever_the_uri_spelling(shared_wire, tmp_path, name: str) -> None:
     folder = tmp_path / name
     folder.mkdir()
     path = folder / "domain.pddl"
     path.write_text(DOMAIN)  # the file on disk is clean; the unsaved buffer is not
     raw = "file://" + str(path)  # Neovim's spelling: unescaped (pygls keys the buffer by it)
-    wire.open(raw, DOMAIN.replace("(lit ?r)))", "(lit ?r ?s)))"))
-    found = wire.diagnostics(raw) + wire.diagnostics(raw)
+    shared_wire.open(raw, DOMAIN.replace("(lit ?r)))", "(lit ?r ?s)))"))
+    found = shared_wire.diagnostics(raw) + shared_wire.diagnostics(raw)
     assert any(d["code"] == "arity-error" for d in found), found
-    hover = wire.hover(raw, 7, 14)["result"]  # (lit ...) in the buffer
+    hover = shared_wire.hover(raw, 7, 14)["result"]  # (lit ...) in the buffer
     assert "(lit ?r - room)" in hover["contents"]["value"]
 
 
-def test_an_unsaved_file_with_odd_characters_gets_hover(wire, tmp_path) -> None:
+def test_an_unsaved_file_with_odd_characters_gets_hover(shared_wire, tmp_path) -> None:
     path = tmp_path / "new file+1.pddl"  # never written to disk
     uri = "file://" + quote(str(path))  # VS Code's spelling: escaped
-    wire.open(uri, DOMAIN)
-    wire.diagnostics(uri)
-    assert "(on ?s - switch)" in wire.hover(uri, 6, 20)["result"]["contents"]["value"]
+    shared_wire.open(uri, DOMAIN)
+    shared_wire.diagnostics(uri)
+    assert "(on ?s - switch)" in shared_wire.hover(uri, 6, 20)["result"]["contents"]["value"]
 
 
-def test_an_unknown_type_is_underlined_on_its_name(wire, tmp_path) -> None:
+def test_an_unknown_type_is_underlined_on_its_name(shared_wire, tmp_path) -> None:
     uri = (tmp_path / "domain.pddl").as_uri()
     text = DOMAIN.replace("(?s - switch ?r - room)", "(?s - switch ?r - rooom)")
-    wire.open(uri, text)
-    for publication in (wire.diagnostics(uri), wire.diagnostics(uri)):  # the quick step, then the full lint
+    shared_wire.open(uri, text)
+    for publication in (shared_wire.diagnostics(uri), shared_wire.diagnostics(uri)):  # the quick step, then the full lint
         (bad,) = [d for d in publication if "rooom" in d["message"]]
         start, end = bad["range"]["start"], bad["range"]["end"]
         assert text.split("\n")[start["line"]][start["character"]:end["character"]] == "rooom"

@@ -137,6 +137,28 @@ def up_with_goal(up_prob: Any, goal: m.Condition) -> Any:
     return clone
 
 
+@functools.lru_cache(maxsize=None)
+def _kind_once(cls: type) -> type:
+    """``cls`` whose ``kind`` is worked out once per object, each caller given its own copy.
+
+    unified-planning recomputes ``Problem.kind`` on every read ("this property does a lot of computation,
+    so it should be called as seldom as possible", unified_planning/model/problem.py ``Problem.kind``) and
+    one validation reads it five times (the validator's factory, ``PlanValidatorMixin.validate``,
+    ``SequentialSimulator.__init__``, ``SequentialPlanValidator._validate``): 40% of the differential
+    tests' time. The kind only picks the engine and its support check; the verdict is the validator's own.
+    A copy per read, as ``_validate`` changes the kind it reads."""
+
+    class KindOnce(cls):  # type: ignore[misc, valid-type]
+        @property
+        def kind(self) -> Any:
+            if "_kind_once" not in self.__dict__:
+                self.__dict__["_kind_once"] = cls.kind.fget(self)
+            return self.__dict__["_kind_once"].clone()
+
+    KindOnce.__name__ = KindOnce.__qualname__ = cls.__name__
+    return KindOnce
+
+
 def up_validate(up_prob: Any, plan: list[GroundAction]) -> tuple[bool, int | None]:
     """unified-planning's verdict: (valid, first failing step or None).
 
@@ -149,8 +171,14 @@ def up_validate(up_prob: Any, plan: list[GroundAction]) -> tuple[bool, int | Non
     from unified_planning.shortcuts import PlanValidator
 
     steps = [ActionInstance(up_prob.action(a.name.lower()), [up_prob.object(o.lower()) for o in a.args]) for a in plan]
-    with PlanValidator(problem_kind=up_prob.kind, plan_kind=SequentialPlan(steps).kind) as validator:
-        res = validator.validate(up_prob, SequentialPlan(steps))
+    cls = up_prob.__class__
+    up_prob.__class__ = _kind_once(cls)  # for this call only: the problem is not changed while it is validated
+    try:
+        with PlanValidator(problem_kind=up_prob.kind, plan_kind=SequentialPlan(steps).kind) as validator:
+            res = validator.validate(up_prob, SequentialPlan(steps))
+    finally:
+        up_prob.__class__ = cls
+        up_prob.__dict__.pop("_kind_once", None)
     if res.status == ValidationResultStatus.VALID:
         return True, None
     return False, len(res.trace)

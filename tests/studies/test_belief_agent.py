@@ -72,11 +72,13 @@ def test_an_oracle_episode_succeeds_with_fewer_questions_than_viplan():
         assert ours.ledger.questions < theirs.ledger.questions / 2
 
 
-def test_noisy_answers_beat_the_viplan_protocol_on_hard_problems():
-    """Deterministic (seeded) comparison on eight hard problems at accuracy 0.95."""
+def _noisy_comparison(problems: list[int]) -> tuple[int, int, int, int, set[str]]:
+    """Successes and questions of both protocols on hard problems, answers from a seeded 0.95 noisy oracle,
+    and how the ViPlan episodes ended."""
     planner = make_planner("default")
     ours_ok = theirs_ok = ours_q = theirs_q = 0
-    for i in range(8):
+    ends: set[str] = set()
+    for i in problems:
         task = bw("hard", i)
         noisy = lambda: NoisyOracle(ErrorModel.uniform(0.95), seed=i)  # noqa: E731
         ours = run_belief_agent(SymbolicEnvironment(task), noisy(), planner, BeliefAgentConfig(max_steps=20))
@@ -85,6 +87,25 @@ def test_noisy_answers_beat_the_viplan_protocol_on_hard_problems():
         theirs_ok += theirs.success
         ours_q += ours.ledger.questions
         theirs_q += theirs.ledger.questions
+        ends.add(theirs.stop_reason)
+    return ours_ok, theirs_ok, ours_q, theirs_q, ends
+
+
+def test_noisy_answers_beat_the_viplan_protocol_on_three_hard_problems():
+    """The comparison below on three of its problems. They reach both ways a ViPlan episode ends under wrong
+    answers (hard_3: ``no_plan``, its believed state has no plan; hard_6 and hard_7: ``plan_exhausted``) and
+    take 3 s; the other five end ``no_plan`` too, after searching a believed state's whole space (8 s each,
+    toolkit/planners/search.py), and run with the eight under --runslow."""
+    ours_ok, theirs_ok, ours_q, theirs_q, ends = _noisy_comparison([3, 6, 7])
+    assert ends == {"no_plan", "plan_exhausted"}
+    assert ours_ok == 3 and ours_ok > theirs_ok
+    assert ours_q < theirs_q / 2
+
+
+@pytest.mark.slow
+def test_noisy_answers_beat_the_viplan_protocol_on_hard_problems():
+    """Deterministic (seeded) comparison on eight hard problems at accuracy 0.95 (90 s on 2 busy cores)."""
+    ours_ok, theirs_ok, ours_q, theirs_q, _ = _noisy_comparison(list(range(8)))
     assert ours_ok >= 6 and ours_ok > theirs_ok
     assert ours_q < theirs_q / 2
 
