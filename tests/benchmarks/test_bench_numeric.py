@@ -63,3 +63,13 @@ def test_interleaved_repeats_take_turns_and_run_every_repeat() -> None:
     # pgt's repeats are spread over the rounds, between UP's, not run in one block
     assert calls == ["pgt"] * 3 + ["up"] + ["pgt"] * 2 + ["up"] + ["pgt"] * 2
     assert set(best) == {"pgt", "up"} and all(v >= 0 for v in best.values())
+
+
+def test_stages_time_each_part_of_one_validation(files: tuple[Path, Path]) -> None:
+    from benchmarks import bench_numeric_stages
+
+    out = bench_numeric_stages.stages(*files, steps=6, seed=0, runs=3)
+    parts = [out[s] for s in ("domain", "problem", "task", "check")]
+    assert all(p > 0 for p in parts) and out["steps"] >= 2 and out["schemas"] == 2
+    # each stage's best comes from some validation, whose total holds it: bests sum to no more than the best total
+    assert sum(parts) <= out["total"] + 1e-9
