@@ -6,6 +6,7 @@ plan are reported as result objects (see :mod:`toolkit.verify`).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable
 
@@ -20,14 +21,20 @@ def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
     >>> closest("moveblok", ["moveBlock", "clear"])
     ['moveBlock']
     """
+    return list(_closest(name, tuple(known), n))
+
+
+@functools.lru_cache(maxsize=1024)
+def _closest(name: str, known: tuple[str, ...], n: int) -> tuple[str, ...]:
+    """:func:`closest`, kept for the last names asked: a reply that repeats one unknown step (a 1 MB line of
+    ``(on a b)``: 240,000 steps) asks difflib once, not once per step."""
     import difflib  # imported when a name is unknown, not at every start-up
 
-    known = list(known)
     lowered = {k.lower(): k for k in known}
     hits = difflib.get_close_matches(name.lower(), list(lowered), n=n, cutoff=0.6)
     if not hits:
         hits = _abbreviated(name.lower(), list(lowered), n)
-    return [lowered[h] for h in hits]
+    return tuple(lowered[h] for h in hits)
 
 
 def _abbreviated(short: str, known: list[str], n: int) -> list[str]:
