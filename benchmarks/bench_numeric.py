@@ -46,6 +46,18 @@ from benchmarks.heldout import load_text
 from benchmarks.walks import random_walk
 
 
+def task_pairs(ipc: Path | None, script: str) -> list[tuple[str, Path, Path]]:
+    """(label, domain, problem) of pgt's own numeric test task and, with ``ipc`` (a checkout of
+    ipc2023-numeric/ipc2023-dataset), the first problem of every IPC 2023 numeric domain."""
+    pairs = [("trucks-fuel (pgt's test)", DATA / "domain.pddl", DATA / "problem.pddl")]
+    if ipc and not ipc.is_dir():
+        raise SystemExit(f"{script}: --ipc {ipc}: no such folder (a checkout of ipc2023-numeric/ipc2023-dataset)")
+    if ipc:
+        pairs += [(d.name, d / "domain.pddl", d / "instances" / "pfile1.pddl")
+                  for d in sorted(ipc.iterdir()) if (d / "domain.pddl").is_file()]
+    return pairs
+
+
 def up_refuses(sim, up_plan: list) -> int | None:
     """The first step UP's simulator finds inapplicable (1-based), or None."""
     state = sim.get_initial_state()
@@ -265,12 +277,7 @@ def main(argv: list[str] | None = None) -> int:
     from unified_planning.shortcuts import get_environment
 
     get_environment().credits_stream = None
-    pairs = [("trucks-fuel (pgt's test)", DATA / "domain.pddl", DATA / "problem.pddl")]
-    if args.ipc and not args.ipc.is_dir():
-        raise SystemExit(f"bench_numeric: --ipc {args.ipc}: no such folder (a checkout of ipc2023-numeric/ipc2023-dataset)")
-    if args.ipc:
-        pairs += [(d.name, d / "domain.pddl", d / "instances" / "pfile1.pddl")
-                  for d in sorted(args.ipc.iterdir()) if (d / "domain.pddl").is_file()]
+    pairs = task_pairs(args.ipc, "bench_numeric")
     print(f"bench_numeric: seed {args.seed}, random applicable walks of up to {args.steps} steps; "
           f"pgt vs unified-planning (target >= {TARGET:.0f}x); CPU time; {load_text()}")
     print(f"stepping: best of {OURS_RUNS} runs of the walk for pgt, {UP_RUNS} for UP (a ready SequentialSimulator: "

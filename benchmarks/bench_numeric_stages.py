@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_numeric import DATA, fresh_copies, walk
+from benchmarks.bench_numeric import fresh_copies, task_pairs, walk
 from benchmarks.heldout import load_text
 
 STAGES = ("domain", "problem", "task", "check", "total")
@@ -62,12 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runs", type=int, default=60)
     args = ap.parse_args(argv)
-    pairs = [("trucks-fuel (pgt's test)", DATA / "domain.pddl", DATA / "problem.pddl")]
-    if args.ipc and not args.ipc.is_dir():
-        raise SystemExit(f"bench_numeric_stages: --ipc {args.ipc}: no such folder")
-    if args.ipc:
-        pairs += [(d.name, d / "domain.pddl", d / "instances" / "pfile1.pddl")
-                  for d in sorted(args.ipc.iterdir()) if (d / "domain.pddl").is_file()]
+    pairs = task_pairs(args.ipc, "bench_numeric_stages")
     print(f"bench_numeric_stages: one validation of fresh copies of the files, stage by stage; CPU ms, best of "
           f"{args.runs}; seed {args.seed}, walks of up to {args.steps} steps; {load_text()}")
     print(f"{'domain':<24} {'domain':>7} {'problem':>7} {'task':>6} {'check':>6} {'total':>6} | "

@@ -28,6 +28,7 @@ from toolkit.records import field, lazy, record, replace
 from toolkit.semantics import Unmet, explain, holds
 from toolkit.templates import AtomTable
 
+
 @record(eq=False)
 class GroundAction:
     """A compiled ground action, e.g. ``(moveBlock a c1)``."""
