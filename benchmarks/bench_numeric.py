@@ -9,7 +9,8 @@ checkout of ipc2023-numeric/ipc2023-dataset; its files are read there, never
 copied), on the first problem of every IPC 2023 numeric domain that both read.
 
 Stepping: UP's side is its ``SequentialSimulator`` (built once, not timed); pgt's is
-``Stepper.advance`` over the task's working state, as validation steps. Validation is
+``Stepper.advance`` over the task's working state, as validation steps; the steppers' repeats are
+interleaved as the validation figures' are (below). Validation is
 timed phase by phase, each side given the same files and the same plan text: *load*
 (domain and problem files into each side's model: pgt's loader, UP's ``PDDLReader``; every
 repeat reads a copy of its own, :func:`fresh_copies`, so nothing keyed by a file's text is reused)
@@ -231,15 +232,19 @@ def measure(domain: Path, problem: Path, steps: int, seed: int) -> dict[str, flo
         print(f"#   {domain.parent.name}: unified-planning cannot read it ({type(exc).__name__}: {str(exc)[:80]})")
         return None
     out = {"steps": len(plan)}
-    out["ours_steps_s"] = len(plan) / cpu_best(lambda: delta_stepping(plan, task.init, task.fluent_index), OURS_RUNS)
-    out["frozen_steps_s"] = len(plan) / cpu_best(lambda: our_stepping(plan, task.init), OURS_RUNS)
     with SequentialSimulator(problem=up_problem) as sim:
         refused = up_refuses(sim, up_plan)
         if refused is not None:  # VAL's tolerance: (> a b) holds for a = b in pgt and VAL, not in UP
             print(f"#   {domain.parent.name}: UP finds step {refused} ({plan[refused - 1]}) inapplicable, "
                   "pgt and VAL do not (VAL's 0.0001 tolerance in comparisons); not timed")
             return None
-        out["up_steps_s"] = len(plan) / cpu_best(lambda: up_stepping(sim, up_plan), UP_RUNS)
+        # the three steppers' repeats interleaved, as the validation figures' are (interleaved_best)
+        best = interleaved_best({
+            "ours_steps_s": (lambda: delta_stepping(plan, task.init, task.fluent_index), OURS_RUNS),
+            "frozen_steps_s": (lambda: our_stepping(plan, task.init), OURS_RUNS),
+            "up_steps_s": (lambda: up_stepping(sim, up_plan), UP_RUNS),
+        })
+    out.update({name: len(plan) / seconds for name, seconds in best.items()})
     # Validation, phase by phase, each side given the same files and the same plan text:
     # load: domain and problem files read into each side's model;
     # check: the plan text read and checked against the loaded problem, with the per-problem set-up
@@ -281,7 +286,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench_numeric: seed {args.seed}, random applicable walks of up to {args.steps} steps; "
           f"pgt vs unified-planning (target >= {TARGET:.0f}x); CPU time; {load_text()}")
     print(f"stepping: best of {OURS_RUNS} runs of the walk for pgt, {UP_RUNS} for UP (a ready SequentialSimulator: "
-          "is_applicable + apply_unsafe); pgt steps one working state as validation does (Stepper.advance; "
+          f"is_applicable + apply_unsafe), interleaved over {ROUNDS} rounds; pgt steps one working state as validation does (Stepper.advance; "
           "frozen: a new frozen state per step, GroundAction.apply)")
     print(f"validation by phase, each side given the same files and plan text: load = domain + problem files "
           f"read, each repeat a fresh copy of the files (best of {LOAD_RUNS} / {UP_LOAD_RUNS}); check = the plan text read and checked against the loaded "
