@@ -19,7 +19,7 @@ from operator import itemgetter
 from typing import Iterable
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
-from toolkit.plan_reader import Candidate, Skipped, extract
+from toolkit.plan_reader import Candidate, Skipped, extract, plain_words
 from toolkit.plan_steps import ActionTextParser, ParsedPlan, PlanStep, Reason
 from toolkit.task import GroundAction, Task
 
@@ -127,19 +127,6 @@ def _plain_line(line: str, task: Task) -> tuple[GroundAction, str] | str | None:
         return task.action(words[0], tuple(words[1:])), stripped
     except (UnknownSymbolError, ArityError, TypeMismatchError):
         return None
-
-
-def plain_words(stripped: str) -> list[str] | None:
-    """The words of a stripped line that :data:`toolkit.plan_reader.SIMPLE_LINE` matches (``(name args)``:
-    no other parenthesis, bracket or ``;`` inside, at least a name), else None: the same answer as the
-    pattern's groups, by string tests and one split (the pattern's ``\\s`` and ``str.split`` / ``strip``
-    read the same Unicode whitespace), which cost a third of the match on a plan's every new line."""
-    if stripped[:1] != "(" or stripped[-1:] != ")":
-        return None
-    body = stripped[1:-1]
-    if "(" in body or ")" in body or ";" in body or "[" in body or "]" in body:
-        return None
-    return body.split() or None
 
 
 class PlainRow(tuple):
