@@ -195,12 +195,16 @@ class DirectActions:
 
     def pred(self, pred: str, el: list[SExpr], scope: dict[str, str]) -> m.Pred:
         """The atom ``el`` of the declared predicate ``pred``."""
+        return m.Pred(pred, self.terms(el, scope, self.arity[pred]))
+
+    def terms(self, el: list[SExpr], scope: dict[str, str], arity: int) -> tuple[str, ...]:
+        """The arguments of the atom or fluent ``el``, which must be ``arity`` many (each by :meth:`term`)."""
         terms = tuple(map(scope.get, el[1:]))
         if None in terms:
             terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
-        if len(terms) != self.arity[pred]:
+        if len(terms) != arity:
             raise _NotPlain
-        return m.Pred(pred, terms)
+        return terms
 
     def term(self, tok: SExpr, scope: dict[str, str]) -> str:
         """A variable in scope or a declared constant, by the converter's lookup (``scope`` holds both, by lower case)."""
@@ -236,12 +240,7 @@ class DirectActions:
             name = self.funcs.get(("total-cost" if el == ["total-cost"] else _name(el[0])).lower())
             if name is None:
                 raise _NotPlain
-        terms = tuple(map(scope.get, el[1:]))
-        if None in terms:
-            terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
-        if len(terms) != self.farity[name]:
-            raise _NotPlain
-        return m.FTerm(name, terms)
+        return m.FTerm(name, self.terms(el, scope, self.farity[name]))
 
     # ---------------------------------------------------------------- effects (the converter's ``action_effect``)
 
