@@ -72,6 +72,17 @@ def test_the_ground_action_budget_is_the_callers_and_fd_runs_where_pgt_gave_up(t
     assert "pgt_actions" not in rec  # not compared
 
 
+def test_a_step_that_died_at_its_cap_is_out_of_memory_however_python_said_it() -> None:
+    from benchmarks.grounding_diff_run import crash_record
+
+    for last in ("MemoryError", "OSError: [Errno 12] Cannot allocate memory",
+                 "SystemError: error return without exception set"):
+        rec = crash_record("", f"Traceback (most recent call last):\n  ...\n{last}\n", 1, 0.25)
+        assert rec == {"error": "out of memory (0.25 GB address space)"}, last
+    assert crash_record("", "Traceback ...\nValueError: bad\n", 1, 0.25) == {"error": "ValueError: bad"}
+    assert crash_record("", "", -9, 0.25) == {"error": "exit -9"}
+
+
 def test_each_side_runs_under_the_memory_cap_it_is_given(tmp_path: Path) -> None:
     dom, prob = _files(tmp_path, HUGE, HUGE_PROBLEM)
     rec = run_step("pgt", [str(dom), str(prob), str(tmp_path / "pgt.pickle")], timeout=120, memory_gb=0.25,
