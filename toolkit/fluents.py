@@ -216,18 +216,8 @@ class GCompare:
             return False
         return _HOLDS[self.op](d) == self.positive
 
-    def why(self, state: frozenset[Atom]) -> str:
-        """Why it fails, with the values: ``12 > 10``, or the fluent without a value."""
-        values = values_of(state)
-        try:
-            lhs, rhs = evaluate(self.left, values), evaluate(self.right, values)
-        except Undefined as exc:
-            return f"{exc.fluent} has no value"
-        op = _FAILED_AS[self.op] if self.positive else self.op
-        return f"{m.format_number(lhs)} {op} {m.format_number(rhs)}"
-
     def why_not(self, state: frozenset[Atom]) -> str | None:
-        """None where it holds, else :meth:`why`: the values read once (an explanation asks both)."""
+        """None where it holds, else why it fails, with the values: ``12 > 10``, or the fluent without a value."""
         values = values_of(state)
         try:
             lhs = evaluate(self.left, values)
