@@ -54,7 +54,8 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
     # path declines at any error, and warns here only of an undeclared parent).
     declared_types = {t.lower() for t in types} | {"object", ROOT}
     undeclared = dict.fromkeys(p for p in types.values() if p and p.lower() not in declared_types)
-    types_at = offset_of(blank_comments(text), r"\(\s*:types\b") if undeclared or not direct else 0
+    code = blank_comments(text)
+    types_at = offset_of(code, r"\(\s*:types\b") if undeclared or not direct else 0
     for parent in undeclared:
         # IPC 2014's tetris writes "one_square two_straight - pieces" and never lists pieces:
         # FD and VAL read it as a type under object, and so do we (lint warns).
@@ -77,7 +78,6 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
     functions = functions_of(pdom, type_scope, path, text)
     conv = Converter(path, text, predicates, Scope(path, text, "constant", constants, errors), type_scope,
                      functions, errors)
-    code = blank_comments(text)
     if direct:
         actions = DirectActions(pdom.reader, conv).actions(pdom.action_items)
     else:

@@ -241,10 +241,11 @@ def normalised(text: str, path: str, errors: Errors | None = None,
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
 
     code = blank_comments(text)
-    is_domain = _is_domain(code) if lowered.count("object") > lowered.count(":object") else False  # only asked then
+    object_type = lowered.count("object") > lowered.count(":object")  # "object" other than in :objects
+    is_domain = _is_domain(code) if object_type else False  # only asked then
     text, code = _drop_listed_object(text, code, path, warnings)
     text, code = _drop_empty_typed_group(text, code, path, warnings)
-    if lowered.count("object") > lowered.count(":object") and _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
+    if object_type and _OBJECT_TYPE_RE.search(code):  # not a type of its own named object-kind
         # Renamed outside the comments (the odd chunks); the code is the same chunks with the comments
         # blanked, as blank_comments would find them again (a renaming adds no ";").
         chunks = _COMMENT_SPLIT_RE.split(text)
