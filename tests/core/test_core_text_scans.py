@@ -151,3 +151,24 @@ def test_the_types_list_is_the_one_the_expression_found() -> None:
         old = re.search(r"\(\s*:types\b([^)]*)", code)
         new = next((mt for mt in norm_mod._TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
         assert (old and old.span(1)) == (new and new.span(1)), text[:80]
+
+
+ROOTED = ["(:types a b - object c - (either a OBJECT))", "(:types a - ; why\n object)", "(:constants k -\n Object)",
+          "(?x - (either a ; b\n object))", "(?x - object;c\n?y - object)", "(?x -object) (?y - objects)",
+          "; - object\n(?x - object)"]
+
+
+def test_the_root_is_renamed_where_the_pieces_between_comments_renamed_it() -> None:
+    def old(text: str) -> tuple[str, str]:  # each piece between comments scanned (the comments are the odd chunks)
+        chunks = re.split(r"(;[^\n]*)", text)
+        chunks[0::2] = [norm_mod._OBJECT_TYPE_RE.sub(norm_mod._rename_root, chunk) for chunk in chunks[0::2]]
+        return "".join(chunks), blank_comments("".join(chunks))
+
+    renamed = 0
+    for text in [*ROOTED, *TEXTS]:
+        code = blank_comments(text)
+        hits = list(norm_mod._OBJECT_TYPE_RE.finditer(code))
+        if hits:
+            renamed += 1
+            assert norm_mod._renamed_root(text, code, hits) == old(text), text[:80]
+    assert renamed > len(ROOTED)

@@ -394,7 +394,19 @@ def _shallow(x) -> object:
         inner = x.arg if c is m.Not else x.atom
         if inner.__class__ is m.Pred:
             return c.__name__, inner.predicate, inner.terms
+    if c is m.Compare:  # a numeric precondition's comparisons (two of them told apart without hashing the records)
+        return "Compare", x.op, _side(x.left), _side(x.right)
     return c.__name__
+
+
+def _side(x) -> object:
+    """A key equal for equal numeric expressions, hashed in C (a number is its own: 1 and 1.0 are equal)."""
+    c = x.__class__
+    if c is m.FTerm:
+        return x.function, x.terms
+    if c is m.Arith:
+        return (x.op, *[_side(a) for a in x.args])
+    return x
 
 
 def _first(keys: list) -> range | list[int]:
