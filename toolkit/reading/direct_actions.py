@@ -136,6 +136,13 @@ class DirectActions:
         pred = self.preds.get(op)  # a declared predicate as written (no keyword is a name): the atom at once
         if pred is not None:
             return self.pred(pred, el, scope)
+        # A comparison next (no connective is one): most conditions of a numeric domain.
+        if op.__class__ is str and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+            if len(el) != 3:
+                raise _NotPlain
+            self.reqs.add(":numeric-fluents")
+            self.conv.uses_numbers = True
+            return m.Compare(op, self.num(el[1], scope), self.num(el[2], scope))
         if op == "and" or op == "or":
             cls = m.And if op == "and" else m.Or
             parts = _flat([self.gd(x, scope) for x in el[1:]], cls)
@@ -169,12 +176,6 @@ class DirectActions:
                 return m.Forall(params, body)
             self.reqs.add(":existential-preconditions")
             return m.Exists(params, body)
-        if op.__class__ is str and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
-            if len(el) != 3:
-                raise _NotPlain
-            self.reqs.add(":numeric-fluents")
-            self.conv.uses_numbers = True
-            return m.Compare(op, self.num(el[1], scope), self.num(el[2], scope))
         if op == "=":
             if len(el) != 3:
                 raise _NotPlain
@@ -226,6 +227,11 @@ class DirectActions:
         if not el or el[0].__class__ is not str:
             raise _NotPlain
         op, n = el[0], len(el) - 1
+        name = self.funcs.get(op)  # a declared function as written, its arguments in scope: the term at once
+        if name is not None:
+            terms = tuple(map(scope.get, el[1:]))
+            if n == self.farity[name] and None not in terms:
+                return m.FTerm(name, terms)
         if op in _ARITH:
             if (op == "-" and n not in (1, 2)) or (op == "/" and n != 2) or n < 1 or (op in "+*" and n < 2):
                 raise _NotPlain
@@ -265,12 +271,15 @@ class DirectActions:
                     eff = m.DelEffect(self.atom(item[1], scope))
                     entries.append(((eff, ()), None, eff))
                     continue
-            cost = self.cost(item, scope)
+            op = item[0] if item.__class__ is list and item else None
+            cost = self.cost(item, scope) if op == "increase" else None
             if cost is not None:
                 entries.append((("cost", cost), cost, None))
             else:
                 before = len(self.numeric)
-                eff = self.c_effect(item, scope, (), ())
+                # an update is no forall nor when: p_effect at once
+                eff = (self.p_effect(item, scope, (), ()) if op.__class__ is str and op in plain_numeric.UPDATES
+                       else self.c_effect(item, scope, (), ()))
                 entries.append(((eff, tuple(self.numeric[before:])), None, eff))
         if len(entries) > 1:
             entries = [entries[k] for k in _first([key for key, _, _ in entries])]
