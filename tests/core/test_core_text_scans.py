@@ -172,3 +172,14 @@ def test_the_root_is_renamed_where_the_pieces_between_comments_renamed_it() -> N
             renamed += 1
             assert norm_mod._renamed_root(text, code, hits) == old(text), text[:80]
     assert renamed > len(ROOTED)
+
+
+def test_the_empty_typed_group_pass_is_skipped_only_where_it_changes_nothing() -> None:
+    skipped = 0
+    for text in [*TEXTS, "(:OBJECTS - board a)", "(:constants\n - t)", "(:objeCts - k)"]:
+        code = blank_comments(text)
+        lowered = code.lower()
+        if lowered.isascii() and ":objects" not in lowered and ":constants" not in lowered:  # normalise skips it
+            skipped += 1
+            assert norm_mod._drop_empty_typed_group(text, code, "f", []) == (text, code), text[:80]
+    assert skipped > 10

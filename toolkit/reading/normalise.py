@@ -54,6 +54,7 @@ _EMPTY_FUNCTIONS_RE = re.compile(r"\(\s*:functions\s*\)", re.I)
 _TYPES_RE = re.compile(r":types\b([^)]*)")
 _FUNCTIONS_CLOSED_RE = re.compile(r":functions\s*\)", re.I)  # its tail, sought from each ":"
 _LITERALS = {kw: kw.split("(?", 1)[0].lower() for kw in UNSUPPORTED_KEYWORDS}
+_UNCOLONED = [(kw, feature) for kw, feature in UNSUPPORTED_KEYWORDS.items() if _LITERALS[kw][0] != ":"]
 
 
 _CONNECTIVES = ("define", "domain", "problem", "and", "or", "not", "imply", "forall",
@@ -123,8 +124,8 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     listed = block.group(1)
     if listed.isascii() and "object" not in listed.lower():
         return text, code  # no "object" in any case: the scan below finds nothing (ASCII: no other case folding)
-    hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", code[block.start(1):block.end(1)], re.I)
-            if not re.search(r"-\s*$", code[block.start(1):block.start(1) + mt.start()])]
+    hits = [mt for mt in _LISTED_OBJECT_RE.finditer(code[block.start(1):block.end(1)])
+            if not _DASH_AT_END_RE.search(code[block.start(1):block.start(1) + mt.start()])]
     if not hits:
         return text, code
     line, col = line_col(text, block.start(1) + hits[0].start())
@@ -163,6 +164,8 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, blank_comments(text)
 
 
+_LISTED_OBJECT_RE = re.compile(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", re.I)
+_DASH_AT_END_RE = re.compile(r"-\s*$")
 _TYPED_GROUP_RE = re.compile(r"\(\s*:(?:objects|constants)\b([^()]*)\)", re.I)
 # A "-" first, or two "-" one word apart (each from its "-": the scan jumps to them).
 _FIRST_DASH_RE = re.compile(r"\s*-(?!\S)")
@@ -224,9 +227,8 @@ def normalised(text: str, path: str, errors: Errors | None = None,
     # The unsupported ":keywords" sought together, from each ":" (ASCII text: a superset of what the
     # expressions below find; other text looks for each), the others each by its literal part.
     colon_hit = not lowered.isascii() or _UNSUPPORTED_COLON_RE.search(lowered) is not None
-    for kw, feature in UNSUPPORTED_KEYWORDS.items():
-        literal = _LITERALS[kw]  # the keyword's literal part
-        if (literal[0] == ":" and not colon_hit) or literal not in lowered:
+    for kw, feature in UNSUPPORTED_KEYWORDS.items() if colon_hit else _UNCOLONED:
+        if _LITERALS[kw] not in lowered:  # the keyword's literal part
             continue
         pat = (re.escape(kw) if kw.startswith(":") else r"\(\s*" + kw) + r"(?![\w-])"  # not (assign-task ?x)
         mt = re.search(pat, code, re.I)
@@ -266,17 +268,18 @@ def normalised(text: str, path: str, errors: Errors | None = None,
     object_type = lowered.count("object") > lowered.count(":object")  # "object" other than in :objects
     is_domain = _is_domain(code) if object_type else False  # only asked then
     text, code = _drop_listed_object(text, code, path, warnings)
-    text, code = _drop_empty_typed_group(text, code, path, warnings)
+    if not lowered.isascii() or ":objects" in lowered or ":constants" in lowered:  # its own test, without lowering again
+        text, code = _drop_empty_typed_group(text, code, path, warnings)
     hits = list(_OBJECT_TYPE_RE.finditer(code)) if object_type else None  # not a type of its own named object-kind
     if hits:
         text, code = _renamed_root(text, code, hits)
         if is_domain:
             at, added = None, ""
-            types = re.search(r"\(\s*:types\b[^)]*", text)
+            types = _TYPES_LIST_RE.search(text)
             if types:  # untyped names at the end of the list are subtypes of object
                 at, added = types.end(), " " + ROOT
             else:
-                preds = re.search(r"\(\s*:(predicates|constants)\b", text)
+                preds = _PREDICATES_OR_CONSTANTS_RE.search(text)
                 if preds:
                     at, added = preds.start(), f"(:types {ROOT}) "
             if at is not None:
@@ -284,7 +287,7 @@ def normalised(text: str, path: str, errors: Errors | None = None,
                 # the code takes the same words where they are code: not after a ";" on their line
                 code = (code[:at] + added + code[at:] if ";" not in text[text.rfind("\n", 0, at) + 1:at]
                         else blank_comments(text))
-    req = re.search(r"\(\s*:requirements\b([^)]*)\)", code) if ":requirements" in code else None
+    req = _REQUIREMENTS_RE.search(code) if ":requirements" in code else None
     declared = set(req.group(1).split()) if req else set()
     unknown = declared - set(SUPPORTED_REQUIREMENTS) - set(DECLARABLE_REQUIREMENTS)
     if unknown:
@@ -297,7 +300,7 @@ def normalised(text: str, path: str, errors: Errors | None = None,
             text = text[:at] + " " * len(word) + text[at + len(word):]  # parse on without it
         declared -= unknown
         code = blank_comments(text)
-        req = re.search(r"\(\s*:requirements\b([^)]*)\)", code)
+        req = _REQUIREMENTS_RE.search(code)
     # The pddl parser refuses features whose requirement is undeclared; we accept
     # them (lint reports requirements used but not declared). Each insertion is at a place outside
     # comments, of words without ";": the code takes the same one.
@@ -307,12 +310,16 @@ def normalised(text: str, path: str, errors: Errors | None = None,
             at, added = req.end() - 1, " " + " ".join(missing)
             text, code = text[:at] + added + text[at:], code[:at] + added + code[at:]
     else:  # a domain's head gets them all (a problem without :requirements none)
-        head = re.search(r"\(\s*(domain|problem)\s+[^\s()]+\s*\)", code)
+        head = _HEAD_RE.search(code)
         if head and head.group(1) == "domain":
             at = head.end()
             text, code = text[:at] + _ALL_ADDED + text[at:], code[:at] + _ALL_ADDED + code[at:]
     return text, code, warnings, declared
 
 
+_TYPES_LIST_RE = re.compile(r"\(\s*:types\b[^)]*")
+_PREDICATES_OR_CONSTANTS_RE = re.compile(r"\(\s*:(predicates|constants)\b")
+_REQUIREMENTS_RE = re.compile(r"\(\s*:requirements\b([^)]*)\)")
+_HEAD_RE = re.compile(r"\(\s*(domain|problem)\s+[^\s()]+\s*\)")
 _ALL_REQUIREMENTS = (*SUPPORTED_REQUIREMENTS, *PARSER_ONLY_REQUIREMENTS)
 _ALL_ADDED = f" (:requirements {' '.join(_ALL_REQUIREMENTS)})"
