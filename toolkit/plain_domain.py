@@ -53,9 +53,14 @@ def read_plain_domain(code: str, lazy: bool = False) -> SimpleNamespace | None:
     :func:`redeclared_parent`); ``redeclared`` maps each such type to the parent kept,
     for the loader's warning.
 
+    The predicates and functions are also read as words, ``predicate_words`` and ``function_words``
+    (each declaration's name and its variables' names and type tags), which the loader builds into
+    the model without forms.
+
     ``lazy``: the actions are left as s-expressions (``action_items``, with the ``reader`` of
     the declarations), for :mod:`toolkit.reading.direct_actions` to build into the model in one
-    pass; :func:`with_action_forms` reads them as forms where it declines.
+    pass, and the declarations are not made forms; :func:`with_action_forms` reads them all as forms
+    where that path declines.
     """
     try:
         return _Reader().domain(_sexpr(code), lazy)
@@ -71,7 +76,15 @@ def with_action_forms(pdom: SimpleNamespace) -> SimpleNamespace | None:
         return None
     if len({str(a.name).lower() for a in actions}) != len(actions):
         return None
-    return SimpleNamespace(**{**vars(pdom), "actions": actions})
+    return SimpleNamespace(**{**vars(pdom), "actions": actions, **_declaration_forms(pdom)})
+
+
+def _declaration_forms(pdom: SimpleNamespace) -> dict[str, list]:
+    """``pdom``'s predicates and functions (its words) as forms, for the two-pass path."""
+    return {"predicates": [Predicate(name, *[Variable(n, tags) for n, tags in pairs])
+                           for name, pairs in pdom.predicate_words],
+            "functions": [forms.NumericFunction(name, *[Variable(n, tags) for n, tags in pairs])
+                          for name, pairs in pdom.function_words]}
 
 
 def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] | None:
@@ -116,7 +129,7 @@ class _Reader:
         self.params: dict[str, Variable] = {}
         self.redeclared: dict[str, str] = {}  # a type listed twice in :types -> the parent kept
         self.known_tags: set[tuple[str, ...]] = set()  # type lists already found declared
-        self.skeletons: dict[tuple, list[Variable]] = {}  # a declaration's words after its name -> its variables
+        self.skeletons: dict[tuple, list[tuple[str, tuple[str, ...]]]] = {}  # a declaration's words after its name -> its variables
 
     def domain(self, tree: list[SExpr], lazy: bool = False) -> SimpleNamespace:
         if len(tree) < 2 or tree[0] != "define":
@@ -148,20 +161,23 @@ class _Reader:
             self.constants[n.lower()] = Constant(n, tags[0] if tags else None)
         if ":predicates" in sections and not sections[":predicates"]:
             raise _NotPlain
-        predicates = [self._skeleton(p, Predicate) for p in sections.get(":predicates", [])]
-        if len({str(p.name).lower() for p in predicates}) != len(predicates):
+        predicates = [self._declared(p) for p in sections.get(":predicates", [])]
+        by_name = {name.lower(): pairs for name, pairs in predicates}
+        if len(by_name) != len(predicates):
             raise _NotPlain
-        functions = self._functions(sections[":functions"]) if ":functions" in sections else {}
-        by_name = {str(p.name).lower(): p for p in predicates}
+        functions = self._functions(sections[":functions"]) if ":functions" in sections else []
         items = [a for a in rest if not (isinstance(a, list) and a and a[0] == ":derived")]
         actions = None if lazy else [self._action(a) for a in items]
         derived = [self._derived(a, by_name) for a in rest if isinstance(a, list) and a and a[0] == ":derived"]
         if actions is not None and len({str(a.name).lower() for a in actions}) != len(actions):
             raise _NotPlain
-        return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
-                               predicates=predicates, functions=functions, actions=actions,
+        pdom = SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
+                               predicate_words=predicates, function_words=functions, actions=actions,
                                derived_predicates=list({str(d): d for d in derived}.values()),  # a set, as the package's
                                redeclared=self.redeclared, action_items=items, reader=self)
+        if not lazy:
+            vars(pdom).update(_declaration_forms(pdom))
+        return pdom
 
     # ---------------------------------------------------------------- declarations
 
@@ -203,35 +219,39 @@ class _Reader:
                 raise _NotPlain
             self.known_tags.add(tags)  # a domain lists the same few types hundreds of times
 
-    def _variables(self, items: list[SExpr], repeats: bool = False) -> list[Variable]:
-        out = []
-        for n, tags in var_list(items, repeats):
+    def _pairs(self, items: list[SExpr], repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+        """A variable list's names and type tags, every type declared."""
+        pairs = var_list(items, repeats)
+        for _, tags in pairs:
             self._check_tags(tags)
-            out.append(Variable(n, tags))
-        return out
+        return pairs
 
-    def _skeleton(self, el: SExpr, kind):
+    def _variables(self, items: list[SExpr], repeats: bool = False) -> list[Variable]:
+        return [Variable(n, tags) for n, tags in self._pairs(items, repeats)]
+
+    def _declared(self, el: SExpr) -> tuple[str, list[tuple[str, tuple[str, ...]]]]:
+        """A predicate's or function's declaration as its name and its variables' names and type tags."""
         if not isinstance(el, list) or not el:
             raise _NotPlain
         # A declaration's variables by their words: a domain repeats its lists ("?r - rover ?w - waypoint" in
-        # several of rover's predicates), and the same words read to the same (immutable) variables.
+        # several of rover's predicates), and the same words read alike.
         try:
             key = (*el[1:],)
             hit = self.skeletons.get(key)
         except TypeError:  # an (either ...) among the words
             key = hit = None
         if hit is None:
-            hit = self._variables(el[1:], repeats=True)
+            hit = self._pairs(el[1:], repeats=True)
             if key is not None:
                 self.skeletons[key] = hit
-        return kind(_name(el[0]), *hit)
+        return _name(el[0]), hit
 
-    def _functions(self, items: list[SExpr]) -> list[forms.NumericFunction]:
-        """``(f ?x - t) ... - number`` as the functions declared (the package's dict of them to "number" or None;
-        the loader reads only its keys, and a list spares hashing each form through its printed text)."""
+    def _functions(self, items: list[SExpr]) -> list[tuple[str, list[tuple[str, tuple[str, ...]]]]]:
+        """``(f ?x - t) ... - number`` as the functions declared, in :meth:`_declared`'s words (the package's
+        dict of them to "number" or None; the loader reads only its keys)."""
         if not items:
             raise _NotPlain
-        out: list[forms.NumericFunction] = []
+        out: list[tuple[str, list[tuple[str, tuple[str, ...]]]]] = []
         pending = 0  # functions since the last "- number"
         for i, el in enumerate(items):
             if el == "-" or (i and items[i - 1] == "-"):
@@ -241,30 +261,30 @@ class _Reader:
                     pending = 0
                 continue
             pending += 1
-            out.append(forms.NumericFunction("total-cost") if el == ["total-cost"]
-                       else self._skeleton(el, forms.NumericFunction))
-        if len({str(f.name).lower() for f in out}) != len(out):
+            out.append(("total-cost", []) if el == ["total-cost"] else self._declared(el))
+        if len({name.lower() for name, _ in out}) != len(out):
             raise _NotPlain  # declared twice
         return out
 
     # ---------------------------------------------------------------- derived predicates
 
-    def _derived(self, el: SExpr, declared: dict[str, Predicate]) -> DerivedPredicate:
+    def _derived(self, el: SExpr, declared: dict[str, list[tuple[str, tuple[str, ...]]]]) -> DerivedPredicate:
         """``(:derived (p ?x - t) gd)`` as the package's transformer builds it (``derived_predicates`` in
         ``pddl/parser/domain.py``): an untyped head variable takes the declaration's types. An undeclared
         head or one of another arity is read as written, so that the loader reports it in its own words
         (unknown predicate with did-you-mean, arity at the use) where the package would stop with its
-        own message; a head typed otherwise than declared goes to the full parser, which checks it."""
+        own message; a head typed otherwise than declared goes to the full parser, which checks it.
+        ``declared``: each predicate's variables (:meth:`_declared`) by its lower-case name."""
         if not (len(el) == 3 and isinstance(el[1], list) and el[1]):
             raise _NotPlain
         decl = declared.get(_name(el[1][0]).lower())
         self.params = {}
         head = self._variables(el[1][1:])
-        fits = decl is not None and len(head) == len(decl.terms)
-        if fits and any(v.type_tags and set(v.type_tags) != set(d.type_tags) for v, d in zip(head, decl.terms)):
+        fits = decl is not None and len(head) == len(decl)
+        if fits and any(v.type_tags and set(v.type_tags) != set(tags) for v, (_, tags) in zip(head, decl)):
             raise _NotPlain
         for k, v in enumerate(head):
-            tags = decl.terms[k].type_tags if fits and not v.type_tags else v.type_tags
+            tags = decl[k][1] if fits and not v.type_tags else v.type_tags
             self.params[str(v.name).lower()] = Variable(str(v.name), tags)
         params = list(self.params.values())
         return DerivedPredicate(Predicate(_name(el[1][0]), *params), self._gd(el[2]))

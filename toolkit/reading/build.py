@@ -8,6 +8,7 @@ assembles into a :class:`~toolkit.model.Domain` or :class:`~toolkit.model.Proble
 from __future__ import annotations
 
 import re
+from operator import itemgetter
 
 from toolkit import model as m
 from toolkit.records import replace
@@ -50,12 +51,23 @@ def none_if_empty(f):
     return None if kind(f) == "Or" and not f.operands else f
 
 
+def declaration_words(pdom, what: str) -> list[tuple[str, list]]:
+    """A read domain's predicates (``what`` "predicate") or functions ("function") as (name, [(variable, type
+    tags)]) sorted by name: the plain reader's words as read, the full parser's from its objects."""
+    words = getattr(pdom, what + "_words", None)
+    if words is None:
+        words = [(str(d.name), [(str(v.name), v.type_tags) for v in d.terms]) for d in getattr(pdom, what + "s")]
+    return sorted(words, key=_name_of)
+
+
+_name_of = itemgetter(0)
+
+
 def functions_of(pdom, type_scope: Scope, path: str, text: str) -> dict[str, m.FunctionDef]:
     """The declared functions: ``total-cost`` (no arguments) and static cost functions."""
     functions: dict[str, m.FunctionDef] = {}
-    for f in sorted(pdom.functions, key=lambda f: str(f.name)):
-        name = str(f.name)
-        params = tuple((written_var(str(v.name)), type_tuple(v.type_tags, type_scope)) for v in f.terms)
+    for name, variables in declaration_words(pdom, "function"):
+        params = tuple((written_var(v), type_tuple(tags, type_scope)) for v, tags in variables)
         if name.lower() == m.TOTAL_COST:
             if params:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*total-cost\s+[?\w]"), "total-cost takes no arguments")

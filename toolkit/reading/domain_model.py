@@ -16,7 +16,8 @@ from toolkit import model as m
 from toolkit.errors import PgtError
 from toolkit.plain_domain import redeclared_warnings
 from toolkit.plain_problem import _NotPlain
-from toolkit.reading.build import action_starts, fold_costs, functions_of, none_if_empty, predicate_comments, types_of
+from toolkit.reading.build import (action_starts, declaration_words, fold_costs, functions_of, none_if_empty,
+                                   predicate_comments, types_of)
 from toolkit.reading.collect import Errors, record_duplicates
 from toolkit.reading.convert import Converter, Scope, type_tuple
 from toolkit.reading.derived_rules import check_derived, read_derived
@@ -72,9 +73,9 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
                  for c in sorted(pdom.constants, key=lambda c: str(c.name))}
     comments = predicate_comments(text)
     predicates: dict[str, m.PredicateDef] = {}
-    for p in sorted(pdom.predicates, key=lambda p: str(p.name)):
-        params = tuple((written_var(str(v.name)), type_tuple(v.type_tags, type_scope)) for v in p.terms)
-        predicates[str(p.name)] = m.PredicateDef(str(p.name), params, comments.get(str(p.name).lower(), ""))
+    for name, variables in declaration_words(pdom, "predicate"):
+        params = tuple((written_var(v), type_tuple(tags, type_scope)) for v, tags in variables)
+        predicates[name] = m.PredicateDef(name, params, comments.get(name.lower(), ""))
     functions = functions_of(pdom, type_scope, path, text)
     conv = Converter(path, text, predicates, Scope(path, text, "constant", constants, errors), type_scope,
                      functions, errors)
