@@ -196,7 +196,10 @@ class DirectActions:
 
     def pred(self, pred: str, el: list[SExpr], scope: dict[str, str]) -> m.Pred:
         """The atom ``el`` of the declared predicate ``pred``."""
-        return m.Pred(pred, self.terms(el, scope, self.arity[pred]))
+        terms = tuple(map(scope.get, el[1:]))  # the usual atom: every argument as bound or declared, as many as due
+        if None in terms or len(terms) != self.arity[pred]:
+            terms = self.terms(el, scope, self.arity[pred])
+        return m.Pred(pred, terms)
 
     def terms(self, el: list[SExpr], scope: dict[str, str], arity: int) -> tuple[str, ...]:
         """The arguments of the atom or fluent ``el``, which must be ``arity`` many (each by :meth:`term`)."""
