@@ -183,3 +183,27 @@ def test_the_empty_typed_group_pass_is_skipped_only_where_it_changes_nothing() -
             skipped += 1
             assert norm_mod._drop_empty_typed_group(text, code, "f", []) == (text, code), text[:80]
     assert skipped > 10
+
+
+def test_predicate_comments_are_read_from_the_lines_they_were_read_from() -> None:
+    from toolkit.reading import build
+
+    def old(text: str) -> dict[str, str]:  # every line after (:predicates split, up to the first with an (:action ...
+        comments: dict[str, str] = {}
+        sec = build._PREDICATES_RE.search(text)
+        for line in text[sec.end():].splitlines() if sec else []:
+            if re.search(r"\(\s*:(action|functions|derived|constraints)\b", line, re.I):
+                break
+            mt = re.match(r"\s*\(\s*(\w[\w-]*)[^;]*\)\s*;+\s*(.+?)\s*$", line)
+            if mt:
+                comments[mt.group(1).lower()] = mt.group(2)
+        return comments
+
+    crafted = ["(:predicates (p) ; a p\n (q ?x) ;; the q\n(\n:action a)\n(r) ; the r\n(:action b) (s) ; not s",
+               "(:predicates (p) ; a p\n(\x0b:functions (f))\n (q) ; q\n(:ACTION x)", "(:predicates (p) ;; p\n",
+               "(:predicates (p) (:functions) ; f\n(q) ; q", "(:predicates\n (p) ; p\u2028(q) ; q\n(:derived (q) (p))"]
+    found = 0
+    for text in [*crafted, *TEXTS]:
+        found += bool(old(text))
+        assert build.predicate_comments(text) == old(text), text[:80]
+    assert found >= len(crafted) - 1

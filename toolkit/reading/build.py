@@ -29,7 +29,10 @@ def predicate_comments(text: str) -> dict[str, str]:
     sec = _PREDICATES_RE.search(text)
     if not sec:
         return comments
-    for line in text[sec.end():].splitlines():  # each pattern tried only on a line with its ":" or ";"
+    # The lines up to the first that holds an (:action, (:functions ... (one not across lines): split only those.
+    end = next((mt.end() for mt in _PAST_PREDICATES_RE.finditer(text, sec.end()) if len(mt.group().splitlines()) == 1),
+               len(text))
+    for line in text[sec.end():end].splitlines():  # each pattern tried only on a line with its ":" or ";"
         if ":" in line and _PAST_PREDICATES_RE.search(line):
             break
         mt = _COMMENTED_RE.match(line) if ";" in line else None
@@ -63,11 +66,16 @@ def declaration_words(pdom, what: str) -> list[tuple[str, list]]:
 _name_of = itemgetter(0)
 
 
+def declared_params(variables: list, type_scope: Scope) -> tuple[m.Param, ...]:
+    """A declaration's variables (:func:`declaration_words`) as the model's parameters (most functions have none)."""
+    return tuple([(written_var(v), type_tuple(tags, type_scope)) for v, tags in variables]) if variables else ()
+
+
 def functions_of(pdom, type_scope: Scope, path: str, text: str) -> dict[str, m.FunctionDef]:
     """The declared functions: ``total-cost`` (no arguments) and static cost functions."""
     functions: dict[str, m.FunctionDef] = {}
     for name, variables in declaration_words(pdom, "function"):
-        params = tuple((written_var(v), type_tuple(tags, type_scope)) for v, tags in variables)
+        params = declared_params(variables, type_scope)
         if name.lower() == m.TOTAL_COST:
             if params:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*total-cost\s+[?\w]"), "total-cost takes no arguments")

@@ -16,13 +16,13 @@ from toolkit import model as m
 from toolkit.errors import PgtError
 from toolkit.plain_domain import redeclared_warnings
 from toolkit.plain_problem import _NotPlain
-from toolkit.reading.build import (action_starts, declaration_words, fold_costs, functions_of, none_if_empty,
-                                   predicate_comments, types_of)
+from toolkit.reading.build import (action_starts, declaration_words, declared_params, fold_costs, functions_of,
+                                   none_if_empty, predicate_comments, types_of)
 from toolkit.reading.collect import Errors, record_duplicates
 from toolkit.reading.convert import Converter, Scope, type_tuple
 from toolkit.reading.derived_rules import check_derived, read_derived
 from toolkit.reading.direct_actions import DirectActions
-from toolkit.reading.text import ROOT, blank_comments, located, name_pattern, offset_of, written_var
+from toolkit.reading.text import ROOT, blank_comments, located, name_pattern, offset_of
 
 
 def direct_domain(text: str, path: str, pdom: SimpleNamespace, declared: frozenset[str], warnings: list[str],
@@ -74,8 +74,7 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
     comments = predicate_comments(text)
     predicates: dict[str, m.PredicateDef] = {}
     for name, variables in declaration_words(pdom, "predicate"):
-        params = tuple((written_var(v), type_tuple(tags, type_scope)) for v, tags in variables)
-        predicates[name] = m.PredicateDef(name, params, comments.get(name.lower(), ""))
+        predicates[name] = m.PredicateDef(name, declared_params(variables, type_scope), comments.get(name.lower(), ""))
     functions = functions_of(pdom, type_scope, path, text)
     conv = Converter(path, text, predicates, Scope(path, text, "constant", constants, errors), type_scope,
                      functions, errors)
