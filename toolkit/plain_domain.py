@@ -231,8 +231,10 @@ class _Reader:
 
     def _declared(self, el: SExpr) -> tuple[str, list[tuple[str, tuple[str, ...]]]]:
         """A predicate's or function's declaration as its name and its variables' names and type tags."""
-        if not isinstance(el, list) or not el:
+        if el.__class__ is not list or not el:
             raise _NotPlain
+        if len(el) == 1:  # no variables (most of a numeric domain's functions)
+            return _name(el[0]), []
         # A declaration's variables by their words: a domain repeats its lists ("?r - rover ?w - waypoint" in
         # several of rover's predicates), and the same words read alike.
         try:
@@ -254,7 +256,7 @@ class _Reader:
         out: list[tuple[str, list[tuple[str, tuple[str, ...]]]]] = []
         pending = 0  # functions since the last "- number"
         for i, el in enumerate(items):
-            if el == "-" or (i and items[i - 1] == "-"):
+            if el.__class__ is str and (el == "-" or (i and items[i - 1] == "-")):
                 if el == "-" and (i + 1 >= len(items) or items[i + 1] != "number" or not pending):
                     raise _NotPlain
                 if el != "-":
