@@ -43,6 +43,7 @@ from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWOR
 from toolkit.reading.plain_goal import PlainGoal
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section)
+from toolkit.textfile import read_text  # one reader for every command's files (BOM, UTF-16, Latin-1 comments)
 
 __all__ = ["Loaded", "SUPPORTED_REQUIREMENTS", "TYPING_MODES", "UNSUPPORTED_KEYWORDS", "line_col", "load_domain",
            "load_problem", "locate", "name_pattern", "parse_domain", "parse_problem", "read_domain", "read_problem"]
@@ -294,8 +295,6 @@ def parse_problem(text: str, domain: m.Domain, path: str = "<string>", typing: s
 
 
 def _read(path: str | Path) -> str:
-    from toolkit.textfile import read_text  # one reader for every command's files (BOM, UTF-16, Latin-1 comments)
-
     if str(path).lower().endswith(".bddl"):  # BEHAVIOR's BDDL (toolkit.bddl.is_bddl): translated to PDDL on its lines
         from toolkit.bddl import read_as_pddl
 
