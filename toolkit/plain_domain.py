@@ -129,7 +129,8 @@ class _Reader:
         self.params: dict[str, Variable] = {}
         self.redeclared: dict[str, str] = {}  # a type listed twice in :types -> the parent kept
         self.known_tags: set[tuple[str, ...]] = set()  # type lists already found declared
-        self.skeletons: dict[tuple, list[tuple[str, tuple[str, ...]]]] = {}  # a declaration's words after its name -> its variables
+        # a declaration's words after its name -> its variables' names and type tags
+        self.skeletons: dict[tuple, list[tuple[str, tuple[str, ...]]]] = {}
 
     def domain(self, tree: list[SExpr], lazy: bool = False) -> SimpleNamespace:
         if len(tree) < 2 or tree[0] != "define":

@@ -268,7 +268,8 @@ def normalised(text: str, path: str, errors: Errors | None = None,
     object_type = lowered.count("object") > lowered.count(":object")  # "object" other than in :objects
     is_domain = _is_domain(code) if object_type else False  # only asked then
     text, code = _drop_listed_object(text, code, path, warnings)
-    if not lowered.isascii() or ":objects" in lowered or ":constants" in lowered:  # its own test, without lowering again
+    # the pass's own test, without lowering the code again
+    if not lowered.isascii() or ":objects" in lowered or ":constants" in lowered:
         text, code = _drop_empty_typed_group(text, code, path, warnings)
     hits = list(_OBJECT_TYPE_RE.finditer(code)) if object_type else None  # not a type of its own named object-kind
     if hits:
