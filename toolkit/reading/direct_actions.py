@@ -29,6 +29,7 @@ from toolkit.reading.text import written_var
 
 _ARITH = frozenset({"-", "+", "*", "/"})
 _NOT_PRIMITIVE = frozenset({"and", "forall", "when", "oneof"})  # the plain reader's _p_effect refuses these
+_NO_EFFECT = m.AndEffect(())
 
 
 def action_body(el: list[SExpr]) -> tuple[SExpr | None, SExpr | None]:
@@ -137,7 +138,7 @@ class DirectActions:
         if pred is not None:
             return self.pred(pred, el, scope)
         # A comparison next (no connective is one): most conditions of a numeric domain.
-        if op.__class__ is str and op in plain_numeric.COMPARISONS and plain_numeric.is_comparison(el):
+        if op.__class__ is str and op in plain_numeric.COMPARISONS and (op != "=" or plain_numeric.is_comparison(el)):
             if len(el) != 3:
                 raise _NotPlain
             self.reqs.add(":numeric-fluents")
@@ -225,8 +226,8 @@ class DirectActions:
     # ---------------------------------------------------------------- numbers (plain_numeric's shapes, numeric.py's model)
 
     def num(self, el: SExpr, scope: dict[str, str]) -> m.NumExpr:
-        if el.__class__ is str:
-            return _number(el)
+        if el.__class__ is str:  # the usual small count at once (what _number gives it)
+            return int(el) if el.isdigit() and el.isascii() and len(el) < 16 else _number(el)
         if not el or el[0].__class__ is not str:
             raise _NotPlain
         op, n = el[0], len(el) - 1
@@ -356,7 +357,7 @@ class DirectActions:
                 self.conv.uses_numbers = True
             cond = conds[0] if len(conds) == 1 else m.And(conds) if conds else m.TRUE
             self.numeric.append(m.NumericEffect(op, target, value, params, cond))
-            return m.AndEffect(())
+            return _NO_EFFECT  # the update's place among the effects (a record: one serves every place)
         return m.AddEffect(self.atom(el, scope))
 
     def cost(self, el: SExpr, scope: dict[str, str]) -> m.CostTerm | None:
