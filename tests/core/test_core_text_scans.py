@@ -207,3 +207,25 @@ def test_predicate_comments_are_read_from_the_lines_they_were_read_from() -> Non
         found += bool(old(text))
         assert build.predicate_comments(text) == old(text), text[:80]
     assert found >= len(crafted) - 1
+
+
+def test_object_listed_in_types_is_dropped_where_the_scan_dropped_it() -> None:
+    def old(text: str, code: str) -> tuple:  # every "object" of the list tried
+        block = next((mt for mt in norm_mod._TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
+        if not block:
+            return (text, code), []
+        hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", block.group(1), re.I)
+                if not re.search(r"-\s*$", block.group(1)[:mt.start()])]
+        return norm_mod._drop_listed_object(text, code, "f", []) if hits else (text, code), hits
+
+    crafted = ["(:types a - object b)", "(:types a -object object)", "(:types object a - OBJECT)", "(:types a b)",
+               "(:types a -\n  object\tobject - b)", "(:types objects - object)", "(:types a - objectx object)"]
+    dropped = 0
+    for text in [*crafted, *TEXTS]:
+        code = blank_comments(text)
+        warnings: list[str] = []
+        got = norm_mod._drop_listed_object(text, code, "f", warnings)
+        want, hits = old(text, code)
+        dropped += bool(hits)
+        assert got[:2] == want[:2] and bool(warnings) == bool(hits), text[:80]
+    assert dropped >= 4

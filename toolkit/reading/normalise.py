@@ -122,8 +122,10 @@ def _drop_listed_object(text: str, code: str, path: str, warnings: list[str]) ->
     if not block:
         return text, code
     listed = block.group(1)
-    if listed.isascii() and "object" not in listed.lower():
-        return text, code  # no "object" in any case: the scan below finds nothing (ASCII: no other case folding)
+    if listed.isascii():  # ASCII: no other case folding
+        low = listed.lower()
+        if low.count("object") == len(_DASH_OBJECT_RE.findall(low)):
+            return text, code  # no "object", or each after its dash (the root as a parent): the scan below finds none
     hits = [mt for mt in _LISTED_OBJECT_RE.finditer(code[block.start(1):block.end(1)])
             if not _DASH_AT_END_RE.search(code[block.start(1):block.start(1) + mt.start()])]
     if not hits:
@@ -164,6 +166,7 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     return text, blank_comments(text)
 
 
+_DASH_OBJECT_RE = re.compile(r"-\s*object")
 _LISTED_OBJECT_RE = re.compile(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", re.I)
 _DASH_AT_END_RE = re.compile(r"-\s*$")
 _TYPED_GROUP_RE = re.compile(r"\(\s*:(?:objects|constants)\b([^()]*)\)", re.I)
