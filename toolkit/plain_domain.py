@@ -185,10 +185,12 @@ class _Reader:
     def _types(self, items: list[SExpr]) -> dict[str, str | None]:
         # ``object`` itself is a reserved word here (the loader renamed ``- object`` to its placeholder).
         types: dict[str, str | None] = {}
+        listed: set[str] = set()  # the names of types, in lower case
         for n, tags in typed_list(items, lambda kind: (_name(kind),)):
             parent = tags[0] if tags else None
-            if n.lower() not in {t.lower() for t in types}:
+            if n.lower() not in listed:
                 types[n] = parent
+                listed.add(n.lower())
                 continue
             # Listed twice, as IPC's storage does: the full parser's repair, with the same warning.
             choice = redeclared_parent(types[n], parent) if n in types and n not in self.redeclared else None
@@ -196,7 +198,7 @@ class _Reader:
                 raise _NotPlain  # another spelling, a third listing, two proper parents: the full parser decides
             types[n] = (types[n], parent)[1 - choice[0]]
             self.redeclared[n] = choice[1]
-        self.all_types = {t.lower() for t in types} | {p.lower() for p in types.values() if p is not None}
+        self.all_types = listed | {p.lower() for p in types.values() if p is not None}
         if self._cyclic(types):
             raise _NotPlain  # the package's validation has its say
         return types
