@@ -192,6 +192,10 @@ def _tree_words(text: str) -> list[str]:
     ["?a", "?b", "-", "t", "?c"], ["?a", "-", "t", "?b", "-", "u"], ["?a", "?A"], ["?a", "?a"], ["?a", "-"],
     ["-", "t"], ["?a", "-", "-", "t"], ["?a", "-place"], ["?a", "-", ["either", "t", "u"]], ["a"], ["?"],
     ["?a", "-", "?t"], ["?a", "-", "object"], [["x"]], ["?and"], ["?a", "?b", "-", "t", "-", "u"], [],
+    # each name its own type (read by the triples' shortcut, or declined to the loop)
+    ["?a", "-", "t", "?A", "-", "u"], ["a", "-", "t"], ["?a", "-", "-"], ["?a", "-", "t", "b", "-", "u"],
+    [["x"], "-", "t"], ["?a", "-", "t", "?b", "-", ["either", "t", "u"]], ["?a", "-", "t", "?b", "-", "?c"],
+    ["?a", "t", "-"], ["-", "-", "-"], ["?", "-", "t"],
 ])
 @pytest.mark.parametrize("repeats", [False, True])
 def test_variable_lists_read_as_the_typed_list_reads_them(items: list, repeats: bool) -> None:

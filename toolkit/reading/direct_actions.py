@@ -467,7 +467,14 @@ def var_list(items: list[SExpr], repeats: bool = False) -> list[tuple[str, tuple
     """``?a ?b - t ?c`` as ``_typed_list(items, True, repeats=repeats)`` reads it (names without ``?``), in one
     loop for the usual shape (words only, a free-standing ``-`` before each single type); any other shape
     (``(either ...)``, a type glued to its dash, anything not plain) is read, or refused, by ``_typed_list``."""
-    out: list[tuple[str, tuple[str, ...]]] = []
+    if len(items) % 3 == 0 and items[1::3].count("-") * 3 == len(items):  # "?a - t ?b - u": each its own type
+        out = [(_name(v[1:]), (_name(t),)) for v, t in zip(items[0::3], items[2::3])
+               if v.__class__ is str and t.__class__ is str and v[:1] == "?"]
+        if len(out) * 3 == len(items):  # else a word of another kind: the loop below decides
+            if len({n.lower() for n, _ in out}) != len(out):
+                raise _NotPlain  # a duplicate, as below
+            return out
+    out = []
     seen: set[str] = set()
     pending = 0  # names since the last type
     tag_next = False
