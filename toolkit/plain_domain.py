@@ -31,7 +31,6 @@ from types import SimpleNamespace
 
 from toolkit.plain_problem import ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms, plain_numeric
-from toolkit.reading.direct_actions import action_body, var_list
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 from toolkit.reading.text import blank_comments, line_col, listed_at, section
 
@@ -391,3 +390,63 @@ class _Reader:
             raise _NotPlain  # a bare name: rare, the full parser reads it
         fname = "total-cost" if el == ["total-cost"] else _name(el[0])
         return forms.NumericFunction(fname, *[self._term(t) for t in el[1:]])
+
+
+# ------------------------------------------------------ shapes shared with the one-pass reader (direct_actions)
+
+
+def action_body(el: list[SExpr]) -> tuple[SExpr | None, SExpr | None]:
+    """An ``(:action name :parameters (...) ...)`` list's precondition and effect, each None where omitted;
+    anything else after the parameters is not plain."""
+    body = el[4:]
+    parts: dict[str, SExpr] = {}
+    for key in (":precondition", ":effect"):
+        if body and body[0] == key:
+            if len(body) < 2:
+                raise _NotPlain
+            parts[key], body = body[1], body[2:]
+    if body:
+        raise _NotPlain
+    return parts.get(":precondition"), parts.get(":effect")
+
+
+def var_list(items: list[SExpr], repeats: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """``?a ?b - t ?c`` as ``_typed_list(items, True, repeats=repeats)`` reads it (names without ``?``), in one
+    loop for the usual shape (words only, a free-standing ``-`` before each single type); any other shape
+    (``(either ...)``, a type glued to its dash, anything not plain) is read, or refused, by ``_typed_list``."""
+    if len(items) % 3 == 0 and items[1::3].count("-") * 3 == len(items):  # "?a - t ?b - u": each its own type
+        out = [(_name(v[1:]), (_name(t),)) for v, t in zip(items[0::3], items[2::3])
+               if v.__class__ is str and t.__class__ is str and v[:1] == "?"]
+        if len(out) * 3 == len(items):  # else a word of another kind: the loop below decides
+            if len({n.lower() for n, _ in out}) != len(out):
+                raise _NotPlain  # a duplicate, as below
+            return out
+    out = []
+    seen: set[str] = set()
+    pending = 0  # names since the last type
+    tag_next = False
+    for tok in items:
+        if tok.__class__ is not str:
+            return _typed_list(items, True, repeats=repeats)
+        if tag_next:
+            tags = (_name(tok),)
+            for k in range(len(out) - pending, len(out)):
+                out[k] = (out[k][0], tags)
+            pending = 0
+            tag_next = False
+        elif tok == "-":
+            if not pending:
+                raise _NotPlain
+            tag_next = True
+        elif tok[:1] == "?":
+            name = _name(tok[1:])
+            out.append((name, ()))
+            seen.add(name.lower())
+            pending += 1
+        else:
+            return _typed_list(items, True, repeats=repeats)
+    if tag_next:
+        raise _NotPlain
+    if len(seen) != len(out) and not (repeats and "-" not in items):
+        raise _NotPlain  # a duplicate: the full parser reports (or repairs) it
+    return out

@@ -19,11 +19,10 @@ import pytest
 
 from toolkit import loader
 from toolkit.domains import DOMAINS_ROOT
-from toolkit.plain_domain import read_plain_domain
+from toolkit.plain_domain import read_plain_domain, var_list
 from toolkit.plain_problem import _NotPlain, _typed_list
 from toolkit.reading import domain_model
 from toolkit.reading.collect import Errors, record_duplicates
-from toolkit.reading.direct_actions import var_list
 from toolkit.reading.normalise import normalise
 from toolkit.reading.text import blank_comments
 
