@@ -211,7 +211,8 @@ def test_predicate_comments_are_read_from_the_lines_they_were_read_from() -> Non
 
 def test_object_listed_in_types_is_dropped_where_the_scan_dropped_it() -> None:
     def old(text: str, code: str) -> tuple:  # every "object" of the list tried
-        block = next((mt for mt in norm_mod._TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None), None)
+        block = next((mt for mt in norm_mod._TYPES_RE.finditer(code) if open_before(code, mt.start()) is not None),
+                     None)
         if not block:
             return (text, code), []
         hits = [mt for mt in re.finditer(r"object(?<![\w?-]object)(?![\w-])(?!\s*-)", block.group(1), re.I)
