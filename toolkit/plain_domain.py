@@ -52,14 +52,14 @@ def read_plain_domain(code: str, lazy: bool = False) -> SimpleNamespace | None:
     :func:`redeclared_parent`); ``redeclared`` maps each such type to the parent kept,
     for the loader's warning.
 
-    The predicates and functions are also read as words, ``predicate_words`` and ``function_words``
-    (each declaration's name and its variables' names and type tags), which the loader builds into
-    the model without forms.
+    The predicates and functions are read as words, ``predicate_words`` and ``function_words`` (each
+    declaration's name and its variables' names and type tags), which the loader builds into the model
+    (:func:`toolkit.reading.build.declaration_words`): a form per declaration and variable was made
+    only to be read back.
 
     ``lazy``: the actions are left as s-expressions (``action_items``, with the ``reader`` of
     the declarations), for :mod:`toolkit.reading.direct_actions` to build into the model in one
-    pass, and the declarations are not made forms; :func:`with_action_forms` reads them all as forms
-    where that path declines.
+    pass; :func:`with_action_forms` reads them as forms where it declines.
     """
     try:
         return _Reader().domain(_sexpr(code), lazy)
@@ -75,15 +75,7 @@ def with_action_forms(pdom: SimpleNamespace) -> SimpleNamespace | None:
         return None
     if len({str(a.name).lower() for a in actions}) != len(actions):
         return None
-    return SimpleNamespace(**{**vars(pdom), "actions": actions, **_declaration_forms(pdom)})
-
-
-def _declaration_forms(pdom: SimpleNamespace) -> dict[str, list]:
-    """``pdom``'s predicates and functions (its words) as forms, for the two-pass path."""
-    return {"predicates": [Predicate(name, *[Variable(n, tags) for n, tags in pairs])
-                           for name, pairs in pdom.predicate_words],
-            "functions": [forms.NumericFunction(name, *[Variable(n, tags) for n, tags in pairs])
-                          for name, pairs in pdom.function_words]}
+    return SimpleNamespace(**{**vars(pdom), "actions": actions})
 
 
 def redeclared_parent(first: str | None, second: str | None) -> tuple[int, str] | None:
@@ -171,13 +163,10 @@ class _Reader:
         derived = [self._derived(a, by_name) for a in rest if isinstance(a, list) and a and a[0] == ":derived"]
         if actions is not None and len({str(a.name).lower() for a in actions}) != len(actions):
             raise _NotPlain
-        pdom = SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
+        return SimpleNamespace(name=_name(head[1]), types=types, constants=list(self.constants.values()),
                                predicate_words=predicates, function_words=functions, actions=actions,
                                derived_predicates=list({str(d): d for d in derived}.values()),  # a set, as the package's
                                redeclared=self.redeclared, action_items=items, reader=self)
-        if not lazy:
-            vars(pdom).update(_declaration_forms(pdom))
-        return pdom
 
     # ---------------------------------------------------------------- declarations
 
