@@ -44,6 +44,7 @@ _PAD = "            "  # inside the function's try
 Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
 _INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+_INF = float("inf")
 _ARGS = tuple(f"a{i}" for i in range(64))  # the locals holding the action's objects, named once
 
 
@@ -55,9 +56,11 @@ class _Text:
     def __init__(self, slots: dict[str, str]) -> None:
         self.slots = slots  # parameter variable -> the local holding its object
         self.free = slots.keys().isdisjoint  # (terms) -> whether they hold no parameter variable
-        self.params: list[object] = []
+        # The task's fluent index and its numbers by atom, every function's first two parameters (_p0, _p1)
+        self.params: list[object] = [None, None]
+        self.wanted: list[tuple[int, str, object]] = [(0, "index", None), (1, "ids", None)]  # see bind
         self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
-        self.wanted: list[tuple[int, str, object]] = []  # (position, kind, key) of each (see bind)
+        self.tables: dict[str, str] = {}  # predicate or function -> the name of the task's table of its atoms
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
 
@@ -73,6 +76,14 @@ class _Text:
             self.wanted.append((len(self.params), kind, key))
             name = self.needs[kind, key] = self.param(None)
         return name
+
+    def table(self, name: str) -> str:
+        """The name of the task's table of the atoms of a predicate or function (:meth:`AtomTable.table`)."""
+        hit = self.tables.get(name)
+        if hit is None:
+            self.wanted.append((len(self.params), "table", name))
+            hit = self.tables[name] = self.param(None)
+        return hit
 
     def term(self, term: str) -> str:
         """A term as an expression: its parameter's local, or an object's name as a parameter."""
@@ -91,8 +102,7 @@ class _Text:
                 hit = self.need("number", Atom(function, terms))
             else:
                 hit = f"n{len(self.reads)}"
-                self.reads.append(f"{_PAD}{hit} = {self.need('ids')}[{self.need('table', function)}"
-                                  f"[{self.key(terms)}]]")
+                self.reads.append(f"{_PAD}{hit} = _p1[{self.table(function)}[{self.key(terms)}]]")
             self.numbers[function, terms] = hit
         return hit
 
@@ -103,6 +113,8 @@ class _Text:
             return f"v[{self.number(e.function, e.terms)}]"
         if cls is m.Arith:
             return arith_text(e.op, [self.expr(a) for a in e.args])
+        if cls is int or (cls is float and -_INF < e < _INF):  # written as itself (repr reads back exactly)
+            return repr(e)
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             return self.param(e)
         raise Unsupported(cls.__name__)
@@ -153,7 +165,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     lines, writes, tail = _updates(schema, out) if schema.numeric else ([], [], "(), ()" if numeric else "None, None")
     body = ["    def _f(s, rec, a):"]
     if numeric:
-        body.append(f"        if s.index is not {out.need('index')}: return False")
+        body.append("        if s.index is not _p0: return False")
     if schema.params:
         body.append(f"        {''.join([f'{v}, ' for v in args])}= a")
     body += eqs
@@ -164,7 +176,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     for a in pos:
         if not free(a[1]):
             t = atoms[a] = f"t{len(atoms)}"
-            body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
+            body += [f"        {t} = {out.table(a[0])}.get({out.key(a[1])})",
                      f"        if {t} is None or {t} not in s: return False"]
     constant = tuple([a for a in neg if free(a[1])])
     if constant:
@@ -254,7 +266,7 @@ def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str], body: 
         atoms[atom] = out.need("atom", atom)
         return
     t = atoms[atom] = f"t{len(atoms)}"
-    table = out.need("table", atom[0])
+    table = out.table(atom[0])
     body += [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
              f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
 
