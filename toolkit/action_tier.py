@@ -194,6 +194,9 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
                  "        except Exception:", "            return False", *writes]
     added = removed = "_E"
     add_set = _set(out, adds, atoms) if adds else "_E"
+    if dels and add_set[0] == "f":  # a frozenset the step makes, read twice: made once
+        body.append(f"        A = {add_set}")
+        add_set = "A"
     if dels:
         body += [f"        r = ({_set(out, dels, atoms)} & s) - {add_set}", "        if r: s.difference_update(r)"]
         removed = "r"
