@@ -194,7 +194,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
                  "        except Exception:", "            return False", *writes]
     added = removed = "_E"
     add_set = _set(out, adds, atoms) if adds else "_E"
-    if dels and add_set[0] == "f":  # a frozenset the step makes, read twice: made once
+    if dels and add_set.startswith("frozenset("):  # made by the step and read twice: made once
         body.append(f"        A = {add_set}")
         add_set = "A"
     if dels:
