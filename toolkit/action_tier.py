@@ -45,6 +45,7 @@ Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
 _INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
 _INF = float("inf")
+_TESTS = {op: tuple(test.split("{d}")) for op, test in _COMPARE.items()}  # a comparison's text around its difference
 _ARGS = tuple(f"a{i}" for i in range(64))  # the locals holding the action's objects, named once
 
 
@@ -155,8 +156,9 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
             else:
                 eqs.append(f"        if {out.term(x)} {'!=' if positive else '=='} {out.term(y)}: return False")
         elif cls is m.Compare and numeric:
-            test = _COMPARE[inner.op].format(d=f"({out.expr(inner.left)} - {out.expr(inner.right)})")
-            tests.append(f"{_PAD}if not {f'({test})' if positive else f'(not ({test}))'}: return False")
+            head, tail = _TESTS[inner.op]
+            test = f"{head}({out.expr(inner.left)} - {out.expr(inner.right)}){tail}"
+            tests.append(f"{_PAD}if not ({test}): return False" if positive else f"{_PAD}if {test}: return False")
         else:
             raise Unsupported(cls.__name__)
     adds: list[tuple[str, tuple]] = []
@@ -235,9 +237,7 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
         if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
             raise Unsupported("a quantified or conditional numeric effect")
         target = (eff.target.function, eff.target.terms)
-        number = targets.get(target)
-        if number is None:
-            number = targets[target] = out.number(*target)
+        number = targets[target] = out.number(*target)
         numbers.append(number)
         if number not in olds:
             old = olds[number] = f"o{len(olds)}"
