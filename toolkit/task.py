@@ -82,7 +82,7 @@ class Task:
         # objects_of(types): the objects (and constants) of one of ``types`` or a subtype, sorted.
         self.objects_of: TypedObjects = TypedObjects(self.objects, domain)
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
-        # Distinct lines of plain plan text read against this task (toolkit.plans.plain_rows' memory).
+        # Distinct lines of plain plan text read against this task (toolkit.plans.plain_lines' memory).
         self.plan_lines: dict[str, object] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
