@@ -366,8 +366,11 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                                   line=step.line, read_as=step.read_as, trace=stepper,
                                   trace_index=len(stepper.changes)))
 
-    # The goal gap is measured in the last state reached (the end, or the failing step).
-    goal_unmet = () if task.goal_holds(stepper.state) else tuple(task.goal_unmet(stepper.state))
+    # The goal gap is measured in the last state reached (the end, or the failing step). A goal with literals is
+    # tested first (two set operations); one of comparisons or disjunctions only is explained at once: its
+    # explanation is empty exactly where it holds, and testing it first evaluated it twice where it fails.
+    end = stepper.state
+    goal_unmet = tuple(task.goal_unmet(end)) if not task.goal.literals or not task.goal_holds(end) else ()
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
