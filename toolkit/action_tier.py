@@ -200,7 +200,10 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
         body.append(f"        A = {add_set}")
         add_set = "A"
     if dels:
-        body += [f"        r = ({_set(out, dels, atoms)} & s) - {add_set}", "        if r: s.difference_update(r)"]
+        dropped = _set(out, dels, atoms)
+        if not all(a in pos for a in dels):  # an atom the precondition has is in the state (tested above)
+            dropped = f"({dropped} & s)"
+        body += [f"        r = {dropped} - {add_set}" if adds else f"        r = {dropped}", "        if r: s.difference_update(r)"]
         removed = "r"
     if adds:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
