@@ -39,6 +39,7 @@ class ActionMaker:
         self.derived, self.numeric, self.memo = derived, numeric, memo
         self.templates: dict[str, ActionTemplate] = {}
         self.tiers: dict[str, TierStep | None] = {}  # schema name -> its bound step function (toolkit.action_tier)
+        self._starts: dict[str, dict[str, object]] = {}  # schema name -> what each of its deferred actions starts with
         self._static: StaticView | None = None
 
     @property
@@ -91,20 +92,27 @@ class ActionMaker:
     def make(self, schema: m.ActionSchema, args: tuple[str, ...]) -> GroundAction:
         """The ground action with its compiled parts deferred to their first read (:meth:`build`), and its
         schema's step function (``tier``) for the validator."""
-        name = schema.name
-        tier = self.tiers.get(name, self)
-        if tier is self:
-            tier = self._tier(name)
+        start = self._starts.get(schema.name)
+        if start is None:
+            start = self._starts[schema.name] = self._start(schema)
         act = _new(DeferredNumericGroundAction if self.numeric else DeferredGroundAction)
-        own = act.__dict__  # filled item by item: a dict built for update() costs half as much again
-        own["schema"], own["args"], own["derived"], own["maker"], own["tier"], own["uses"] = (
-            schema, args, self.derived, self, tier, 0)
-        own["cost"] = 1 if not self.uses_costs else self.cost_of(schema, args)
-        if self.numeric:
-            own["fluent_index"], own["atom_table"] = self.fluent_index, self.atom_table
-        else:
-            own["updates"] = None
+        own = act.__dict__
+        own.update(start)  # one call for the items every action of the schema has
+        own["args"] = args
+        if self.uses_costs:
+            own["cost"] = self.cost_of(schema, args)
         return act
+
+    def _start(self, schema: m.ActionSchema) -> dict[str, object]:
+        """The attributes every deferred action of ``schema`` starts with, besides its arguments (and its cost
+        under a cost metric)."""
+        start = {"schema": schema, "derived": self.derived, "maker": self, "tier": self._tier(schema.name),
+                 "uses": 0, "cost": 1}
+        if self.numeric:
+            start["fluent_index"], start["atom_table"] = self.fluent_index, self.atom_table
+        else:
+            start["updates"] = None
+        return start
 
     def build(self, act: GroundAction) -> None:
         """Build a deferred action's parts (:meth:`ground`'s, the same objects it would make)."""

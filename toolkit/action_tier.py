@@ -44,19 +44,26 @@ _PAD = "            "  # inside the function's try
 Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
 _INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+_INF = float("inf")
+_TESTS = {op: tuple(test.split("{d}")) for op, test in _COMPARE.items()}  # a comparison's text around its difference
+_ARGS = tuple(f"a{i}" for i in range(64))  # the locals holding the action's objects, named once
 
 
 class _Text:
-    """The parameters and locals of one step function being written."""
+    """The parameters and locals of one step function being written. An atom or fluent is named by its
+    schema terms; ``slots`` gives a parameter variable's local (``a0``, ``a1``, ...), an object's name is
+    a parameter of the factory."""
 
-    def __init__(self, slots: dict[str, int]) -> None:
-        self.slots = slots  # parameter variable -> its position
-        self.params: list[object] = []
+    def __init__(self, slots: dict[str, str]) -> None:
+        self.slots = slots  # parameter variable -> the local holding its object
+        self.free = slots.keys().isdisjoint  # (terms) -> whether they hold no parameter variable
+        # The task's fluent index and its numbers by atom, every function's first two parameters (_p0, _p1)
+        self.params: list[object] = [None, None]
+        self.wanted: list[tuple[int, str, object]] = [(0, "index", None), (1, "ids", None)]  # see bind
         self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
-        self.wanted: list[tuple[int, str, object]] = []  # (position, kind, key) of each (see bind)
+        self.tables: dict[str, str] = {}  # predicate or function -> the name of the task's table of its atoms
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
-        self.constant: set[tuple] = set()  # the terms made by terms() that hold no parameter
 
     def param(self, value: object) -> str:
         params = self.params
@@ -71,30 +78,32 @@ class _Text:
             name = self.needs[kind, key] = self.param(None)
         return name
 
-    def terms(self, terms: tuple[str, ...]) -> tuple:
-        """A lifted atom's terms: a parameter's position (an int) or an object's name (a term without a
-        parameter is noted in ``constant``)."""
-        get = self.slots.get
-        out = tuple([get(t, t) for t in terms])
-        if int not in map(type, out):
-            self.constant.add(out)
-        return out
+    def table(self, name: str) -> str:
+        """The name of the task's table of the atoms of a predicate or function (:meth:`AtomTable.table`)."""
+        hit = self.tables.get(name)
+        if hit is None:
+            self.wanted.append((len(self.params), "table", name))
+            hit = self.tables[name] = self.param(None)
+        return hit
 
-    def key(self, terms: tuple) -> str:
+    def term(self, term: str) -> str:
+        """A term as an expression: its parameter's local, or an object's name as a parameter."""
+        return self.slots.get(term) or self.param(term)
+
+    def key(self, terms: tuple[str, ...]) -> str:
         """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
-        out = [f"a{t}" if t.__class__ is int else self.param(t) for t in terms]
-        return f"({out[0]},)" if len(out) == 1 else f"({', '.join(out)})"
+        get = self.slots.get
+        return f"({''.join([f'{get(t) or self.param(t)}, ' for t in terms])})"
 
-    def number(self, function: str, terms: tuple) -> str:
+    def number(self, function: str, terms: tuple[str, ...]) -> str:
         """The name of a fluent's number: the task's own (no parameter), else a local computed in the try."""
         hit = self.numbers.get((function, terms))
         if hit is None:
-            if terms in self.constant:
+            if self.free(terms):
                 hit = self.need("number", Atom(function, terms))
             else:
                 hit = f"n{len(self.reads)}"
-                self.reads.append(f"{_PAD}{hit} = {self.need('ids')}[{self.need('table', function)}"
-                                  f"[{self.key(terms)}]]")
+                self.reads.append(f"{_PAD}{hit} = _p1[{self.table(function)}[{self.key(terms)}]]")
             self.numbers[function, terms] = hit
         return hit
 
@@ -102,9 +111,11 @@ class _Text:
         """:meth:`toolkit.fluent_code.Source.expr` of the expression ground on the arguments, read by number."""
         cls = e.__class__
         if cls is m.FTerm:
-            return f"v[{self.number(e.function, self.terms(e.terms))}]"
+            return f"v[{self.number(e.function, e.terms)}]"
         if cls is m.Arith:
             return arith_text(e.op, [self.expr(a) for a in e.args])
+        if cls is int or (cls is float and -_INF < e < _INF):  # written as itself (repr reads back exactly)
+            return repr(e)
         if isinstance(e, (int, float)) and not isinstance(e, bool):
             return self.param(e)
         raise Unsupported(cls.__name__)
@@ -120,113 +131,126 @@ def tier_source(schema: m.ActionSchema, numeric: bool) -> Made | None:
 
 
 def _source(schema: m.ActionSchema, numeric: bool) -> Made:
-    out = _Text({var: i for i, (var, _) in enumerate(schema.params)})
-    lits: list[tuple[tuple[str, tuple], bool]] = []
-    eqs: list[tuple[object, object, bool]] = []
-    tests: list[str] = []
-    pre = schema.precondition
-    for part in pre.parts if isinstance(pre, m.And) else (pre,):  # ActionTemplate's flat and mixed shapes
-        positive = not isinstance(part, m.Not)
-        inner = part if positive else part.arg
-        if isinstance(inner, m.Pred):
-            lits.append(((inner.predicate, out.terms(inner.terms)), positive))
-        elif isinstance(inner, m.Equals):
-            x, y = out.terms((inner.left, inner.right))
-            if x.__class__ is int or y.__class__ is int:
-                eqs.append((x, y, positive))
-            elif (x == y) != positive:
-                raise Unsupported("never applicable")
-        elif isinstance(inner, m.Compare) and numeric:
-            test = _COMPARE[inner.op].format(d=f"({out.expr(inner.left)} - {out.expr(inner.right)})")
-            tests.append(f"{_PAD}if not {f'({test})' if positive else f'(not ({test}))'}: return False")
-        else:
-            raise Unsupported(type(inner).__name__)
-    adds: list[tuple[str, tuple]] = []
-    dels: list[tuple[str, tuple]] = []
-    _effects(schema.effect, out, adds, dels)
-    lines, writes, old, new = _updates(schema, out) if numeric else ([], [], "", "")
     if not numeric and schema.numeric:
         raise Unsupported("numeric effects")
+    n = len(schema.params)
+    args = _ARGS[:n] if n <= 64 else tuple(f"a{i}" for i in range(n))
+    out = _Text(dict(zip([var for var, _ in schema.params], args)))
+    free = out.free
+    pos: dict[tuple[str, tuple], None] = {}  # the precondition's atoms (predicate, terms), in order, once each
+    neg: dict[tuple[str, tuple], None] = {}
+    eqs: list[str] = []
+    tests: list[str] = []
+    pre = schema.precondition
+    for part in pre.parts if pre.__class__ is m.And else (pre,):  # ActionTemplate's flat and mixed shapes
+        positive = part.__class__ is not m.Not
+        inner = part if positive else part.arg
+        cls = inner.__class__
+        if cls is m.Pred:
+            (pos if positive else neg)[inner.predicate, inner.terms] = None
+        elif cls is m.Equals:
+            x, y = inner.left, inner.right
+            if free((x, y)):
+                if (x == y) != positive:
+                    raise Unsupported("never applicable")
+            else:
+                eqs.append(f"        if {out.term(x)} {'!=' if positive else '=='} {out.term(y)}: return False")
+        elif cls is m.Compare and numeric:
+            head, tail = _TESTS[inner.op]
+            test = f"{head}({out.expr(inner.left)} - {out.expr(inner.right)}){tail}"
+            tests.append(f"{_PAD}if not ({test}): return False" if positive else f"{_PAD}if {test}: return False")
+        else:
+            raise Unsupported(cls.__name__)
+    adds: list[tuple[str, tuple]] = []
+    dels: list[tuple[str, tuple]] = []
+    _effects(schema.effect, adds, dels)
+    lines, writes, tail = _updates(schema, out) if schema.numeric else ([], [], "(), ()" if numeric else "None, None")
     body = ["    def _f(s, rec, a):"]
     if numeric:
-        body.append(f"        if s.index is not {out.need('index')}: return False")
+        body.append("        if s.index is not _p0: return False")
     if schema.params:
-        body.append(f"        {''.join(f'a{i}, ' for i in range(len(schema.params)))}= a")
-    for x, y, positive in eqs:
-        left, right = (f"a{v}" if v.__class__ is int else out.param(v) for v in (x, y))
-        body.append(f"        if {left} {'!=' if positive else '=='} {right}: return False")
+        body.append(f"        {''.join([f'{v}, ' for v in args])}= a")
+    body += eqs
     atoms: dict[tuple, str] = {}  # atom -> the local holding it (t0, t1, ...) or its parameter
-    constant = [a for a, positive in lits if positive and a[1] in out.constant]
+    constant = tuple([a for a in pos if free(a[1])])
     if constant:
-        body.append(f"        if not {out.need('atoms', tuple(constant))} <= s: return False")
-    for a, positive in lits:
-        if positive and a not in atoms and a[1] not in out.constant:
+        body.append(f"        if not {out.need('atoms', constant)} <= s: return False")
+    for a in pos:
+        if not free(a[1]):
             t = atoms[a] = f"t{len(atoms)}"
-            body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
+            body += [f"        {t} = {out.table(a[0])}.get({out.key(a[1])})",
                      f"        if {t} is None or {t} not in s: return False"]
-    constant = [a for a, positive in lits if not positive and a[1] in out.constant]
+    constant = tuple([a for a in neg if free(a[1])])
     if constant:
-        body.append(f"        if not s.isdisjoint({out.need('atoms', tuple(constant))}): return False")
-    for a, positive in lits:
-        if not positive and a[1] not in out.constant:
-            body += _intern(out, a, atoms)
+        body.append(f"        if not s.isdisjoint({out.need('atoms', constant)}): return False")
+    for a in neg:
+        if not free(a[1]):
+            _intern(out, a, atoms, body)
             body.append(f"        if {atoms[a]} in s: return False")
-    for a in (*adds, *dels):
-        body += _intern(out, a, atoms)
+    for a in adds:
+        _intern(out, a, atoms, body)
+    for a in dels:
+        _intern(out, a, atoms, body)
     if tests or lines:
         body += ["        v = s.slots", "        try:", *out.reads, *tests, *lines,
                  "        except Exception:", "            return False", *writes]
     added = removed = "_E"
-    add_set, del_set = _set(out, adds, atoms), _set(out, dels, atoms)
+    add_set = _set(out, adds, atoms) if adds else "_E"
+    if dels and add_set.startswith("frozenset("):  # made by the step and read twice: made once
+        body.append(f"        A = {add_set}")
+        add_set = "A"
     if dels:
-        body += [f"        r = ({del_set} & s) - {add_set or '_E'}", "        if r: s.difference_update(r)"]
+        dropped = _set(out, dels, atoms)
+        if not all(a in pos for a in dels):  # an atom the precondition has is in the state (tested above)
+            dropped = f"({dropped} & s)"
+        body += [f"        r = {dropped} - {add_set}" if adds else f"        r = {dropped}", "        if r: s.difference_update(r)"]
         removed = "r"
     if adds:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
-    tail = f"{old}, {new}" if numeric else "None, None"
     body += [f"        rec.append(_n(_C, ({added}, {removed}, {tail})))", "        return True"]
     return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
 
 
-def _effects(eff: m.Effect, out: _Text, adds: list, dels: list) -> None:
+def _effects(eff: m.Effect, adds: list, dels: list) -> None:
     """The atoms a plain effect adds and deletes (ActionTemplate._walk's order); anything else: no tier."""
-    if isinstance(eff, m.AndEffect):
+    cls = eff.__class__
+    if cls is m.AndEffect:
         for part in eff.parts:
-            _effects(part, out, adds, dels)
-    elif isinstance(eff, (m.AddEffect, m.DelEffect)):
-        (adds if isinstance(eff, m.AddEffect) else dels).append((eff.atom.predicate, out.terms(eff.atom.terms)))
+            _effects(part, adds, dels)
+    elif cls is m.AddEffect:
+        adds.append((eff.atom.predicate, eff.atom.terms))
+    elif cls is m.DelEffect:
+        dels.append((eff.atom.predicate, eff.atom.terms))
     else:
-        raise Unsupported(type(eff).__name__)
+        raise Unsupported(cls.__name__)
 
 
-def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], str, str]:
+def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], str]:
     """:func:`toolkit.fluent_writes._computed`'s lines for the schema's numeric effects (each fluent's old value
     read once, every value computed in the old state, then written), the writes, the record's pairs, and
     (first) the tests that give up where two updates of different lifted fluents may set one fluent
     (``(f ?x)`` and ``(f ?y)`` at ``?x = ?y``: the ground action's own step merges them)."""
     lines, writes = [], []
     olds: dict[str, str] = {}  # target's number name -> the local holding its old value
-    targets: dict[tuple, str] = {}  # lifted target -> its number's name
+    targets: dict[tuple, str] = {}  # lifted target (function, terms) -> its number's name
     numbers = []
     for eff in schema.numeric:
         condition = eff.condition
         if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
             raise Unsupported("a quantified or conditional numeric effect")
-        target = (eff.target.function, out.terms(eff.target.terms))
-        number = targets.get(target)
-        if number is None:
-            number = targets[target] = out.number(*target)
+        target = (eff.target.function, eff.target.terms)
+        number = targets[target] = out.number(*target)
         numbers.append(number)
         if number not in olds:
-            olds[number] = f"o{len(olds)}"
-            lines.append(f"{_PAD}{olds[number]} = v[{number}]")
-    apart = []
-    lifted = list(targets)
-    for i, x in enumerate(lifted):
-        for y in lifted[i + 1:]:
-            if x[0] == y[0] and not (x[1] in out.constant and y[1] in out.constant):
-                apart.append(f"{_PAD}if {targets[x]} == {targets[y]}: return False")
+            old = olds[number] = f"o{len(olds)}"
+            lines.append(f"{_PAD}{old} = v[{number}]")
+    if len(targets) > 1:
+        free = out.free
+        lifted = list(targets)
+        apart = [f"{_PAD}if {targets[x]} == {targets[y]}: return False" for i, x in enumerate(lifted)
+                 for y in lifted[i + 1:] if x[0] == y[0] and not (free(x[1]) and free(y[1]))]
+        lines[:0] = apart
     last: dict[str, str] = {}
     for k, (eff, number) in enumerate(zip(schema.numeric, numbers)):
         x, old = f"x{k}", olds[number]
@@ -235,32 +259,31 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
         lines += [f"{_PAD}{x} = {value}{check}", _PAD + (_INTEGRALS[k] if k < 64 else INTEGRAL.format(x=x))]
         writes.append(f"        v[{number}] = {x}")
         last[number] = x
-    old_pairs = "(" + "".join(f"{n}, {o}, " for n, o in olds.items()) + ")"
-    new_pairs = "(" + "".join(f"{n}, {last[n]}, " for n in olds) + ")"
-    return apart + lines, writes, old_pairs, new_pairs
+    tail = f"({''.join([f'{n}, {o}, ' for n, o in olds.items()])}), ({''.join([f'{n}, {last[n]}, ' for n in olds])})"
+    return lines, writes, tail
 
 
-def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str]) -> list[str]:
-    """Lines that make the local holding the task's atom object (made and kept in its table where new, as
+def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str], body: list[str]) -> None:
+    """The lines that make the local holding the task's atom object (made and kept in its table where new, as
     :meth:`ActionTemplate.ground` does), unless it is made already; a constant atom is a parameter."""
     if atom in atoms:
-        return []
-    if atom[1] in out.constant:
+        return
+    if out.free(atom[1]):
         atoms[atom] = out.need("atom", atom)
-        return []
+        return
     t = atoms[atom] = f"t{len(atoms)}"
-    table = out.need("table", atom[0])
-    return [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
-            f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
+    table = out.table(atom[0])
+    body += [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
+             f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
 
 
 def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str]) -> str:
-    """The frozenset of these atoms as an expression ('' where there are none)."""
-    if not atoms_at:
-        return ""
-    if all(a[1] in out.constant for a in atoms_at):
-        return out.need("atoms", tuple(atoms_at))
-    return f"frozenset(({', '.join(atoms[a] for a in atoms_at)},))"
+    """The frozenset of these atoms as an expression."""
+    free = out.free
+    for a in atoms_at:
+        if not free(a[1]):
+            return f"frozenset(({''.join([f'{atoms[a]}, ' for a in atoms_at])}))"
+    return out.need("atoms", tuple(atoms_at))
 
 
 def bind(made: Made, index: FluentIndex, table: AtomTable) -> TierStep | None:

@@ -130,9 +130,8 @@ def _plain_line(line: str, task: Task) -> tuple[GroundAction, str] | str | None:
 
 
 class PlainRow(tuple):
-    """One step of plain plan text as the validator reads it: ``(index, line, text, action)``, a tuple
-    (no record built per step) read by the names of :class:`PlanStep`'s fields; :meth:`step` is that
-    PlanStep, as :func:`parse_plan` gives it."""
+    """One step of plain plan text as a report reads it: ``(index, line, text, action)``, a tuple read by
+    the names of :class:`PlanStep`'s fields; :meth:`step` is that PlanStep, as :func:`parse_plan` gives it."""
 
     __slots__ = ()
     index = property(itemgetter(0))
@@ -146,23 +145,47 @@ class PlainRow(tuple):
         return PlanStep(self[0], self[1], self[2], act.schema.name, act.args, action=act)
 
 
+_row = tuple.__new__
+
+
+class PlainLines:
+    """Plain plan text as :func:`toolkit.verify.check_plan` steps through it: each step's ``(action, text)``
+    (``pairs``; one tuple per distinct line, shared by the steps that repeat it) and, where blank or comment
+    lines come between steps, each step's line (``lines``; None: step k is line k). A step's
+    :class:`PlainRow` is built only when a report asks for it (:meth:`row`)."""
+
+    __slots__ = ("pairs", "lines")
+
+    def __init__(self, pairs: list[tuple[GroundAction, str]], lines: list[int] | None) -> None:
+        self.pairs, self.lines = pairs, lines
+
+    def row(self, index: int) -> PlainRow:
+        """Step ``index`` (1-based)."""
+        act, text = self.pairs[index - 1]
+        return _row(PlainRow, (index, index if self.lines is None else self.lines[index - 1], text, act))
+
+    def rows(self) -> list[PlainRow]:
+        return [self.row(k) for k in range(1, len(self.pairs) + 1)]
+
+
 def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
     """The plan of text made of ``(action args)`` lines that all name ground actions (blank lines
     between them, comment lines after them), as :func:`parse_plan`'s full reading gives it; None for
     any other text. Planners and most LLM replies that follow a PDDL prompt write this shape.
     """
-    rows = plain_rows(text, task)
-    return None if rows is None else ParsedPlan(tuple([row.step() for row in rows]))
+    plain = plain_lines(text, task)
+    return None if plain is None else ParsedPlan(tuple([row.step() for row in plain.rows()]))
 
 
-def plain_rows(text: str, task: Task) -> list[PlainRow] | None:
-    """:func:`_plain_lines`' steps as :class:`PlainRow` s (None where it gives None): what
+def plain_lines(text: str, task: Task) -> PlainLines | None:
+    """:func:`_plain_lines`' steps as :class:`PlainLines` (None where it gives None): what
     :func:`toolkit.verify.check_plan` steps through, building PlanSteps only when its report is asked
     for them."""
     known = task.plan_lines
     if len(known) > _MAX_LINES:
         known.clear()
-    steps: list[PlainRow] = []
+    pairs: list[tuple[GroundAction, str]] = []
+    lines: list[int] | None = None  # made at the first line that is not a step
     ended = False  # a comment came: only comments and blank lines may follow
     for n, line in enumerate(text.splitlines(), 1):
         hit = known.get(line, _UNSEEN)
@@ -173,14 +196,15 @@ def plain_rows(text: str, task: Task) -> list[PlainRow] | None:
         if hit.__class__ is str:  # a comment (";") or a blank line ("")
             if hit:
                 ended = True
+            if lines is None:
+                lines = list(range(1, len(pairs) + 1))
         else:
             if ended:
                 return None
-            steps.append(_row(PlainRow, (len(steps) + 1, n, hit[1], hit[0])))
-    return steps if steps and not text.startswith("\ufeff") else None
-
-
-_row = tuple.__new__
+            pairs.append(hit)
+            if lines is not None:
+                lines.append(n)
+    return PlainLines(pairs, lines) if pairs and not text.startswith("\ufeff") else None
 
 
 _UNSEEN = object()

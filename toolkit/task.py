@@ -82,7 +82,7 @@ class Task:
         # objects_of(types): the objects (and constants) of one of ``types`` or a subtype, sorted.
         self.objects_of: TypedObjects = TypedObjects(self.objects, domain)
         self._actions: dict[tuple[str, tuple[str, ...]], GroundAction] = {}
-        # Distinct lines of plain plan text read against this task (toolkit.plans.plain_rows' memory).
+        # Distinct lines of plain plan text read against this task (toolkit.plans.plain_lines' memory).
         self.plan_lines: dict[str, object] = {}
         self._groundings: dict[frozenset[Atom], Grounding] = {}
         self._successors: SuccessorGenerator | None = None  # over the grounding from self.init
@@ -165,22 +165,27 @@ class Task:
         schema = self.domain.actions[canonical]
         params = schema.params
         arity = len(params)
-        names = self._object_names
-        objs = tuple([names.get(a.lower()) or self._resolve_argument(a, params[i][1] if i < arity else ())
+        names, objects = self._object_names, self.objects
+        exact = len(names) == len(objects)  # no two names differ only in case: an object's own spelling is itself
+        objs = tuple([a if exact and a in objects else names.get(a.lower())
+                      or self._resolve_argument(a, params[i][1] if i < arity else ())
                       for i, a in enumerate(args)])  # the lookup inline; a miss raises with did-you-mean
         if len(objs) != arity:
             raise ArityError("action", schema.name, arity, len(objs))
-        fits, objects = self._fits, self.objects
+        fits = self._fits
         for obj, (var, types) in zip(objs, params):
             kind = objects[obj]
             ok = fits.get((kind, types))
             if ok is None:
-                ok = fits[kind, types] = any(self.domain.is_subtype(kind, t) for t in types)
+                ok = fits[kind, types] = kind in types or any(self.domain.is_subtype(kind, t) for t in types)
             if not ok:
                 raise TypeMismatchError(obj, kind, " or ".join(types), f"parameter {var} of {schema.name}")
+        if schema.name == name and objs == key[1]:  # spelt as the task spells it: the key looked up above
+            hit = actions[key] = self._maker.make(schema, objs)  # its parts deferred (toolkit.ground_action)
+            return hit
         canon = (schema.name, objs)
         hit = actions.get(canon)
-        if hit is None:  # its compiled parts deferred to their first read (toolkit.ground_action)
+        if hit is None:
             hit = actions[canon] = self._maker.make(schema, objs)
         actions[key] = hit
         return hit

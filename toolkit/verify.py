@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
-from toolkit.plans import ActionTextParser, ParsedPlan, PlainRow, PlanStep, Reason, parse_plan, plain_rows
+from toolkit.plans import ActionTextParser, ParsedPlan, PlainLines, PlainRow, PlanStep, Reason, parse_plan, plain_lines
 from toolkit.records import field, record, replace
 from toolkit.semantics import Unmet
 from toolkit.stepping import Stepper, WorkingState
@@ -119,7 +119,7 @@ class PlanReport:
     goal_unmet: tuple[str, ...]  # goal literals false at the end
     message: str
     # The steps' reports as the run left them (see steps): a validated step that ran is kept as
-    # (plan step, action, stepper, record index, fired) and its StepReport built only when asked for.
+    # (step index, action, stepper, record index, fired) and its StepReport built only when asked for.
     step_log: tuple[StepReport | tuple, ...] = field(repr=False, compare=False)
     # The state the run ended in, or the run's stepper at its end (see final_state): a batch that
     # reads only the verdicts then copies no state (nomystery p05: 16.5k facts per plan).
@@ -130,21 +130,22 @@ class PlanReport:
     # under (:metric minimize (total-cost)), else the plan length, as FD and VAL count.
     cost: Number = 0
     cost_metric: str = "length"  # or "total-cost"
-    # How the text was read (None for a list of actions); plain text's steps as the run read them
-    # (toolkit.plans.PlainRow), their ParsedPlan built when asked for (see parsed).
-    parse_log: ParsedPlan | tuple | None = field(default=None, repr=False, compare=False)
+    # How the text was read; plain text's steps as the run read them (toolkit.plans.PlainLines), their
+    # ParsedPlan built when asked for (see parsed).
+    parse_log: ParsedPlan | PlainLines | None = field(default=None, repr=False, compare=False)
 
     @functools.cached_property
     def parsed(self) -> ParsedPlan | None:
         log = self.parse_log
-        return ParsedPlan(tuple([row.step() for row in log])) if log.__class__ is tuple else log
+        return ParsedPlan(tuple([row.step() for row in log.rows()])) if log.__class__ is PlainLines else log
 
     @functools.cached_property
     def steps(self) -> tuple[StepReport, ...]:
         """One report per step that was read or ran, built on first use (a batch that reads only the
         verdicts builds none: they were a third of checking a plan of a small numeric task); the same
         objects on every access."""
-        return tuple([_ran(*e) if e.__class__ is tuple else e for e in self.step_log])
+        read = self.parse_log
+        return tuple([_ran(_step_at(read, e[0]), *e[1:]) if e.__class__ is tuple else e for e in self.step_log])
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -194,7 +195,12 @@ _report_key = attrgetter("valid", "failed_step", "reason", "unmet", "goal_unmet"
                          "goal_size", "cost", "cost_metric", "parsed")
 
 
-def _ran(step: PlanStep, act: GroundAction, stepper: Stepper, trace_index: int, fired: tuple[str, ...]) -> StepReport:
+def _step_at(read: ParsedPlan | PlainLines, index: int) -> PlanStep | PlainRow:
+    """Step ``index`` (1-based) of a plan as read."""
+    return read.row(index) if read.__class__ is PlainLines else read.steps[index - 1]  # type: ignore[union-attr]
+
+
+def _ran(step: PlanStep | PlainRow, act: GroundAction, stepper: Stepper, trace_index: int, fired: tuple[str, ...]) -> StepReport:
     """The report of a step that was applicable and ran, from what the run logged."""
     return StepReport(step.index, step.text, act.text, True, (), fired, line=step.line, read_as=step.read_as,
                       trace=stepper, trace_index=trace_index)
@@ -262,16 +268,16 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                 init: frozenset[Atom] | None, action_text: ActionTextParser | None) -> PlanReport:
     state = task.init if init is None else init
     goal_size = task.goal_size
-    rows = plain_rows(plan, task) if isinstance(plan, str) else None
-    if rows is not None:  # plain (action args) lines: stepped as read, their PlanSteps built if asked for
-        steps: Sequence[PlanStep | PlainRow] = rows
-        text_read: ParsedPlan | tuple = tuple(rows)
+    plain = plain_lines(plan, task) if isinstance(plan, str) else None
+    if plain is not None:  # plain (action args) lines: stepped as read, their PlanSteps built if asked for
+        pairs: Sequence[tuple[GroundAction | None, object]] = plain.pairs
+        text_read: ParsedPlan | PlainLines = plain
     else:
         parsed = _as_parsed(task, plan, action_text)
         refused = _no_steps(task, parsed, state, goal_size)
         if refused is not None:
             return refused
-        steps, text_read = parsed.steps, parsed
+        pairs, text_read = [(s.action, s) for s in parsed.steps], parsed
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
     reports: list[StepReport | tuple] = []
     violations: list[StepReport] = []
@@ -284,10 +290,9 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     work, changes, log, advance, advance_values = (stepper.state, stepper.changes, reports.append, stepper.advance,
                                                    stepper.advance_values)
     in_place = stepper.derive is None
-    for step in steps:
-        act = step.action
+    for index, (act, _) in enumerate(pairs, 1):  # a step's PlanStep or PlainRow: _step_at, where a report needs it
         if act is None:
-            rep = _step_error(step)
+            rep = _step_error(_step_at(text_read, index))
             reports.append(rep)
             violations.append(rep)
             if keep_going:
@@ -298,7 +303,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
             tier = act.tier
             if tier is not None and tier(work, changes, act.args):
                 cost += step_cost
-                log((step, act, stepper, len(changes), _NOTHING))
+                log((index, act, stepper, len(changes), _NOTHING))
                 own = act.__dict__  # an action stepped often pays for its own compiled step: built next time
                 uses = own["uses"] = own["uses"] + 1
                 if uses >= BIND_AFTER:
@@ -309,20 +314,21 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                     fired, undefined = advance(act)
                 elif in_place and act.step_in_place(work, changes):
                     cost += step_cost
-                    log((step, act, stepper, len(changes), _NOTHING))
+                    log((index, act, stepper, len(changes), _NOTHING))
                     continue
                 else:
                     fired, undefined = advance_values(act)
                 if undefined:  # VAL: an effect reads a fluent without a value (BadAccessError); not applied
-                    rep = _undefined_read(step, act, undefined)
+                    rep = _undefined_read(_step_at(text_read, index), act, undefined)
                     reports.append(rep)
                     violations.append(rep)
                     if keep_going:
                         continue
                     break
                 cost += step_cost
-                log((step, act, stepper, len(changes), fired if fired.__class__ is tuple else tuple(fired)))
+                log((index, act, stepper, len(changes), fired if fired.__class__ is tuple else tuple(fired)))
                 continue
+        step = _step_at(text_read, index)
         if step_cost is None:  # PDDL leaves it undefined; VAL refuses the plan too
             missing = ", ".join(task.undefined_cost(act))
             rep = StepReport(step.index, step.text, str(act), False, reason=Reason.INAPPLICABLE,
@@ -360,8 +366,11 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                                   line=step.line, read_as=step.read_as, trace=stepper,
                                   trace_index=len(stepper.changes)))
 
-    # The goal gap is measured in the last state reached (the end, or the failing step).
-    goal_unmet = () if task.goal_holds(stepper.state) else tuple(task.goal_unmet(stepper.state))
+    # The goal gap is measured in the last state reached (the end, or the failing step). A goal with literals is
+    # tested first (two set operations); one of comparisons or disjunctions only is explained at once: its
+    # explanation is empty exactly where it holds, and testing it first evaluated it twice where it fails.
+    end = stepper.state
+    goal_unmet = tuple(task.goal_unmet(end)) if not task.goal.literals or not task.goal_holds(end) else ()
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None
@@ -370,7 +379,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         value = metric_value(task.problem.metric_expr, stepper.state)  # read in place: no copy of the state
         cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
-        n = len(steps)
+        n = len(pairs)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
         if task.uses_costs:
             msg += f", total cost {format_number(cost)}"
@@ -379,7 +388,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
                           text_read)
     if first is None:
-        n = len(steps)
+        n = len(pairs)
         gap = "; ".join(describe_unmet(u) for u in goal_unmet)
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")

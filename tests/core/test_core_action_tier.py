@@ -85,6 +85,23 @@ POURS_PROBLEM = """(define (problem p) (:domain pours) (:objects b1 b2 - box)
  (:init (open b1) (open tap) (linked b1 b2) (linked b2 tap) (linked tap b1) (= (level b1) 3) (= (level b2) 0)
         (= (level tap) 9) (= (cap b1) 4) (= (cap b2) 3) (= (cap tap) 99) (= (moves) 0) (= (mark tap) 1))
  (:goal (>= (level b2) 3)))"""
+# Numbers the step function's text writes as themselves, and one it cannot (a literal too large for a float
+# reads as inf, which has no literal): whole and fractional, negative, huge.
+_HUGE = "1" * 400 + ".5"
+NUMBERS = f"""(define (domain numbers)
+ (:requirements :typing :fluents)
+ (:types c)
+ (:predicates (on ?x - c))
+ (:functions (v ?x - c) (w))
+ (:action bump :parameters (?x - c)
+   :precondition (and (on ?x) (< (v ?x) {_HUGE}) (> (- (v ?x) -2.5) -1))
+   :effect (and (increase (v ?x) 0.25) (decrease (w) -3) (scale-up (v ?x) 2)))
+ (:action blow :parameters (?x - c)
+   :precondition (on ?x)
+   :effect (and (increase (w) {_HUGE}) (assign (v ?x) (* (w) 0.5)))))"""
+NUMBERS_PROBLEM = """(define (problem p) (:domain numbers) (:objects a b - c)
+ (:init (on a) (on b) (= (v a) 1) (= (v b) 0.5) (= (w) 0))
+ (:goal (> (w) 100)))"""
 OPT_IN = ([pair for pair in _OURS if pair[1].stat().st_size >= _BIG] + _cases(IPC_NUMERIC) + _cases(IPC_SAMPLE)
           + _cases(CLASSICAL))
 
@@ -172,7 +189,8 @@ def test_the_tier_reports_as_the_ground_actions_own_path(pair: tuple[Path, Path]
     assert _compare(pair, monkeypatch)
 
 
-@pytest.mark.parametrize("texts", [(POURS, POURS_PROBLEM), ("GADGETS", "GADGETS_PROBLEM")], ids=["pours", "gadgets"])
+@pytest.mark.parametrize("texts", [(POURS, POURS_PROBLEM), ("GADGETS", "GADGETS_PROBLEM"), (NUMBERS, NUMBERS_PROBLEM)],
+                         ids=["pours", "gadgets", "numbers"])
 def test_the_tier_reports_as_the_ground_actions_own_path_on_unusual_shapes(texts, tmp_path, monkeypatch) -> None:
     import test_core_fluent_code as gadgets
 
@@ -204,6 +222,21 @@ def test_the_tier_steps_the_plain_schemas_and_no_other() -> None:
     assert tiers == {"drive", "refuel"} & {a.name for a in plan}
     built = {a.name for a in fresh._actions.values() if "precondition" in a.__dict__}
     assert built == {"halve-all"} & {a.name for a in plan}
+
+
+def test_the_tier_steps_numbers_written_as_themselves_and_inf(tmp_path: Path) -> None:
+    # The step function's text writes a number as itself, and inf (a literal too large for a float) as a
+    # parameter; a wrong text would decline every step (the ground action's own path, the same report), so
+    # the walk must be stepped by the tier alone: no ground action built.
+    (tmp_path / "d.pddl").write_text(NUMBERS)
+    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
+    domain = loader.load_domain(tmp_path / "d.pddl")
+    task = Task(domain, loader.load_problem(tmp_path / "p.pddl", domain))
+    plan = random_walk(task, random.Random(0), 12)
+    fresh = Task(domain, task.problem)
+    report = check_plan(fresh, "".join(f"{a}\n" for a in plan))
+    assert report.valid and {a.name for a in plan} == {"bump", "blow"}
+    assert not [a for a in fresh._actions.values() if "precondition" in a.__dict__]
 
 
 def test_plain_words_read_a_line_as_the_simple_line_pattern_does() -> None:

@@ -177,3 +177,41 @@ def test_a_plain_problem_builds_no_pddl_objects_for_its_atoms(task, monkeypatch)
     monkeypatch.setattr(PlainGoal, "goal", lambda *_: None)  # the goal's checked path builds forms
     load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "hard_problem_0"))
     assert len(built) == len(fresh.goal.literals)
+
+
+def test_a_name_spelt_as_the_task_spells_it_is_its_object_unless_two_names_differ_only_in_case(task) -> None:
+    # Task.action takes an argument spelt exactly as an object's name as that object without lower-casing it, but
+    # only where no two names differ only in case (a problem the reader refuses, made here by hand): there the
+    # lower-case name decides, as for any other spelling, and the same object answers both spellings.
+    from toolkit.records import replace
+    from toolkit.task import Task
+
+    assert task.action("moveBlock", ("R", "C1")).args == ("r", "c1")
+    assert task.action("moveBlock", ("r", "c1")) is task.action("MOVEBLOCK", ("R", "c1"))
+    both = Task(task.domain, replace(task.problem, objects={**task.problem.objects, "R": "block"}))
+    winner = both._object_names["r"]
+    assert winner == "R" and both.action("moveBlock", ("r", "c1")).args == ("R", "c1")
+    assert both.action("moveBlock", ("r", "c1")) is both.action("moveBlock", ("R", "c1"))
+
+
+@pytest.mark.parametrize("goal, plan, valid", [
+    ("(>= (fuel) 2)", "(go a b)\n", False), ("(>= (fuel) 1)", "(go a b)\n", True),
+    ("(and (>= (fuel) 3) (< (fuel) 1))", "(go a b)\n(go b a)\n", False),
+    ("(or (at b) (> (fuel) 5))", "(go a b)\n", True), ("(or (at a) (> (fuel) 5))", "(go a b)\n", False)])
+def test_a_goal_without_literals_is_explained_at_once_as_where_it_is_tested_first(goal, plan, valid) -> None:
+    # check_plan explains a goal of comparisons or disjunctions only without testing it first (its explanation
+    # is empty exactly where it holds): the verdict and the unmet goal are those of the test and the explanation.
+    from toolkit.loader import parse_domain, parse_problem
+    from toolkit.task import Task
+
+    domain = parse_domain("""(define (domain fuel) (:requirements :numeric-fluents :disjunctive-preconditions)
+      (:predicates (at ?x)) (:functions (fuel))
+      (:action go :parameters (?x ?y) :precondition (and (at ?x) (>= (fuel) 1))
+        :effect (and (not (at ?x)) (at ?y) (decrease (fuel) 1))))""")
+    task = Task(domain, parse_problem(f"""(define (problem p) (:domain fuel) (:objects a b)
+      (:init (at a) (= (fuel) 2)) (:goal {goal}))""", domain))
+    assert not task.goal.literals
+    report = check_plan(task, plan)
+    end = report.final_state
+    assert report.valid == valid == task.goal_holds(end)
+    assert report.goal_unmet == tuple(u.literal for u in task.goal_unmet(end)) and bool(report.goal_unmet) != valid
