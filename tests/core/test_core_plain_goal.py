@@ -125,6 +125,8 @@ PROBLEM = """(define (problem p) (:domain d)
     ("(and (at t1 b) (>=", "(and (at t1 b) (AT T1 B) (>=", False),            # the same, in other case
     ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 1.0) (>=", False),  # equal models
     ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 2) (>=", True),
+    ("(>= (fuel t1)", "(>= (+ (fuel t1) (FUEL t1) (fuel t1) (fuel t2))", True),  # a term read again (memo)
+    ("(>= (fuel t1)", "(>= (+ (fuel t1) (fuel t1 a))", False),                # a term's arity, after a good one
     ("(and (at t1 b) (>=", "(and (and (at t1 b)) (>=", False),                # a nested and the forms lift
     ("(:goal (and (at t1 b)", "(:goal (and (forall (?t - truck) (at ?t b)) (at t1 b)", False),  # a quantifier
     ("(and (at t1 b) (>=", "(and (at t1 c) (>=", False),                      # an unknown object
