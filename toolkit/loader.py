@@ -115,44 +115,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)
     type_scope = Scope(path, text, "type", [*domain.types, "object"], errors)
-    objects: dict[str, str] = {}
-    untyped: set[str] = set()  # objects of an unknown type: reported once, not again at every use
-    borrowed = {b.lower(): b for b in domain.borrowed}
-    constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
-    objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
-    known_types = {*type_scope.by_lower, ROOT}
-    by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
-    listed = getattr(pprob, "object_pairs", None)  # the plain reader's (name, type tags): no forms made
-    if listed is None:
-        listed = [(str(o.name), o.type_tags) for o in pprob.objects]
-    for written, tags in sorted(listed, key=_first):
-        name = borrowed.get(written.lower(), written) if borrowed else written  # a borrowed constant: the domain's spelling
-        low = name.lower()
-        if low in constants_lower:
-            sec = section(code, ":objects") or (0, len(code))
-            at = next((h for h in listed_at(name, code, sec[0]) if h < sec[1]), None)
-            where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
-            warnings.append(f"{where}: object '{name}' repeats a domain constant")
-            continue
-        if low in objects_lower:
-            sec = section(code, ":objects") or (0, len(code))
-            hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
-            errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
-                                          "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
-            continue
-        typed = by_tags.get(tags)
-        if typed is None:  # once per distinct type list (an unknown type's error is the same at every object)
-            unknown = any(str(t).lower() not in known_types for t in tags)
-            if unknown:  # its error points into :objects (the scan only for a file with one)
-                type_scope.start = offset_of(code, r"\(\s*:objects\b")
-            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0], unknown)
-        objects[name] = typed[0]
-        objects_lower.add(low)
-        if typed[1]:
-            untyped.add(name)
-    for name in sorted(set(borrowed) - objects_lower):
-        warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
-                        ":constants nor this problem's :objects declare")
+    objects, untyped = _objects(pprob, domain, type_scope, code, text, path, warnings, errors)
     every = {**domain.constants, **objects}
     made: list[Converter] = []
 
@@ -243,6 +206,63 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
                      path, text, (*warnings, *(lenient or ())), values, metric, tuple(notes), metric_expr, minimize,
                      numeric)
+
+
+def _objects(pprob, domain: m.Domain, type_scope: Scope, code: str, text: str, path: str, warnings: list[str],
+             errors: Errors) -> tuple[dict[str, str], set[str]]:
+    """The problem's objects (name -> type, sorted by name) and those of an unknown type (reported once, not
+    again at every use), each fault recorded where it is."""
+    objects: dict[str, str] = {}
+    untyped: set[str] = set()
+    borrowed = {b.lower(): b for b in domain.borrowed}
+    constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
+    known_types = {*type_scope.by_lower, ROOT}
+    by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
+
+    def typed(tags) -> tuple[str, bool]:  # once per distinct type list (an unknown type's error is the same at each)
+        unknown = any(str(t).lower() not in known_types for t in tags)
+        if unknown:  # its error points into :objects (the scan only for a file with one)
+            type_scope.start = offset_of(code, r"\(\s*:objects\b")
+        by_tags[tags] = hit = (type_tuple(tags, type_scope)[0], unknown)
+        return hit
+
+    listed = getattr(pprob, "object_pairs", None)  # the plain reader's (name, type tags): no forms made
+    if listed is not None and not borrowed and (
+            not constants_lower or constants_lower.isdisjoint([n.lower() for n, _ in listed])):
+        # The plain reader's names are distinct in any case: with none a constant's, nothing to report per name.
+        for name, tags in sorted(listed, key=_first):
+            kind, unknown = by_tags.get(tags) or typed(tags)
+            objects[name] = kind
+            if unknown:
+                untyped.add(name)
+        return objects, untyped
+    if listed is None:
+        listed = [(str(o.name), o.type_tags) for o in pprob.objects]
+    objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
+    for written, tags in sorted(listed, key=_first):
+        name = borrowed.get(written.lower(), written) if borrowed else written  # a borrowed constant: the domain's spelling
+        low = name.lower()
+        if low in constants_lower:
+            sec = section(code, ":objects") or (0, len(code))
+            at = next((h for h in listed_at(name, code, sec[0]) if h < sec[1]), None)
+            where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
+            warnings.append(f"{where}: object '{name}' repeats a domain constant")
+            continue
+        if low in objects_lower:
+            sec = section(code, ":objects") or (0, len(code))
+            hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
+            errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
+                                          "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
+            continue
+        kind, unknown = by_tags.get(tags) or typed(tags)
+        objects[name] = kind
+        objects_lower.add(low)
+        if unknown:
+            untyped.add(name)
+    for name in sorted(set(borrowed) - objects_lower):
+        warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
+                        ":constants nor this problem's :objects declare")
+    return objects, untyped
 
 
 def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], names: PlainGoal) -> set[m.Atom] | None:

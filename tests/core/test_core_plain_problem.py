@@ -122,6 +122,36 @@ def test_quantified_and_equality_goals_are_plain_and_read_as_the_full_parser_rea
     assert fast == full
 
 
+def _read_both(text: str, domain, monkeypatch) -> tuple[tuple, tuple]:
+    """read_problem's whole answer (model, warnings, every error) with the plain reader, then the full parser."""
+    def load():
+        loaded = loader.read_problem(text, domain, "p.pddl")
+        return loaded.model, loaded.model and loaded.model.warnings, [str(e) for e in loaded.errors]
+
+    fast = load()
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "read_plain_problem", lambda *_: None)
+        return fast, load()
+
+
+BW_K = BW.replace("(:types block)", "(:types block) (:constants k - block)")
+BW_BORROWED = BW.replace(":precondition (clear ?x)", ":precondition (and (clear ?x) (on ?x w))")
+
+
+@pytest.mark.parametrize("domain_text", [BW, BW_K, BW_BORROWED], ids=["plain", "constant", "borrowed"])
+@pytest.mark.parametrize("objects", [
+    "a b - block c", "b a - block c", "a b - block c - object", "a B - block c",
+    "a b k - block c",                                                   # repeats a constant (BW_K)
+    "a b K w - block c",                                                 # in other case; declares the borrowed w
+    "a b - blok c d - blok e - bloc",                                    # unknown types, each reported once
+])
+def test_the_objects_are_read_alike_by_the_plain_reader_and_the_full_parser(domain_text, objects,
+                                                                            monkeypatch) -> None:
+    text = PLAIN.replace("a b - block c", objects, 1)
+    fast, full = _read_both(text, parse_domain(domain_text, "d.pddl"), monkeypatch)
+    assert _plain(text) and fast == full
+
+
 STORAGE = """(define (domain storage) (:requirements :typing)
  (:types hoist surface place area - object
   container depot - place
