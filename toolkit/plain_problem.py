@@ -123,11 +123,16 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     atoms: list[tuple[str, tuple[str, ...]]] = []
     add = atoms.append
     others: list[SExpr] = []
+    values: list[tuple[list[str], int | float]] = []  # each (= (f args) number): its head's words and number
     names: set[str] = set()  # words already checked as names: each distinct word is checked once
     known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         if el.__class__ is list and el:
-            if el[0] == "=" or el[0] == "not":  # a value or a negation (as _atom_words tells them, without raising)
+            if el[0] == "=":  # a value (as _atom_words tells it, without raising)
+                values.append((el[1], _check_element(el, listed, names)))
+                others.append(el)
+                continue
+            if el[0] == "not":
                 _check_element(el, listed, names)
                 others.append(el)
                 continue
@@ -137,16 +142,11 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
                     continue
             except TypeError:  # a nested list: not plain, as _atom_words finds below
                 pass
-        words = _atom_words(el, listed, names)
-        if words is None:
-            _check_element(el, listed, names)
-            others.append(el)
-        else:
-            add(words)
+        add(_atom_words(el, listed, names))  # (a value or a negation went above: never None here)
     raw_goal = sections[":goal"][0]
     _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
-                        atoms=atoms, raw_others=others, raw_goal=raw_goal,
+                        atoms=atoms, raw_others=others, values=values, raw_goal=raw_goal,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 
@@ -261,9 +261,10 @@ def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
     return hit if hit is not None else Constant(_name(tok))
 
 
-def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozenset()) -> None:
+def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozenset()) -> int | float | None:
     """Raises :class:`_NotPlain` where :func:`_init_element` would, for a value or a negated atom, without
-    building its forms (the loader reads the values from the words; the forms only for a fault).
+    building its forms (the loader reads the values from the words; the forms only for a fault); a
+    value's number as :func:`_init_element` reads it (None for a negated atom).
     ``names``: words known to be names (a function term of them is checked at once)."""
     if el[0] == "=":
         if len(el) != 3 or el[1].__class__ is not list or not el[1] or el[2].__class__ is not str:
@@ -271,11 +272,11 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
         word = el[2]
         if not _NUMBER.match(word) or word.count(".") > 1:
             raise _NotPlain
-        float(word) if "." in word else int(word)  # as _init_element converts it
+        value = float(word) if "." in word else int(word)  # as _init_element converts it
         head = el[1]
         try:
             if names.issuperset(head):
-                return  # every word a name already (lists are no words: a TypeError)
+                return value  # every word a name already (lists are no words: a TypeError)
         except TypeError:
             pass
         cost = isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1
@@ -285,7 +286,7 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
             _name(a)
         if names.__class__ is set:
             names.update(head[1:] if cost else head)  # names now (total-cost is none: a keyword)
-        return
+        return value
     if len(el) != 2:  # (not ...): _atom_words read every other shape
         raise _NotPlain
     atom = el[1]
@@ -295,6 +296,7 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
     for tok in atom[1:]:
         if not (isinstance(tok, str) and tok.lower() in by_name):
             _name(tok)
+    return None
 
 
 def _init_element(el: SExpr, by_name: dict[str, Constant]):
