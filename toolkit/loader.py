@@ -136,7 +136,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
     else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
-        checked = _checked_values(pprob.values, plain)
+        checked = _checked_values(pprob, plain)
         if checked is None:  # a fault (or a (total-cost) other than 0): every value on the checked path below
             elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
         else:
@@ -274,7 +274,7 @@ def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], names: PlainGoal) -
     return None if out is None else set(out)
 
 
-def _checked_values(values: list[tuple[list[str], int | float]], names: PlainGoal) -> dict[m.Atom, m.Number] | None:
+def _checked_values(pprob, names: PlainGoal) -> dict[m.Atom, m.Number] | None:
     """The numeric :init values of a plain problem (the plain reader's words of each head and its number,
     checked for shape) as the model's values, when every one names a declared function with its arity and
     declared objects of fitting types, and no (total-cost) starts other than at 0; None at the first fault,
@@ -282,21 +282,19 @@ def _checked_values(values: list[tuple[list[str], int | float]], names: PlainGoa
     is. Why: building a parsed form per value, then converting and type-checking it, cost as much as
     reading all of a numeric problem's atoms (hydropower: 30 values).
     """
-    heads, numbers = [], []
-    add_head, add_number = heads.append, numbers.append
-    for head, number in values:
-        # to_number, as the checked path reads it (an integer below float's range is its own value)
-        if number.__class__ is not int or not -_HUGE < number < _HUGE:
-            number = to_number(number)
-        if len(head) == 1 and number != 0 and head[0].lower() == m.TOTAL_COST:
-            return None  # an initial (total-cost) other than 0: the checked path refuses it, located
-        add_head((head[0], tuple(head[1:])))
-        add_number(number)
-    fluents = names.resolved(heads, functions=True)
+    if pprob.cost_not_zero:
+        return None  # an initial (total-cost) other than 0: the checked path refuses it, located
+    numbers = pprob.value_numbers
+    # to_number, as the checked path reads each (an integer within float's range is its own value: told in C)
+    if numbers and (float in set(map(type, numbers)) or not -_HUGE < min(numbers) <= max(numbers) < _HUGE):
+        numbers = list(map(to_number, numbers))
+    fluents = names.resolved(pprob.value_heads, functions=True)
     return None if fluents is None else dict(zip(fluents, numbers))
 
 
 _HUGE = 10 ** 300
+
+
 _first = itemgetter(0)
 
 

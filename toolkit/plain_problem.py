@@ -123,13 +123,21 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     atoms: list[tuple[str, tuple[str, ...]]] = []
     add = atoms.append
     others: list[SExpr] = []
-    values: list[tuple[list[str], int | float]] = []  # each (= (f args) number): its head's words and number
+    # each (= (f args) number): its head as words (f, (args)) and its number; whether a (total-cost) is not 0
+    heads: list[tuple[str, tuple[str, ...]]] = []
+    numbers: list[int | float] = []
+    cost_not_zero = False
     names: set[str] = set()  # words already checked as names: each distinct word is checked once
     known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         if el.__class__ is list and el:
             if el[0] == "=":  # a value (as _atom_words tells it, without raising)
-                values.append((el[1], _check_element(el, listed, names)))
+                number = _check_element(el, listed, names)
+                fterm = el[1]
+                heads.append((fterm[0], tuple(fterm[1:])))
+                numbers.append(number)
+                if len(fterm) == 1 and number != 0 and fterm[0].lower() == "total-cost":
+                    cost_not_zero = True
                 others.append(el)
                 continue
             if el[0] == "not":
@@ -146,7 +154,8 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     raw_goal = sections[":goal"][0]
     _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
-                        atoms=atoms, raw_others=others, values=values, raw_goal=raw_goal,
+                        atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers,
+                        cost_not_zero=cost_not_zero, raw_goal=raw_goal,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 
