@@ -33,7 +33,7 @@ from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.gc_pause import paused_gc
 from toolkit.plain_domain import read_plain_domain, redeclared_warnings, with_action_forms
-from toolkit.plain_problem import read_plain_problem
+from toolkit.plain_problem import _NotPlain, read_plain_problem
 from toolkit.reading.build import check_types, ground_preds, in_file_order, read_metric
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
@@ -106,11 +106,28 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     """
     if typing not in TYPING_MODES:
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
-    lenient: list[str] | None = [] if typing == "lenient" else None
     notes: list[str] = []
     norm, norm_code, warnings, _ = normalised(text, path, errors, notes)
-    # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
-    pprob = read_plain_problem(norm_code, ROOT) or _parse_full(norm, path, "problem", errors, text)
+    # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token. The
+    # goal's shape is checked as it is read into the model (plain_goal), first after the objects: where it is
+    # not plain after all, the full parser reads the file, and the errors the attempt recorded are dropped.
+    pprob = read_plain_problem(norm_code, ROOT, False)  # (the goal unchecked: see above)
+    if pprob is not None:
+        mark = len(errors.items)
+        try:
+            return _problem(text, norm, domain, path, typing, pprob, [*warnings], notes, errors)
+        except _NotPlain:
+            del errors.items[mark:]
+    pprob = _parse_full(norm, path, "problem", errors, text)
+    return _problem(text, norm, domain, path, typing, pprob, warnings, notes, errors)
+
+
+def _problem(text: str, norm: str, domain: m.Domain, path: str, typing: str, pprob, warnings: list[str],
+             notes: list[str], errors: Errors) -> m.Problem:
+    """:func:`read_problem`'s model of ``pprob`` (the plain reader's problem or the full parser's forms);
+    raises :class:`~toolkit.plain_problem._NotPlain` where a plain problem's goal is not plain, before
+    anything but its objects is recorded."""
+    lenient: list[str] | None = [] if typing == "lenient" else None
     if str(pprob.domain_name).lower() != domain.name.lower():
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)
@@ -131,7 +148,10 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     values: dict[m.Atom, m.Number] = {}
     atoms = getattr(pprob, "atoms", None)
     # A plain problem's words straight into the model where every name checks out (the checked path else).
-    plain = PlainGoal(domain, every, untyped) if atoms is not None else None
+    plain = PlainGoal(domain, every, untyped, pprob.listed, pprob.names) if atoms is not None else None
+    goal = plain.goal(pprob.raw_goal) if plain is not None else None  # first: it may find the file not plain
+    if plain is not None and goal is None:
+        pprob.check_goal()  # the shape of a goal the checked path reads (below) where plain_goal declined
     init = _checked_atoms(atoms, plain) if plain is not None else None
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
@@ -180,8 +200,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         init -= derived
         warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
                         f"(e.g. {min(derived)}): their rules decide them")
-    raw_goal, raw_metric = getattr(pprob, "raw_goal", None), getattr(pprob, "raw_metric", None)
-    goal = plain.goal(raw_goal) if plain is not None else None
+    raw_metric = getattr(pprob, "raw_metric", None)
     numeric = plain is not None and plain.uses_numbers
     if goal is None:  # the full parser's forms, or a fault to report where it is
         conv = conv_at(r"\(\s*:goal\b")

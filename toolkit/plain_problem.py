@@ -67,18 +67,26 @@ class PlainProblem(SimpleNamespace):
         (:mod:`toolkit.reading.plain_goal` reads ``raw_goal``, the checked words, when every name checks out)."""
         return _goal(self.raw_goal, self.by_name)
 
+    def check_goal(self) -> None:
+        """Raises :class:`_NotPlain` where the goal is not of the plain shape (its words' checks, building
+        nothing): the verdict of a reader called with ``check_goal=False``, asked for where the goal's
+        direct reading (:mod:`toolkit.reading.plain_goal`) declines."""
+        _goal(self.raw_goal, self.listed, build=False, names=self.names)
+
     def besides_atoms(self) -> list:
         """The ``:init`` elements that are no positive atom (values, negated atoms), as parsed forms."""
         return [_init_element(el, self.by_name) for el in self.raw_others]
 
 
-def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
+def read_plain_problem(code: str, root: str, check_goal: bool = True) -> SimpleNamespace | None:
     """The parsed problem (name, domain_name, objects, init, goal, metric) of comment-free ``code``, or None.
 
-    ``root`` is the placeholder the loader writes for the type ``object``.
+    ``root`` is the placeholder the loader writes for the type ``object``. Without ``check_goal`` the goal's
+    shape is left to the caller, which reads it (:mod:`toolkit.reading.plain_goal`, checking as it goes)
+    or asks :meth:`PlainProblem.check_goal`.
     """
     try:
-        return _problem(_sexpr(code), root)
+        return _problem(_sexpr(code), root, check_goal)
     except (_NotPlain, RecursionError):
         return None
 
@@ -97,7 +105,7 @@ def _name(tok: SExpr) -> str:
     return tok
 
 
-def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
+def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNamespace:
     if len(tree) < 5 or tree[0] != "define":
         raise _NotPlain
     head, dom = tree[1], tree[2]
@@ -152,10 +160,11 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
                 pass
         add(_atom_words(el, listed, names))  # (a value or a negation went above: never None here)
     raw_goal = sections[":goal"][0]
-    _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
+    if check_goal:
+        _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
                         atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers,
-                        cost_not_zero=cost_not_zero, raw_goal=raw_goal,
+                        cost_not_zero=cost_not_zero, raw_goal=raw_goal, listed=listed, names=names,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 

@@ -152,6 +152,33 @@ def test_the_objects_are_read_alike_by_the_plain_reader_and_the_full_parser(doma
     assert _plain(text) and fast == full
 
 
+@pytest.mark.parametrize("objects", ["a b - block c", "a b - blok c"])  # an error recorded before the goal is read
+@pytest.mark.parametrize("cost", ["0", "5"])                               # an error raised after it
+@pytest.mark.parametrize(("goal", "plain"), [
+    ("(and (on b a) (< (total-cost) 1.2.3))", False),                    # no number
+    ("(and (on b a) (= a 1))", False),                                   # an ambiguous =
+    ("(and (on b a) (< (total-cost x) 1))", False),                      # a keyword as a function
+    ("(and (on b a) (> (+ (total-cost)) 1))", False),                    # + of one operand
+    ("(and (on b a) (on a (b)))", False),                                # a list as a term
+    ("(and (on b a) (on a either))", False),                             # a keyword as an object
+    ("(and (on b a) (not (on a b) (on b a)))", False),                   # not of two
+    ("(and (on b a) (clear ?x))", False),                                # a free variable
+    ("(and (onn b a) (< (total-cost) 1.2.3))", False),                   # a fault first, then no number
+    ("(and (or (on b a)) (on b a))", True),                              # a repeat the forms drop
+    ("(and (on b a) (< (total-cost) 1) (< (TOTAL-COST) 01))", False),    # total-cost in upper case
+    ("(and (on b a) (or (< (total-cost) 1) (not (clear a))))", True),
+])
+def test_a_goal_found_not_plain_as_it_is_read_leaves_the_file_to_the_full_parser(objects, cost, goal, plain,
+                                                                                 monkeypatch) -> None:
+    """The loader reads a plain problem's goal after its objects, its shape checked as it is read (plain_goal):
+    where it is not plain, the full parser reads the file, and the attempt leaves nothing behind."""
+    text = (PLAIN.replace("a b - block c", objects, 1).replace("(= (total-cost) 0)", f"(= (total-cost) {cost})", 1)
+            .replace("(and (on b a) (or (clear a) (not (clear b))))", goal, 1))
+    assert goal in text and _plain(text) == plain
+    fast, full = _read_both(text, parse_domain(BW, "d.pddl"), monkeypatch)
+    assert fast == full
+
+
 STORAGE = """(define (domain storage) (:requirements :typing)
  (:types hoist surface place area - object
   container depot - place
