@@ -131,21 +131,26 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
     atoms: list[tuple[str, tuple[str, ...]]] = []
     add = atoms.append
     others: list[SExpr] = []
-    # each (= (f args) number): its head as words (f, (args)) and its number; whether a (total-cost) is not 0
+    # each (= (f args) number): its head as words (f, (args)) and its number's word; where (total-cost) is
     heads: list[tuple[str, tuple[str, ...]]] = []
-    numbers: list[int | float] = []
-    cost_not_zero = False
+    number_words: list[str] = []
+    costs: list[int] = []
     names: set[str] = set()  # words already checked as names: each distinct word is checked once
     known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         if el.__class__ is list and el:
             if el[0] == "=":  # a value (as _atom_words tells it, without raising)
-                number = _check_element(el, listed, names)
-                fterm = el[1]
+                fterm = el[1] if len(el) == 3 else None
+                try:  # a head of names known already (its number checked with the others', below)
+                    known_head = fterm.__class__ is list and fterm and el[2].__class__ is str and known(fterm)
+                except TypeError:  # a list among its words
+                    known_head = False
+                if not known_head:
+                    _check_element(el, listed, names)  # raises where it is not plain; else its names are known now
+                if len(fterm) == 1 and fterm[0].lower() == "total-cost":
+                    costs.append(len(heads))
                 heads.append((fterm[0], tuple(fterm[1:])))
-                numbers.append(number)
-                if len(fterm) == 1 and number != 0 and fterm[0].lower() == "total-cost":
-                    cost_not_zero = True
+                number_words.append(el[2])
                 others.append(el)
                 continue
             if el[0] == "not":
@@ -159,13 +164,31 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
             except TypeError:  # a nested list: not plain, as _atom_words finds below
                 pass
         add(_atom_words(el, listed, names))  # (a value or a negation went above: never None here)
+    numbers = _numbers(number_words)
     raw_goal = sections[":goal"][0]
     if check_goal:
         _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
                         atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers,
-                        cost_not_zero=cost_not_zero, raw_goal=raw_goal, listed=listed, names=names,
+                        cost_not_zero=any(numbers[i] != 0 for i in costs), raw_goal=raw_goal, listed=listed, names=names,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
+
+
+def _numbers(words: list[str]) -> list[int | float]:
+    """The :init values' number words as :func:`_init_element` reads each (the grammar's NUMBER with at most one
+    point: an ``int``, else a ``float``), all checked by one match in C; :class:`_NotPlain` if one is none."""
+    if not words:
+        return []
+    joined = " ".join(words) + " "
+    if not _NUMBERS_RE.fullmatch(joined):
+        raise _NotPlain
+    if "." not in joined:
+        return list(map(int, words))
+    return [float(w) if "." in w else int(w) for w in words]
+
+
+# Numbers each followed by a space: NUMBER (names.NUMBER_RE) with at most one point, as _check_element takes one.
+_NUMBERS_RE = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)? )*")
 
 
 def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],

@@ -94,6 +94,8 @@ def test_the_plain_shape_is_read_by_the_plain_reader(monkeypatch) -> None:
     ("(on a b)", "(on a 1b)"),                                       # name the grammar refuses
     ("(on a b)", "(on a b"),                                         # unbalanced
     ("(= (total-cost) 0)", "(= (total-cost) -1)"),                   # not a grammar NUMBER
+    *[("(= (total-cost) 0)", f"(= (total-cost) 0) (= (total-cost) {word})") for word in  # odd numbers, after a good one
+      ("1.2.3", "1_0", "+1", "1e3", "1.", ".5", "2.5", "-0.0", "\u0661", "x", "(x)")],
     ("(:metric minimize (total-cost))", "(:metric maximize (total-cost))"),
     ("(:goal", "(:goal (clear a)) (:goal"),                          # two goals
 ])
