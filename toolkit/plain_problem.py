@@ -135,7 +135,8 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
     heads: list[tuple[str, tuple[str, ...]]] = []
     number_words: list[str] = []
     costs: list[int] = []
-    names: set[str] = set()  # words already checked as names: each distinct word is checked once
+    # Words already checked as names (each distinct word is checked once): the objects', as listed, to begin with
+    names: set[str] = {n for n, _ in pairs}
     known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         if el.__class__ is list and el:
