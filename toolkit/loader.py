@@ -284,13 +284,12 @@ def _objects(pprob, domain: m.Domain, type_scope: Scope, code: str, text: str, p
     return objects, untyped
 
 
-def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], names: PlainGoal) -> set[m.Atom] | None:
-    """The initial atoms of a plain problem as the model's atoms, when every one names a declared
-    predicate with its arity and declared objects of fitting types (a problem that loads at all);
-    None at the first fault, so that the caller's checked path reports every fault where it is.
-    ``names``: the problem's name lookups (its objects and the domain's constants)."""
-    out = names.resolved(atoms)
-    return None if out is None else set(out)
+def _checked_atoms(atoms: dict[str, list[tuple[str, ...]]], names: PlainGoal) -> set[m.Atom] | None:
+    """The initial atoms of a plain problem (the reader's words: each predicate word's argument tuples) as the
+    model's atoms, when every one names a declared predicate with its arity and declared objects of fitting
+    types (a problem that loads at all); None at the first fault, so that the caller's checked path reports
+    every fault where it is. ``names``: the problem's name lookups (its objects and the domain's constants)."""
+    return names.grouped(atoms)
 
 
 def _checked_values(pprob, names: PlainGoal) -> dict[m.Atom, m.Number] | None:

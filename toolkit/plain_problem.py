@@ -41,7 +41,7 @@ KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either",
 
 class PlainProblem(SimpleNamespace):
     """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as parsed forms, and
-    its ``:init`` twice: ``atoms``, the positive atoms as words ``(predicate, (arg, ...))``, which the
+    its ``:init`` twice: ``atoms``, the positive atoms as words (each predicate word's ``(arg, ...)``), which the
     loader turns into the model directly when every name checks out (linear in the file), and
     ``init``, the whole section as parsed forms, built only when the loader needs them to report a
     fault where it is; the goal and the metric likewise as checked words (``raw_goal``,
@@ -128,8 +128,7 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
     if len(listed) != len(pairs):
         raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
     raw_init = sections[":init"]
-    atoms: list[tuple[str, tuple[str, ...]]] = []
-    add = atoms.append
+    atoms: dict[str, list[tuple[str, ...]]] = {}  # the positive atoms' arguments, by predicate word
     others: list[SExpr] = []
     # each (= (f args) number): its head as words (f, (args)) and its number's word; where (total-cost) is
     heads: list[tuple[str, tuple[str, ...]]] = []
@@ -160,11 +159,15 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
                 continue
             try:
                 if known(el):  # every word seen before (never "=" nor "not"): one C call per atom
-                    add((el[0], tuple(el[1:])))
+                    group = atoms.get(el[0])
+                    if group is None:
+                        group = atoms[el[0]] = []
+                    group.append(tuple(el[1:]))
                     continue
             except TypeError:  # a nested list: not plain, as _atom_words finds below
                 pass
-        add(_atom_words(el, listed, names))  # (a value or a negation went above: never None here)
+        pred, args = _atom_words(el, listed, names)  # (a value or a negation went above: never None here)
+        atoms.setdefault(pred, []).append(args)
     numbers = _numbers(number_words)
     raw_goal = sections[":goal"][0]
     if check_goal:

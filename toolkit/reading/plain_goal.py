@@ -65,9 +65,33 @@ class PlainGoal:
         Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
         """
         by_lower = self.functions if functions else self.predicates
-        fast = self._spelled(items, by_lower)
-        if fast is not _UNSEEN:
-            return fast
+        groups: dict[str, list[tuple[str, ...]]] = {}
+        for name, args in items:
+            group = groups.get(name)
+            if group is None:
+                group = groups[name] = []
+            group.append(args)
+        declared = self._declared(groups, by_lower)
+        if declared is _UNSEEN:
+            return self._resolved_words(items, by_lower)
+        if declared is None:
+            return None
+        make = m.Atom
+        return [make(declared[name], args) for name, args in items]
+
+    def grouped(self, groups: dict[str, list[tuple[str, ...]]]) -> set[m.Atom] | None:
+        """:meth:`resolved` of atoms given by predicate word (the plain reader's ``:init`` atoms), as a set."""
+        declared = self._declared(groups, self.predicates)
+        if declared is _UNSEEN:
+            out = self._resolved_words([(n, args) for n, group in groups.items() for args in group], self.predicates)
+            return None if out is None else set(out)
+        if declared is None:
+            return None
+        make = m.Atom
+        return {make(declared[name], args) for name, group in groups.items() for args in group}
+
+    def _resolved_words(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None:
+        """:meth:`resolved` word by word (some argument spelled otherwise than its object is declared)."""
         objs, untyped, objects, fits = self.by_lower, self.untyped, self.objects, self.fits
         # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
         # words already checked against that parameter's types (word -> object, or None: no fit).
@@ -102,19 +126,14 @@ class PlainGoal:
             add(make(decl[0], tuple(terms)))
         return out
 
-    def _spelled(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None | object:
-        """:meth:`resolved` where every argument is an object spelled as declared (nearly every file): the
-        arguments grouped by name and checked per distinct word and position in C (sets), not per atom in
-        Python. ``_UNSEEN`` where some argument is spelled otherwise: the word-by-word loop resolves it."""
+    def _declared(self, groups: dict[str, list[tuple[str, ...]]], by_lower: dict) -> dict[str, str] | None | object:
+        """Each name word's declared name, where every argument is an object spelled as declared (nearly every
+        file): the arguments of each name checked per distinct word and position in C (sets), not per atom in
+        Python; None at a fault; ``_UNSEEN`` where some argument is spelled otherwise (the word-by-word loop,
+        :meth:`_resolved_words`, resolves it)."""
         objects = self.objects
         if len(self.by_lower) != len(objects):
             return _UNSEEN  # two objects alike but for case: the loop picks the one the converter picks
-        groups: dict[str, list[tuple[str, ...]]] = {}
-        for name, args in items:
-            group = groups.get(name)
-            if group is None:
-                group = groups[name] = []
-            group.append(args)
         declared: dict[str, str] = {}
         untyped, fits, fit = self.untyped, self.fits, self._fits
         for name, group in groups.items():
@@ -132,8 +151,7 @@ class PlainGoal:
                     if word not in untyped and not (fits.get((typ, types)) or fit(typ, types)):
                         return None
             declared[name] = n
-        make = m.Atom
-        return [make(declared[name], args) for name, args in items]
+        return declared
 
     def goal(self, raw) -> m.Condition | None:
         """The model of the plain problem's goal ``raw`` (its words, their shape checked as they are read), or
