@@ -249,11 +249,12 @@ def _objects(pprob, domain: m.Domain, type_scope: Scope, code: str, text: str, p
     if listed is not None and not borrowed and (
             not constants_lower or constants_lower.isdisjoint([n.lower() for n, _ in listed])):
         # The plain reader's names are distinct in any case: with none a constant's, nothing to report per name.
-        for name, tags in sorted(listed, key=_first):
-            kind, unknown = by_tags.get(tags) or typed(tags)
-            objects[name] = kind
-            if unknown:
-                untyped.add(name)
+        listed = sorted(listed, key=_first)
+        for tags in dict.fromkeys([tags for _, tags in listed]):  # each type list once, in the names' order
+            typed(tags)
+        objects = {name: by_tags[tags][0] for name, tags in listed}
+        if any(unknown for _, unknown in by_tags.values()):
+            untyped = {name for name, tags in listed if by_tags[tags][1]}
         return objects, untyped
     if listed is None:
         listed = [(str(o.name), o.type_tags) for o in pprob.objects]

@@ -19,6 +19,8 @@ without a fault, to the same model (``tests/core/test_core_plain_goal.py`` compa
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from toolkit import model as m
 from toolkit.plain_problem import _check_term as check_term, _function_name as function_name, _name as name_word, _NotPlain
 from toolkit.reading.convert import to_number
@@ -87,8 +89,10 @@ class PlainGoal:
             return None if out is None else set(out)
         if declared is None:
             return None
-        make = m.Atom
-        return {make(declared[name], args) for name, group in groups.items() for args in group}
+        out: set[m.Atom] = set()
+        for name, group in groups.items():
+            out.update(map(m.Atom, repeat(declared[name]), group))
+        return out
 
     def _resolved_words(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None:
         """:meth:`resolved` word by word (some argument spelled otherwise than its object is declared)."""
