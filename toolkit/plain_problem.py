@@ -44,8 +44,9 @@ class PlainProblem(SimpleNamespace):
     its ``:init`` twice: ``atoms``, the positive atoms as words (each predicate word's ``(arg, ...)``), which the
     loader turns into the model directly when every name checks out (linear in the file), and
     ``init``, the whole section as parsed forms, built only when the loader needs them to report a
-    fault where it is; the goal and the metric likewise as checked words (``raw_goal``,
-    ``raw_metric``) and ``goal`` as forms on demand.
+    fault where it is; its values as ``value_heads`` (words) and ``value_numbers``; the goal and the metric
+    likewise as words (``raw_goal``, checked unless the reader was told not to; ``raw_metric``) and
+    ``goal`` as forms on demand.
     """
 
     @functools.cached_property
@@ -130,7 +131,7 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
     raw_init = sections[":init"]
     atoms: dict[str, list[tuple[str, ...]]] = {}  # the positive atoms' arguments, by predicate word
     others: list[SExpr] = []
-    # each (= (f args) number): its head as words (f, (args)) and its number's word; where (total-cost) is
+    # The values (= (f args) number): each head's words (f, (args)), each number's word, the (total-cost)s' places
     heads: list[tuple[str, tuple[str, ...]]] = []
     number_words: list[str] = []
     costs: list[int] = []
@@ -168,7 +169,7 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
                 pass
         pred, args = _atom_words(el, listed, names)  # (a value or a negation went above: never None here)
         atoms.setdefault(pred, []).append(args)
-    numbers = _numbers(number_words)
+    numbers = plain_numeric.init_numbers(number_words)
     raw_goal = sections[":goal"][0]
     if check_goal:
         _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
@@ -176,23 +177,6 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
                         atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers,
                         cost_not_zero=any(numbers[i] != 0 for i in costs), raw_goal=raw_goal, listed=listed, names=names,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
-
-
-def _numbers(words: list[str]) -> list[int | float]:
-    """The :init values' number words as :func:`_init_element` reads each (the grammar's NUMBER with at most one
-    point: an ``int``, else a ``float``), all checked by one match in C; :class:`_NotPlain` if one is none."""
-    if not words:
-        return []
-    joined = " ".join(words) + " "
-    if not _NUMBERS_RE.fullmatch(joined):
-        raise _NotPlain
-    if "." not in joined:
-        return list(map(int, words))
-    return [float(w) if "." in w else int(w) for w in words]
-
-
-# Numbers each followed by a space: NUMBER (names.NUMBER_RE) with at most one point, as _check_element takes one.
-_NUMBERS_RE = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)? )*")
 
 
 def typed_list(items: list[SExpr], kind: Callable[[SExpr], tuple[str, ...]],
@@ -306,10 +290,9 @@ def _object(tok: SExpr, by_name: dict[str, Constant]) -> Constant:
     return hit if hit is not None else Constant(_name(tok))
 
 
-def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozenset()) -> int | float | None:
+def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozenset()) -> None:
     """Raises :class:`_NotPlain` where :func:`_init_element` would, for a value or a negated atom, without
-    building its forms (the loader reads the values from the words; the forms only for a fault); a
-    value's number as :func:`_init_element` reads it (None for a negated atom).
+    building its forms (the loader reads the values from the words; the forms only for a fault).
     ``names``: words known to be names (a function term of them is checked at once)."""
     if el[0] == "=":
         if len(el) != 3 or el[1].__class__ is not list or not el[1] or el[2].__class__ is not str:
@@ -317,11 +300,11 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
         word = el[2]
         if not _NUMBER.match(word) or word.count(".") > 1:
             raise _NotPlain
-        value = float(word) if "." in word else int(word)  # as _init_element converts it
+        float(word) if "." in word else int(word)  # as _init_element converts it
         head = el[1]
         try:
             if names.issuperset(head):
-                return value  # every word a name already (lists are no words: a TypeError)
+                return  # every word a name already (lists are no words: a TypeError)
         except TypeError:
             pass
         cost = isinstance(head[0], str) and head[0].lower() == "total-cost" and len(head) == 1
@@ -331,7 +314,7 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
             _name(a)
         if names.__class__ is set:
             names.update(head[1:] if cost else head)  # names now (total-cost is none: a keyword)
-        return value
+        return
     if len(el) != 2:  # (not ...): _atom_words read every other shape
         raise _NotPlain
     atom = el[1]
@@ -341,7 +324,6 @@ def _check_element(el: SExpr, by_name, names: frozenset[str] | set[str] = frozen
     for tok in atom[1:]:
         if not (isinstance(tok, str) and tok.lower() in by_name):
             _name(tok)
-    return None
 
 
 def _init_element(el: SExpr, by_name: dict[str, Constant]):

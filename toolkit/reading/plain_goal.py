@@ -199,7 +199,7 @@ class PlainGoal:
             return m.Imply(self._condition(el[1]), self._condition(el[2]))
         if op.__class__ is not str:
             raise _NotPlain
-        if op in COMPARISONS and is_comparison(el):  # (is_comparison raises at an ambiguous "=")
+        if op in COMPARISONS and (op != "=" or is_comparison(el)):  # (is_comparison raises at an ambiguous "=")
             if len(el) != 3:
                 raise _NotPlain
             self.uses_numbers = True
