@@ -149,9 +149,17 @@ def _problem(text: str, norm: str, domain: m.Domain, path: str, typing: str, ppr
     atoms = getattr(pprob, "atoms", None)
     # A plain problem's words straight into the model where every name checks out (the checked path else).
     plain = PlainGoal(domain, every, untyped, pprob.listed, pprob.names) if atoms is not None else None
-    goal = plain.goal(pprob.raw_goal) if plain is not None else None  # first: it may find the file not plain
-    if plain is not None and goal is None:
-        pprob.check_goal()  # the shape of a goal the checked path reads (below) where plain_goal declined
+    goal = None
+    if plain is not None:  # the goal first: its shape may find the file not plain (read_problem then starts over)
+        try:
+            goal = plain.goal(pprob.raw_goal)
+        except RecursionError:  # too deep to read directly: the reader's check decides, then the checked path
+            pass
+        if goal is None:
+            try:
+                pprob.check_goal()  # (as deep in the stack as the reader's own check was: the same verdict)
+            except RecursionError:
+                raise _NotPlain from None
     init = _checked_atoms(atoms, plain) if plain is not None else None
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)

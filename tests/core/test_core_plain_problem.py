@@ -6,6 +6,7 @@ Also: IPC inputs the loader accepts with a warning (a type listed twice, as stor
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -179,6 +180,17 @@ def test_a_goal_found_not_plain_as_it_is_read_leaves_the_file_to_the_full_parser
     assert goal in text and _plain(text) == plain
     fast, full = _read_both(text, parse_domain(BW, "d.pddl"), monkeypatch)
     assert fast == full
+
+
+@pytest.mark.parametrize(("op", "depth"), [("and", 600), ("and", 3000), ("not", 3000), ("and (not", 1500)])
+def test_a_goal_nested_too_deeply_for_the_plain_reader_is_the_located_syntax_error_it_was(op, depth) -> None:
+    """The goal is read directly first (plain_goal), its check only after: a goal the reader's own check could
+    not walk (Python's recursion limit) still leaves the file to the full parser, whose nesting error it gives."""
+    goal = f"({op} " * depth + "(clear a)" + ")" * (depth * (op.count("(") + 1))
+    text = PLAIN.replace("(and (on b a) (or (clear a) (not (clear b))))", goal, 1)
+    loaded = loader.read_problem(text, parse_domain(BW, "d.pddl"), "p.pddl")
+    assert loaded.model is None and len(loaded.errors) == 1
+    assert re.fullmatch(r"p\.pddl:4:\d+: formulas nested too deeply \(\d+ levels of parentheses\)", str(loaded.errors[0]))
 
 
 STORAGE = """(define (domain storage) (:requirements :typing)

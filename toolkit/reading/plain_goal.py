@@ -183,13 +183,13 @@ class PlainGoal:
         if op == "and" or op == "or":
             if len(el) < 2:
                 raise _Fault  # an empty one: the checked path
-            if len(el) == 2:
-                return self._condition(el[1])  # one operand is the formula itself (forms._Monotone)
             parts = tuple([self._condition(x) for x in el[1:]])
-            # A nested one the forms lift into it, or a repeated operand, which they keep once (equal models:
-            # words equal but for case, or numbers written otherwise, "1" and "1.0"): the checked path.
-            if any(x[0] == op for x in el[1:]) or len(set(parts)) != len(parts):
-                raise _Fault
+            if any(x[0] == op for x in el[1:]):
+                raise _Fault  # a nested one the forms lift into it: the checked path
+            if len(parts) == 1:
+                return parts[0]  # one operand is the formula itself (forms._Monotone)
+            if len(set(parts)) != len(parts):  # a repeated operand, which the forms keep once (equal models:
+                raise _Fault                   # words equal but for case, or numbers written "1" and "1.0")
             return m.And(parts) if op == "and" else m.Or(parts)
         if op == "not" or op == "imply":
             if len(el) != (2 if op == "not" else 3):
