@@ -33,7 +33,7 @@ from toolkit import model as m
 from toolkit.errors import DuplicateNameError, PddlSyntaxError, PgtError, UnknownSymbolError, UnsupportedFeatureError
 from toolkit.gc_pause import paused_gc
 from toolkit.plain_domain import read_plain_domain, redeclared_warnings, with_action_forms
-from toolkit.plain_problem import read_plain_problem
+from toolkit.plain_problem import _NotPlain, read_plain_problem
 from toolkit.reading.build import check_types, ground_preds, in_file_order, read_metric
 from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
@@ -107,53 +107,33 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     """
     if typing not in TYPING_MODES:
         raise PgtError(f"unknown typing mode '{typing}' (choose from {', '.join(TYPING_MODES)})")
-    lenient: list[str] | None = [] if typing == "lenient" else None
     notes: list[str] = []
     norm, norm_code, warnings, _ = normalised(text, path, errors, notes)
-    # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token.
-    pprob = read_plain_problem(norm_code, ROOT) or _parse_full(norm, path, "problem", errors, text)
+    # Most problems are plain (ground atoms, simple goal): read them without Lark, which is slow per token. The
+    # goal's shape is checked as it is read into the model (plain_goal), first after the objects: where it is
+    # not plain after all, the full parser reads the file, and the errors the attempt recorded are dropped.
+    pprob = read_plain_problem(norm_code, ROOT, False)  # (the goal unchecked: see above)
+    if pprob is not None:
+        mark = len(errors.items)
+        try:
+            return _problem(text, norm, domain, path, typing, pprob, [*warnings], notes, errors)
+        except _NotPlain:
+            del errors.items[mark:]
+    pprob = _parse_full(norm, path, "problem", errors, text)
+    return _problem(text, norm, domain, path, typing, pprob, warnings, notes, errors)
+
+
+def _problem(text: str, norm: str, domain: m.Domain, path: str, typing: str, pprob, warnings: list[str],
+             notes: list[str], errors: Errors) -> m.Problem:
+    """:func:`read_problem`'s model of ``pprob`` (the plain reader's problem or the full parser's forms);
+    raises :class:`~toolkit.plain_problem._NotPlain` where a plain problem's goal is not plain, before
+    anything but its objects is recorded."""
+    lenient: list[str] | None = [] if typing == "lenient" else None
     if str(pprob.domain_name).lower() != domain.name.lower():
         warnings.append(f"{path}: problem is for domain '{pprob.domain_name}', checked against '{domain.name}'")
     code = blank_comments(text)
     type_scope = Scope(path, text, "type", [*domain.types, "object"], errors)
-    objects: dict[str, str] = {}
-    untyped: set[str] = set()  # objects of an unknown type: reported once, not again at every use
-    borrowed = {b.lower(): b for b in domain.borrowed}
-    constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
-    objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
-    known_types = {*type_scope.by_lower, ROOT}
-    by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
-    listed = getattr(pprob, "object_pairs", None)  # the plain reader's (name, type tags): no forms made
-    if listed is None:
-        listed = [(str(o.name), o.type_tags) for o in pprob.objects]
-    for written, tags in sorted(listed, key=_first):
-        name = borrowed.get(written.lower(), written) if borrowed else written  # a borrowed constant: the domain's spelling
-        low = name.lower()
-        if low in constants_lower:
-            sec = section(code, ":objects") or (0, len(code))
-            at = next((h for h in listed_at(name, code, sec[0]) if h < sec[1]), None)
-            where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
-            warnings.append(f"{where}: object '{name}' repeats a domain constant")
-            continue
-        if low in objects_lower:
-            sec = section(code, ":objects") or (0, len(code))
-            hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
-            errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
-                                          "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
-            continue
-        typed = by_tags.get(tags)
-        if typed is None:  # once per distinct type list (an unknown type's error is the same at every object)
-            unknown = any(str(t).lower() not in known_types for t in tags)
-            if unknown:  # its error points into :objects (the scan only for a file with one)
-                type_scope.start = offset_of(code, r"\(\s*:objects\b")
-            typed = by_tags[tags] = (type_tuple(tags, type_scope)[0], unknown)
-        objects[name] = typed[0]
-        objects_lower.add(low)
-        if typed[1]:
-            untyped.add(name)
-    for name in sorted(set(borrowed) - objects_lower):
-        warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
-                        ":constants nor this problem's :objects declare")
+    objects, untyped = _objects(pprob, domain, type_scope, code, text, path, warnings, errors)
     every = {**domain.constants, **objects}
     made: list[Converter] = []
 
@@ -169,12 +149,23 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
     values: dict[m.Atom, m.Number] = {}
     atoms = getattr(pprob, "atoms", None)
     # A plain problem's words straight into the model where every name checks out (the checked path else).
-    plain = PlainGoal(domain, every, untyped) if atoms is not None else None
+    plain = PlainGoal(domain, every, untyped, pprob.listed, pprob.names) if atoms is not None else None
+    goal = None
+    if plain is not None:  # the goal first: its shape may find the file not plain (read_problem then starts over)
+        try:
+            goal = plain.goal(pprob.raw_goal)
+        except RecursionError:  # too deep to read directly: the reader's check decides, then the checked path
+            pass
+        if goal is None:
+            try:
+                pprob.check_goal()  # (as deep in the stack as the reader's own check was: the same verdict)
+            except RecursionError:
+                raise _NotPlain from None
     init = _checked_atoms(atoms, plain) if plain is not None else None
     if init is None:  # the full parser's objects, or a fault to report where it is: every element, in file order
         init, elements = set(), in_file_order(pprob.init, norm)
     else:  # the atoms are in; the values and negated atoms (closed world: nothing to add) remain
-        checked = _checked_values(pprob.raw_others, plain)
+        checked = _checked_values(pprob, plain)
         if checked is None:  # a fault (or a (total-cost) other than 0): every value on the checked path below
             elements = [lit for lit in pprob.besides_atoms() if kind(lit) == "FunctionEqualTo"]
         else:
@@ -218,8 +209,7 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
         init -= derived
         warnings.append(f"{path}: {len(derived)} atom(s) of derived predicates in :init ignored "
                         f"(e.g. {min(derived)}): their rules decide them")
-    raw_goal, raw_metric = getattr(pprob, "raw_goal", None), getattr(pprob, "raw_metric", None)
-    goal = plain.goal(raw_goal) if plain is not None else None
+    raw_metric = getattr(pprob, "raw_metric", None)
     numeric = plain is not None and plain.uses_numbers
     if goal is None:  # the full parser's forms, or a fault to report where it is
         conv = conv_at(r"\(\s*:goal\b")
@@ -246,40 +236,91 @@ def read_problem(text: str, domain: m.Domain, path: str = "<string>", typing: st
                      numeric)
 
 
-def _checked_atoms(atoms: list[tuple[str, tuple[str, ...]]], names: PlainGoal) -> set[m.Atom] | None:
-    """The initial atoms of a plain problem as the model's atoms, when every one names a declared
-    predicate with its arity and declared objects of fitting types (a problem that loads at all);
-    None at the first fault, so that the caller's checked path reports every fault where it is.
-    ``names``: the problem's name lookups (its objects and the domain's constants)."""
-    out = names.resolved(atoms)
-    return None if out is None else set(out)
+def _objects(pprob, domain: m.Domain, type_scope: Scope, code: str, text: str, path: str, warnings: list[str],
+             errors: Errors) -> tuple[dict[str, str], set[str]]:
+    """The problem's objects (name -> type, sorted by name) and those of an unknown type (reported once, not
+    again at every use), each fault recorded where it is."""
+    objects: dict[str, str] = {}
+    untyped: set[str] = set()
+    borrowed = {b.lower(): b for b in domain.borrowed}
+    constants_lower = {c.lower() for c in domain.constants if c.lower() not in borrowed}
+    known_types = {*type_scope.by_lower, ROOT}
+    by_tags: dict = {}  # an object's type tags -> (its type, whether one of them is undeclared)
+
+    def typed(tags) -> tuple[str, bool]:  # once per distinct type list (an unknown type's error is the same at each)
+        unknown = any(str(t).lower() not in known_types for t in tags)
+        if unknown:  # its error points into :objects (the scan only for a file with one)
+            type_scope.start = offset_of(code, r"\(\s*:objects\b")
+        by_tags[tags] = hit = (type_tuple(tags, type_scope)[0], unknown)
+        return hit
+
+    listed = getattr(pprob, "object_pairs", None)  # the plain reader's (name, type tags): no forms made
+    if listed is not None and not borrowed and (
+            not constants_lower or constants_lower.isdisjoint([n.lower() for n, _ in listed])):
+        # The plain reader's names are distinct in any case: with none a constant's, nothing to report per name.
+        listed = sorted(listed, key=_first)
+        for tags in dict.fromkeys([tags for _, tags in listed]):  # each type list once, in the names' order
+            typed(tags)
+        objects = {name: by_tags[tags][0] for name, tags in listed}
+        if any(unknown for _, unknown in by_tags.values()):
+            untyped = {name for name, tags in listed if by_tags[tags][1]}
+        return objects, untyped
+    if listed is None:
+        listed = [(str(o.name), o.type_tags) for o in pprob.objects]
+    objects_lower: set[str] = set()  # names are case-insensitive: y and Y are one object
+    for written, tags in sorted(listed, key=_first):
+        name = borrowed.get(written.lower(), written) if borrowed else written  # a borrowed constant: the domain's spelling
+        low = name.lower()
+        if low in constants_lower:
+            sec = section(code, ":objects") or (0, len(code))
+            at = next((h for h in listed_at(name, code, sec[0]) if h < sec[1]), None)
+            where = path if at is None else "{}:{}:{}".format(path, *line_col(text, at))
+            warnings.append(f"{where}: object '{name}' repeats a domain constant")
+            continue
+        if low in objects_lower:
+            sec = section(code, ":objects") or (0, len(code))
+            hits = [h for h in listed_at(name, code, sec[0]) if h < sec[1]]
+            errors.add(DuplicateNameError("name", text[hits[-1]:hits[-1] + len(name)],
+                                          "{}:{}:{}".format(path, *line_col(text, hits[-1]))))
+            continue
+        kind, unknown = by_tags.get(tags) or typed(tags)
+        objects[name] = kind
+        objects_lower.add(low)
+        if unknown:
+            untyped.add(name)
+    for name in sorted(set(borrowed) - objects_lower):
+        warnings.append(f"{path}: the domain's actions use '{borrowed[name]}', which neither the domain's "
+                        ":constants nor this problem's :objects declare")
+    return objects, untyped
 
 
-def _checked_values(raw: list, names: PlainGoal) -> dict[m.Atom, m.Number] | None:
-    """The numeric :init values of a plain problem (its non-atom elements as words, already checked for
-    shape by the plain reader) as the model's values, when every one names a declared function with its
-    arity and declared objects of fitting types, and no (total-cost) starts other than at 0; None at the
-    first fault, so that the caller's checked path (the parsed forms, element by element) reports
-    every fault where it is. Why: building a parsed form per value, then converting and type-checking
-    it, cost as much as reading all of a numeric problem's atoms (hydropower: 30 values).
+def _checked_atoms(atoms: dict[str, list[tuple[str, ...]]], names: PlainGoal) -> set[m.Atom] | None:
+    """The initial atoms of a plain problem (the reader's words: each predicate word's argument tuples) as the
+    model's atoms, when every one names a declared predicate with its arity and declared objects of fitting
+    types (a problem that loads at all); None at the first fault, so that the caller's checked path reports
+    every fault where it is. ``names``: the problem's name lookups (its objects and the domain's constants)."""
+    return names.grouped(atoms)
+
+
+def _checked_values(pprob, names: PlainGoal) -> dict[m.Atom, m.Number] | None:
+    """The numeric :init values of a plain problem (the plain reader's words of each head and its number,
+    checked for shape) as the model's values, when every one names a declared function with its arity and
+    declared objects of fitting types, and no (total-cost) starts other than at 0; None at the first fault,
+    so that the caller's checked path (the parsed forms, element by element) reports every fault where it
+    is. Why: building a parsed form per value, then converting and type-checking it, cost as much as
+    reading all of a numeric problem's atoms (hydropower: 30 values).
     """
-    heads, numbers = [], []
-    add_head, add_number = heads.append, numbers.append
-    for el in raw:
-        if el[0] != "=":
-            continue  # a negated atom: closed world, nothing to add (as the checked path skips it)
-        head = el[1]  # words only: the plain reader checked each as a name
-        word = el[2]
-        # the plain reader's number, then to_number, as the checked path reads it (an integer of fewer
-        # than 300 digits is its own value: to_number's float() of it cannot overflow)
-        number = (int(word) if "." not in word and len(word) < 300 else
-                  to_number(float(word) if "." in word else int(word)))
-        if len(head) == 1 and number != 0 and head[0].lower() == m.TOTAL_COST:
-            return None  # an initial (total-cost) other than 0: the checked path refuses it, located
-        add_head((head[0], tuple(head[1:])))
-        add_number(number)
-    fluents = names.resolved(heads, functions=True)
+    if pprob.cost_not_zero:
+        return None  # an initial (total-cost) other than 0: the checked path refuses it, located
+    numbers = pprob.value_numbers
+    # to_number, as the checked path reads each (an integer within float's range is its own value: told in C)
+    if numbers and (float in set(map(type, numbers)) or not -_HUGE < min(numbers) <= max(numbers) < _HUGE):
+        numbers = list(map(to_number, numbers))
+    fluents = names.resolved(pprob.value_heads, functions=True)
     return None if fluents is None else dict(zip(fluents, numbers))
+
+
+_HUGE = 10 ** 300
 
 
 _first = itemgetter(0)

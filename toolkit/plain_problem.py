@@ -41,11 +41,12 @@ KEYWORDS = frozenset({"and", "assign", "decrease", "define", "domain", "either",
 
 class PlainProblem(SimpleNamespace):
     """A plain problem: ``name``, ``domain_name``, ``objects``, ``goal``, ``metric`` as parsed forms, and
-    its ``:init`` twice: ``atoms``, the positive atoms as words ``(predicate, (arg, ...))``, which the
+    its ``:init`` twice: ``atoms``, the positive atoms as words (each predicate word's ``(arg, ...)``), which the
     loader turns into the model directly when every name checks out (linear in the file), and
     ``init``, the whole section as parsed forms, built only when the loader needs them to report a
-    fault where it is; the goal and the metric likewise as checked words (``raw_goal``,
-    ``raw_metric``) and ``goal`` as forms on demand.
+    fault where it is; its values as ``value_heads`` (words) and ``value_numbers``; the goal and the metric
+    likewise as words (``raw_goal``, checked unless the reader was told not to; ``raw_metric``) and
+    ``goal`` as forms on demand.
     """
 
     @functools.cached_property
@@ -67,18 +68,26 @@ class PlainProblem(SimpleNamespace):
         (:mod:`toolkit.reading.plain_goal` reads ``raw_goal``, the checked words, when every name checks out)."""
         return _goal(self.raw_goal, self.by_name)
 
+    def check_goal(self) -> None:
+        """Raises :class:`_NotPlain` where the goal is not of the plain shape (its words' checks, building
+        nothing): the verdict of a reader called with ``check_goal=False``, asked for where the goal's
+        direct reading (:mod:`toolkit.reading.plain_goal`) declines."""
+        _goal(self.raw_goal, self.listed, build=False, names=self.names)
+
     def besides_atoms(self) -> list:
         """The ``:init`` elements that are no positive atom (values, negated atoms), as parsed forms."""
         return [_init_element(el, self.by_name) for el in self.raw_others]
 
 
-def read_plain_problem(code: str, root: str) -> SimpleNamespace | None:
+def read_plain_problem(code: str, root: str, check_goal: bool = True) -> SimpleNamespace | None:
     """The parsed problem (name, domain_name, objects, init, goal, metric) of comment-free ``code``, or None.
 
-    ``root`` is the placeholder the loader writes for the type ``object``.
+    ``root`` is the placeholder the loader writes for the type ``object``. Without ``check_goal`` the goal's
+    shape is left to the caller, which reads it (:mod:`toolkit.reading.plain_goal`, checking as it goes)
+    or asks :meth:`PlainProblem.check_goal`.
     """
     try:
-        return _problem(_sexpr(code), root)
+        return _problem(_sexpr(code), root, check_goal)
     except (_NotPlain, RecursionError):
         return None
 
@@ -97,7 +106,7 @@ def _name(tok: SExpr) -> str:
     return tok
 
 
-def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
+def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNamespace:
     if len(tree) < 5 or tree[0] != "define":
         raise _NotPlain
     head, dom = tree[1], tree[2]
@@ -120,33 +129,53 @@ def _problem(tree: list[SExpr], root: str) -> SimpleNamespace:
     if len(listed) != len(pairs):
         raise _NotPlain  # a duplicate (names ignore case): the full parser reports it where it is
     raw_init = sections[":init"]
-    atoms: list[tuple[str, tuple[str, ...]]] = []
-    add = atoms.append
+    atoms: dict[str, list[tuple[str, ...]]] = {}  # the positive atoms' arguments, by predicate word
     others: list[SExpr] = []
-    names: set[str] = set()  # words already checked as names: each distinct word is checked once
+    # The values (= (f args) number): each head's words (f, (args)), each number's word, the (total-cost)s' places
+    heads: list[tuple[str, tuple[str, ...]]] = []
+    number_words: list[str] = []
+    costs: list[int] = []
+    # Words already checked as names (each distinct word is checked once): the objects', as listed, to begin with
+    names: set[str] = {n for n, _ in pairs}
     known = names.issuperset
     for el in raw_init:  # check the shape now (the full parser takes anything else); build the forms on demand
         if el.__class__ is list and el:
-            if el[0] == "=" or el[0] == "not":  # a value or a negation (as _atom_words tells them, without raising)
+            if el[0] == "=":  # a value (as _atom_words tells it, without raising)
+                fterm = el[1] if len(el) == 3 else None
+                try:  # a head of names known already (its number checked with the others', below)
+                    known_head = fterm.__class__ is list and fterm and el[2].__class__ is str and known(fterm)
+                except TypeError:  # a list among its words
+                    known_head = False
+                if not known_head:
+                    _check_element(el, listed, names)  # raises where it is not plain; else its names are known now
+                if len(fterm) == 1 and fterm[0].lower() == "total-cost":
+                    costs.append(len(heads))
+                heads.append((fterm[0], tuple(fterm[1:])))
+                number_words.append(el[2])
+                others.append(el)
+                continue
+            if el[0] == "not":
                 _check_element(el, listed, names)
                 others.append(el)
                 continue
             try:
                 if known(el):  # every word seen before (never "=" nor "not"): one C call per atom
-                    add((el[0], tuple(el[1:])))
+                    group = atoms.get(el[0])
+                    if group is None:
+                        group = atoms[el[0]] = []
+                    group.append(tuple(el[1:]))
                     continue
             except TypeError:  # a nested list: not plain, as _atom_words finds below
                 pass
-        words = _atom_words(el, listed, names)
-        if words is None:
-            _check_element(el, listed, names)
-            others.append(el)
-        else:
-            add(words)
+        pred, args = _atom_words(el, listed, names)  # (a value or a negation went above: never None here)
+        atoms.setdefault(pred, []).append(args)
+    numbers = plain_numeric.init_numbers(number_words)
     raw_goal = sections[":goal"][0]
-    _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
+    if check_goal:
+        _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
-                        atoms=atoms, raw_others=others, raw_goal=raw_goal,
+                        atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers,
+                        cost_not_zero=any(numbers[i] != 0 for i in costs), raw_goal=raw_goal, listed=listed, names=names,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 
 

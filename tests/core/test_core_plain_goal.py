@@ -115,6 +115,38 @@ PROBLEM = """(define (problem p) (:domain d)
   (:metric minimize (+ (fuel t1) (total-cost))))"""
 
 
+@pytest.mark.parametrize(("new", "direct"), [
+    ("(at t1 a) (open b)", True),                                            # as written
+    ("(at t1 a) (open b) (at t1 a) (open a)", True),                         # a repeat
+    ("(AT t1 a) (Open b) (at t1 b)", True),                                  # predicates in any case
+    ("(at T1 a) (open B) (at t1 b)", True),                                  # objects in other case: word by word
+    ("(at t1 depot) (open depot) (open DEPOT)", True),                       # a domain constant
+    ("(at t1 a) (open c)", False),                                           # an unknown object
+    ("(at t1 a) (open b a)", False),                                         # a wrong arity
+    ("(at t1 a) (open t1)", False),                                          # a type that does not fit
+    ("(at t1 a) (opn b)", False),                                            # an unknown predicate
+    ("(at T1 a) (open c)", False),                                           # word by word, then a fault
+])
+@pytest.mark.parametrize("typing", ["strict", "lenient"])
+def test_the_init_atoms_are_read_directly_only_where_the_checked_path_finds_no_fault(new, direct, typing,
+                                                                                       monkeypatch) -> None:
+    text = PROBLEM.replace("(at t1 a) (open b)", new, 1)
+    domain = loader.parse_domain(DOMAIN, "d.pddl")
+    taken = []
+    real = loader._checked_atoms
+
+    def spy(*args):
+        taken.append(real(*args) is not None)
+        return real(*args)
+
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "_checked_atoms", spy)
+        loader.read_problem(text, domain, "p.pddl", typing)
+    assert taken == [direct]
+    fast, checked = _both(domain, text, "p.pddl", monkeypatch, typing)
+    assert fast == checked
+
+
 @pytest.mark.parametrize(("old", "new", "direct"), [
     ("(:goal (and (at t1 b)", "(:goal (and (at t1 b)", True),                  # as written
     ("(and (at t1 b) (>=", "(and (AT T1 B) (>=", True),                       # names in any case
@@ -125,6 +157,8 @@ PROBLEM = """(define (problem p) (:domain d)
     ("(and (at t1 b) (>=", "(and (at t1 b) (AT T1 B) (>=", False),            # the same, in other case
     ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 1.0) (>=", False),  # equal models
     ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 2) (>=", True),
+    ("(>= (fuel t1)", "(>= (+ (fuel t1) (FUEL t1) (fuel t1) (fuel t2))", True),  # a term read again (memo)
+    ("(>= (fuel t1)", "(>= (+ (fuel t1) (fuel t1 a))", False),                # a term's arity, after a good one
     ("(and (at t1 b) (>=", "(and (and (at t1 b)) (>=", False),                # a nested and the forms lift
     ("(:goal (and (at t1 b)", "(:goal (and (forall (?t - truck) (at ?t b)) (at t1 b)", False),  # a quantifier
     ("(and (at t1 b) (>=", "(and (at t1 c) (>=", False),                      # an unknown object

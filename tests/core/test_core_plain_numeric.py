@@ -157,6 +157,9 @@ def test_the_ipc_2023_numeric_track_takes_the_plain_path_with_the_full_parsers_m
 @pytest.mark.parametrize("old,new,fast_path", [
     ("(= (fuel t1) 10)", "(= (fuel t1) 10)", True),                      # as written
     ("(= (fuel t1) 10)", "(= (FUEL T1) 10.0)", True),                    # case, an integral float
+    ("(= (fuel t1) 10)", "(= (fuel t1) -0.50)", True),                   # a float as it reads
+    ("(= (fuel t1) 10)", "(= (fuel t1) " + "0" * 310 + "10)", True),     # 312 digits, a small value
+    ("(= (fuel t1) 10)", "(= (fuel t1) 9" + "0" * 299 + ")", True),      # a large integer, its own value
     ("(= (dist a b) 3)", "(= (dist depot a) 3) (= (dist a b) 3)", True),  # a domain constant as argument
     ("(= (fuel t1) 10)", "(= (fuel t1) 10) (= (fuel t1) 4) (not (at t1 b))", True),  # a value given twice
     ("(= (fuel t1) 10)", "(= (fule t1) 10)", False),                     # unknown function

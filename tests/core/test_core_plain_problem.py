@@ -6,6 +6,7 @@ Also: IPC inputs the loader accepts with a warning (a type listed twice, as stor
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -94,6 +95,8 @@ def test_the_plain_shape_is_read_by_the_plain_reader(monkeypatch) -> None:
     ("(on a b)", "(on a 1b)"),                                       # name the grammar refuses
     ("(on a b)", "(on a b"),                                         # unbalanced
     ("(= (total-cost) 0)", "(= (total-cost) -1)"),                   # not a grammar NUMBER
+    *[("(= (total-cost) 0)", f"(= (total-cost) 0) (= (total-cost) {word})") for word in  # odd numbers, after a good one
+      ("1.2.3", "1_0", "+1", "1e3", "1.", ".5", "2.5", "-0.0", "\u0661", "x", "(x)")],
     ("(:metric minimize (total-cost))", "(:metric maximize (total-cost))"),
     ("(:goal", "(:goal (clear a)) (:goal"),                          # two goals
 ])
@@ -120,6 +123,74 @@ def test_quantified_and_equality_goals_are_plain_and_read_as_the_full_parser_rea
     assert text != PLAIN and _plain(text)
     fast, full = _both(text, parse_domain(BW, "d.pddl"), "p.pddl", monkeypatch)
     assert fast == full
+
+
+def _read_both(text: str, domain, monkeypatch) -> tuple[tuple, tuple]:
+    """read_problem's whole answer (model, warnings, every error) with the plain reader, then the full parser."""
+    def load():
+        loaded = loader.read_problem(text, domain, "p.pddl")
+        return loaded.model, loaded.model and loaded.model.warnings, [str(e) for e in loaded.errors]
+
+    fast = load()
+    with monkeypatch.context() as mp:
+        mp.setattr(loader, "read_plain_problem", lambda *_: None)
+        return fast, load()
+
+
+BW_K = BW.replace("(:types block)", "(:types block) (:constants k - block)")
+BW_BORROWED = BW.replace(":precondition (clear ?x)", ":precondition (and (clear ?x) (on ?x w))")
+
+
+@pytest.mark.parametrize("domain_text", [BW, BW_K, BW_BORROWED], ids=["plain", "constant", "borrowed"])
+@pytest.mark.parametrize("objects", [
+    "a b - block c", "b a - block c", "a b - block c - object", "a B - block c",
+    "a b k - block c",                                                   # repeats a constant (BW_K)
+    "a b K w - block c",                                                 # in other case; declares the borrowed w
+    "a b - blok c d - blok e - bloc",                                    # unknown types, each reported once
+])
+def test_the_objects_are_read_alike_by_the_plain_reader_and_the_full_parser(domain_text, objects,
+                                                                            monkeypatch) -> None:
+    text = PLAIN.replace("a b - block c", objects, 1)
+    fast, full = _read_both(text, parse_domain(domain_text, "d.pddl"), monkeypatch)
+    assert _plain(text) and fast == full
+
+
+@pytest.mark.parametrize("objects", ["a b - block c", "a b - blok c"])  # an error recorded before the goal is read
+@pytest.mark.parametrize("cost", ["0", "5"])                               # an error raised after it
+@pytest.mark.parametrize(("goal", "plain"), [
+    ("(and (on b a) (< (total-cost) 1.2.3))", False),                    # no number
+    ("(and (on b a) (= a 1))", False),                                   # an ambiguous =
+    ("(and (on b a) (< (total-cost x) 1))", False),                      # a keyword as a function
+    ("(and (on b a) (> (+ (total-cost)) 1))", False),                    # + of one operand
+    ("(and (on b a) (on a (b)))", False),                                # a list as a term
+    ("(and (on b a) (on a either))", False),                             # a keyword as an object
+    ("(and (on b a) (not (on a b) (on b a)))", False),                   # not of two
+    ("(and (on b a) (clear ?x))", False),                                # a free variable
+    ("(and (onn b a) (< (total-cost) 1.2.3))", False),                   # a fault first, then no number
+    ("(and (or (on b a)) (on b a))", True),                              # a repeat the forms drop
+    ("(and (on b a) (< (total-cost) 1) (< (TOTAL-COST) 01))", False),    # total-cost in upper case
+    ("(and (on b a) (or (< (total-cost) 1) (not (clear a))))", True),
+])
+def test_a_goal_found_not_plain_as_it_is_read_leaves_the_file_to_the_full_parser(objects, cost, goal, plain,
+                                                                                 monkeypatch) -> None:
+    """The loader reads a plain problem's goal after its objects, its shape checked as it is read (plain_goal):
+    where it is not plain, the full parser reads the file, and the attempt leaves nothing behind."""
+    text = (PLAIN.replace("a b - block c", objects, 1).replace("(= (total-cost) 0)", f"(= (total-cost) {cost})", 1)
+            .replace("(and (on b a) (or (clear a) (not (clear b))))", goal, 1))
+    assert goal in text and _plain(text) == plain
+    fast, full = _read_both(text, parse_domain(BW, "d.pddl"), monkeypatch)
+    assert fast == full
+
+
+@pytest.mark.parametrize(("op", "depth"), [("and", 600), ("and", 3000), ("not", 3000), ("and (not", 1500)])
+def test_a_goal_nested_too_deeply_for_the_plain_reader_is_the_located_syntax_error_it_was(op, depth) -> None:
+    """The goal is read directly first (plain_goal), its check only after: a goal the reader's own check could
+    not walk (Python's recursion limit) still leaves the file to the full parser, whose nesting error it gives."""
+    goal = f"({op} " * depth + "(clear a)" + ")" * (depth * (op.count("(") + 1))
+    text = PLAIN.replace("(and (on b a) (or (clear a) (not (clear b))))", goal, 1)
+    loaded = loader.read_problem(text, parse_domain(BW, "d.pddl"), "p.pddl")
+    assert loaded.model is None and len(loaded.errors) == 1
+    assert re.fullmatch(r"p\.pddl:4:\d+: formulas nested too deeply \(\d+ levels of parentheses\)", str(loaded.errors[0]))
 
 
 STORAGE = """(define (domain storage) (:requirements :typing)

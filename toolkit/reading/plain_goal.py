@@ -3,8 +3,10 @@
 Why: building the goal as parsed forms (:mod:`toolkit.reading.forms`: an ``and`` hashes each operand
 through its printed text) and converting them (:mod:`toolkit.reading.convert`) was most of a
 small numeric problem's load, 10-20 comparisons costing more than the rest of the file. The plain
-reader (:mod:`toolkit.plain_problem`) has already checked the words' shape; here each name is
-looked up once, as the converter looks it up (any case, to its declared spelling), and the
+reader (:mod:`toolkit.plain_problem`) has checked the other sections' words; the goal's shape is checked
+here as it is read (the reader's own check, ``plain_problem._goal``, was a second walk of the same
+words), and :class:`~toolkit.plain_problem._NotPlain` tells the loader to take the full parser after all.
+Each name is looked up as the converter looks it up (any case, to its declared spelling), and the
 model is built as the converter builds it.
 
 Like :func:`toolkit.loader._checked_atoms` for ``:init``, this path declines (None) at anything
@@ -17,13 +19,23 @@ without a fault, to the same model (``tests/core/test_core_plain_goal.py`` compa
 
 from __future__ import annotations
 
+from itertools import repeat
+
 from toolkit import model as m
+from toolkit.plain_problem import _check_term as check_term, _function_name as function_name, _name as name_word, _NotPlain
 from toolkit.reading.convert import to_number
-from toolkit.reading.plain_numeric import COMPARISONS
+from toolkit.reading.names import NUMBER_RE
+from toolkit.reading.plain_numeric import COMPARISONS, is_comparison
 
 _ARITH = frozenset({"+", "-", "*", "/"})
 _NONE = (None, None)
+_NONE_SET: frozenset[str] = frozenset()
+_NO_VARIABLES: frozenset[str] = frozenset()  # a goal read here has no quantifier: no variable is bound
 _UNSEEN = object()
+
+
+def _predicate_name(el: list) -> str:
+    return name_word(el[0])
 
 
 class _Fault(Exception):
@@ -34,15 +46,18 @@ class PlainGoal:
     """The name lookups of one problem (objects and domain constants ``objects``, by lower case), shared
     by its ``:init`` atoms and values (:meth:`resolved`), its goal and its metric."""
 
-    def __init__(self, domain: m.Domain, objects: dict[str, str], untyped: set[str]) -> None:
+    def __init__(self, domain: m.Domain, objects: dict[str, str], untyped: set[str], listed: set[str] = _NONE_SET,
+                 names: set[str] = _NONE_SET) -> None:
         self.domain, self.objects, self.untyped = domain, objects, untyped
+        # The plain reader's lower-case object names and the words it found to be names (the goal's checks)
+        self.listed, self.names, self.known = listed, names, names.issuperset
         self.by_lower = {o.lower(): o for o in objects}
         # lower case -> (the declared name, its declaration), as the converter's scopes resolve a name
         self.predicates = {n.lower(): (n, d) for n, d in domain.predicates.items()}
         self.functions = {n.lower(): (n, d) for n, d in domain.functions.items()}
         self.fits: dict[tuple[str, tuple[str, ...]], bool] = {}  # (an object's type, parameter types) -> fits
         self.uses_numbers = False  # a comparison was read (the problem's ``numeric``)
-        self.odd_number = False  # a number written otherwise than its value prints ("1.0", "01", "-0")
+        self.terms: dict[tuple[str, ...], m.FTerm] = {}  # a function term's words -> its model (one per problem)
 
     def resolved(self, items: list[tuple[str, tuple[str, ...]]], functions: bool = False) -> list[m.Atom] | None:
         """``(name, args)`` words as the model's atoms, in order, when every name is a declared predicate (or
@@ -52,9 +67,35 @@ class PlainGoal:
         Linear in the file: one dictionary lookup per word, one subtype test per (word, parameter types).
         """
         by_lower = self.functions if functions else self.predicates
-        fast = self._spelled(items, by_lower)
-        if fast is not _UNSEEN:
-            return fast
+        groups: dict[str, list[tuple[str, ...]]] = {}
+        for name, args in items:
+            group = groups.get(name)
+            if group is None:
+                group = groups[name] = []
+            group.append(args)
+        declared = self._declared(groups, by_lower)
+        if declared is _UNSEEN:
+            return self._resolved_words(items, by_lower)
+        if declared is None:
+            return None
+        make = m.Atom
+        return [make(declared[name], args) for name, args in items]
+
+    def grouped(self, groups: dict[str, list[tuple[str, ...]]]) -> set[m.Atom] | None:
+        """:meth:`resolved` of atoms given by predicate word (the plain reader's ``:init`` atoms), as a set."""
+        declared = self._declared(groups, self.predicates)
+        if declared is _UNSEEN:
+            out = self._resolved_words([(n, args) for n, group in groups.items() for args in group], self.predicates)
+            return None if out is None else set(out)
+        if declared is None:
+            return None
+        out: set[m.Atom] = set()
+        for name, group in groups.items():
+            out.update(map(m.Atom, repeat(declared[name]), group))
+        return out
+
+    def _resolved_words(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None:
+        """:meth:`resolved` word by word (some argument spelled otherwise than its object is declared)."""
         objs, untyped, objects, fits = self.by_lower, self.untyped, self.objects, self.fits
         # Each distinct name word resolved once, to its declared name and, per parameter, the memo of the
         # words already checked against that parameter's types (word -> object, or None: no fit).
@@ -89,19 +130,14 @@ class PlainGoal:
             add(make(decl[0], tuple(terms)))
         return out
 
-    def _spelled(self, items: list[tuple[str, tuple[str, ...]]], by_lower: dict) -> list[m.Atom] | None | object:
-        """:meth:`resolved` where every argument is an object spelled as declared (nearly every file): the
-        arguments grouped by name and checked per distinct word and position in C (sets), not per atom in
-        Python. ``_UNSEEN`` where some argument is spelled otherwise: the word-by-word loop resolves it."""
+    def _declared(self, groups: dict[str, list[tuple[str, ...]]], by_lower: dict) -> dict[str, str] | None | object:
+        """Each name word's declared name, where every argument is an object spelled as declared (nearly every
+        file): the arguments of each name checked per distinct word and position in C (sets), not per atom in
+        Python; None at a fault; ``_UNSEEN`` where some argument is spelled otherwise (the word-by-word loop,
+        :meth:`_resolved_words`, resolves it)."""
         objects = self.objects
         if len(self.by_lower) != len(objects):
             return _UNSEEN  # two objects alike but for case: the loop picks the one the converter picks
-        groups: dict[str, list[tuple[str, ...]]] = {}
-        for name, args in items:
-            group = groups.get(name)
-            if group is None:
-                group = groups[name] = []
-            group.append(args)
         declared: dict[str, str] = {}
         untyped, fits, fit = self.untyped, self.fits, self._fits
         for name, group in groups.items():
@@ -119,11 +155,12 @@ class PlainGoal:
                     if word not in untyped and not (fits.get((typ, types)) or fit(typ, types)):
                         return None
             declared[name] = n
-        make = m.Atom
-        return [make(declared[name], args) for name, args in items]
+        return declared
 
     def goal(self, raw) -> m.Condition | None:
-        """The model of the plain goal ``raw`` (checked words), or None where the checked path must read it."""
+        """The model of the plain problem's goal ``raw`` (its words, their shape checked as they are read), or
+        None where the checked path must read it; raises :class:`~toolkit.plain_problem._NotPlain` where the
+        plain reader would have refused the file (a goal it was told not to check, ``check_goal=False``)."""
         try:
             return self._condition(raw)
         except _Fault:
@@ -133,35 +170,46 @@ class PlainGoal:
         """The model of the expression of a plain ``(:metric direction expression)``'s words, or None."""
         try:
             return self._num(raw[1])
-        except _Fault:
+        except (_Fault, _NotPlain):  # (the plain reader checked the metric: no _NotPlain comes)
             return None
 
-    def _condition(self, el: list) -> m.Condition:
+    def _condition(self, el) -> m.Condition:
+        """The model of a goal description, its shape checked as it is read: :class:`_NotPlain` where the
+        plain reader's check (``plain_problem._goal``) refuses it, :class:`_Fault` where the checked path
+        must read it (a fault, or a shape the forms rewrite: that check then gives the verdict)."""
+        if el.__class__ is not list or not el:
+            raise _NotPlain
         op = el[0]
         if op == "and" or op == "or":
-            if len(el) < 2 or any(x[0] == op for x in el[1:]):
-                raise _Fault  # an empty one, or a nested one the forms lift into it: the checked path
-            if len(el) == 2:
-                return self._condition(el[1])  # one operand is the formula itself (forms._Monotone)
+            if len(el) < 2:
+                raise _Fault  # an empty one: the checked path
             parts = tuple([self._condition(x) for x in el[1:]])
-            # A repeated operand, which the forms keep once. Equal models come from words equal but for case
-            # when every number is written as its value prints ("1", not "1.0" or "01"): then the words tell
-            # (their text, in C); else the models (hashing each, whole).
-            keys = [str(x).lower() for x in el[1:]] if not self.odd_number else parts
-            if len(set(keys)) != len(keys):
-                raise _Fault
+            if any(x[0] == op for x in el[1:]):
+                raise _Fault  # a nested one the forms lift into it: the checked path
+            if len(parts) == 1:
+                return parts[0]  # one operand is the formula itself (forms._Monotone)
+            if len(set(parts)) != len(parts):  # a repeated operand, which the forms keep once (equal models:
+                raise _Fault                   # words equal but for case, or numbers written "1" and "1.0")
             return m.And(parts) if op == "and" else m.Or(parts)
-        if op == "not":
-            return m.Not(self._condition(el[1]))
-        if op == "imply":
+        if op == "not" or op == "imply":
+            if len(el) != (2 if op == "not" else 3):
+                raise _NotPlain
+            if op == "not":
+                return m.Not(self._condition(el[1]))
             return m.Imply(self._condition(el[1]), self._condition(el[2]))
-        if op in COMPARISONS and not (op == "=" and el[1].__class__ is str and el[2].__class__ is str):
+        if op.__class__ is not str:
+            raise _NotPlain
+        if op in COMPARISONS and (op != "=" or is_comparison(el)):  # (is_comparison raises at an ambiguous "=")
+            if len(el) != 3:
+                raise _NotPlain
             self.uses_numbers = True
             return m.Compare(op, self._num(el[1]), self._num(el[2]))
-        if op == "=":
+        if op == "=":  # of two words (is_comparison)
+            self._check_words(el)
             return m.Equals(self._object(el[1]), self._object(el[2]))
         if op == "forall" or op == "exists":
             raise _Fault  # variables: the checked path
+        self._check_words(el, _predicate_name)
         name, decl = self.predicates.get(op.lower(), _NONE)
         if decl is None or len(el) - 1 != len(decl.params):
             raise _Fault
@@ -170,6 +218,19 @@ class PlainGoal:
             if obj not in self.untyped and not self._fits(self.objects[obj], types):
                 raise _Fault
         return m.Pred(name, terms)
+
+    def _check_words(self, el: list, head=None) -> None:
+        """Raises :class:`_NotPlain` where the plain reader refuses ``el``'s words as ``plain_problem._goal``
+        checks them: ``head(el)`` for its first (a predicate's name, or a function's), then each term."""
+        try:
+            if self.known(el):
+                return  # every word known to be a name (a list is no word: a TypeError)
+        except TypeError:
+            pass
+        if head is not None:
+            head(el)
+        for t in el[1:]:
+            check_term(t, self.listed, _NO_VARIABLES, self.names)
 
     def _fits(self, typ: str, types: tuple[str, ...]) -> bool:
         key = (typ, types)
@@ -185,18 +246,34 @@ class PlainGoal:
         return obj
 
     def _num(self, el) -> m.NumExpr:
-        """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it."""
+        """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it, its shape
+        checked as ``plain_problem._check_f_exp`` checks it."""
         if el.__class__ is str:
+            if not NUMBER_RE.match(el) or el.count(".") > 1:
+                raise _NotPlain
             # plain_numeric.number's value, then as num_expr (to_number: an integer of fewer than 300 digits is
             # its own value)
-            value = int(el) if "." not in el and len(el) < 300 else to_number(float(el) if "." in el else int(el))
-            if not self.odd_number and str(value) != el:
-                self.odd_number = True
-            return value
+            return int(el) if "." not in el and len(el) < 300 else to_number(float(el) if "." in el else int(el))
+        if not el or el[0].__class__ is not str:
+            raise _NotPlain
         op = el[0]
         if op in _ARITH:  # (- x), (+ a b ...): no function is so named (not a name)
+            n = len(el) - 1
+            if (n != 2 and not (n == 1 and op == "-")) if op == "-" or op == "/" else n < 2:
+                raise _NotPlain
             return m.Arith(op, tuple([self._num(x) for x in el[1:]]))
-        name, decl = self.functions.get(op.lower(), _NONE)
+        try:  # a goal names its terms again and again (block-grouping: 40 reads of 10 terms)
+            key = tuple(el)
+            term = self.terms.get(key)
+        except TypeError:  # a list among its words
+            raise _NotPlain from None
+        if term is None:
+            term = self.terms[key] = self._fterm(el)
+        return term
+
+    def _fterm(self, el: list) -> m.FTerm:
+        self._check_words(el, function_name)
+        name, decl = self.functions.get(el[0].lower(), _NONE)
         if decl is None or len(el) - 1 != len(decl.params):
             raise _Fault
         by_lower = self.by_lower

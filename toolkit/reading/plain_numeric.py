@@ -16,6 +16,7 @@ which owns every message, reads the file.
 
 from __future__ import annotations
 
+import re
 from typing import Callable
 
 from toolkit.reading import forms
@@ -42,6 +43,24 @@ def number(tok: str) -> forms.NumericValue:
     if not NUMBER_RE.match(tok) or tok.count(".") > 1:
         raise _not_plain()
     return forms.NumericValue(float(tok) if "." in tok else int(tok))
+
+
+def init_numbers(words: list[str]) -> list[int | float]:
+    """The numbers of ``(= (f args) number)`` :init values, as the problem transformer reads each (the grammar's
+    NUMBER with at most one point, :func:`number`: an ``int``, else a ``float``), all checked by one match in C;
+    :class:`~toolkit.plain_problem._NotPlain` where one is none."""
+    if not words:
+        return []
+    joined = " ".join(words) + " "
+    if not _NUMBERS_RE.fullmatch(joined):
+        raise _not_plain()
+    if "." not in joined:
+        return list(map(int, words))
+    return [float(w) if "." in w else int(w) for w in words]
+
+
+# Numbers each followed by a space: NUMBER (names.NUMBER_RE) with at most one point.
+_NUMBERS_RE = re.compile(r"(?:-?[0-9]+(?:\.[0-9]+)? )*")
 
 
 def f_exp(el, head: Callable[[list], forms.NumericFunction]):
