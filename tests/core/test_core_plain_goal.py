@@ -276,9 +276,10 @@ _REQUIREMENT_VARIANTS = [
 
 @pytest.mark.parametrize("path", _files()[:: max(1, len(_files()) // 120)], ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_the_normalised_code_is_the_blanked_normalised_text(path) -> None:
-    """``normalised`` hands the readers the comment-blanked code of its text, kept beside the text as the
-    requirements are added (not blanked again): it must be ``blank_comments`` of that text, on every file
-    and with its :requirements empty, faulty, commented or absent; ``normalise`` gives the rest unchanged."""
+    """``normalised`` hands the readers the comment-blanked code of its text, kept beside the text as it is
+    changed (not blanked again): it must be ``blank_comments`` of that text, on every file and with its
+    :requirements empty, faulty, commented or absent; ``normalise`` gives the rest unchanged, the text with its
+    requirements granted (the full parser's)."""
     for variant in _REQUIREMENT_VARIANTS:
         text = variant(path.read_text(errors="replace"))
         try:
@@ -286,7 +287,7 @@ def test_the_normalised_code_is_the_blanked_normalised_text(path) -> None:
         except loader.PgtError:
             continue
         assert got[1] == loader._blank_comments(got[0]), path
-        assert norm_mod.normalise(text, "f.pddl", loader.Errors("f.pddl"), []) == (got[0], got[2], got[3])
+        assert norm_mod.normalise(text, "f.pddl", loader.Errors("f.pddl"), []) == (norm_mod.granted(got[0]), got[2], got[3])
 
 
 @settings(max_examples=300, deadline=None, database=None, derandomize=True)
