@@ -92,7 +92,8 @@ def test_every_plain_construct_is_read_by_the_plain_reader(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("requirements", ["", "(:requirements)", "(:requirements :typing :bogus :typing)",
-                                          "(:requirements :typing :action-costs)", f"(:requirements {' '.join(SUPPORTED)})"])
+                                          "(:requirements :typing :action-costs)",
+                                          f"(:requirements {' '.join(SUPPORTED)})"])
 def test_the_requirements_are_granted_to_the_full_parser_alone(requirements: str, monkeypatch) -> None:
     """BW uses quantifiers, disjunctions and conditional effects it never declares: the full parser reads it
     with the missing requirements granted (``normalise``'s text), the plain reader reads the requirements as
