@@ -139,13 +139,13 @@ class _Reader:
             last = at
             sections[rest[0][0]] = rest[0][1:]
             rest = rest[1:]
-        try:  # words only, each a requirement the grammar knows (a list among them is no word: a TypeError)
+        # Words only, each a requirement the grammar knows (a list among them is no word: a TypeError). As
+        # declared: the loader grants the missing ones to the full parser alone, so an empty list is fine.
+        try:
             known = _REQUIREMENTS.issuperset(sections.get(":requirements", ()))
         except TypeError:
             known = False
         if not known:
-            raise _NotPlain
-        if ":requirements" in sections and not sections[":requirements"]:
             raise _NotPlain
         types = self._types(sections.get(":types", []))
         for n, tags in _typed_list(sections.get(":constants", []), False, either=False):

@@ -331,6 +331,7 @@ def test_variables_spelled_like_keywords_are_read() -> None:
     assert domain.predicates["p"].params == (("?AND", ("block",)),)
     assert domain.actions["a"].params == (("?object", ("block",)),)
     assert str(domain.actions["a"].precondition) == "(and (p ?object) (forall (?domain - block) (p ?domain)))"
+    assert parse_domain("; Thi\u00e9baux\n" + text, "d.pddl").actions == parse_domain("\n" + text, "d.pddl").actions
     with pytest.raises(UnknownSymbolError, match=r"^d\.pddl:5:90: unknown variable '\?objec'; did you mean \?object\?"):
         parse_domain(text.replace("(not (p ?object))", "(not (p ?objec))"), "d.pddl")
 

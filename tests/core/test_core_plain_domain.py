@@ -14,6 +14,9 @@ import pytest
 from toolkit import loader
 from toolkit.domains import DOMAINS_ROOT
 from toolkit.plain_domain import read_plain_domain
+from toolkit.reading.collect import Errors
+from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS as SUPPORTED
+from toolkit.reading.normalise import normalised
 
 IPC = Path("/work/shared/ipc-sample")
 # Domains the plain reader hands on to the full parser (none: derived predicates are plain now).
@@ -86,6 +89,26 @@ def test_every_plain_construct_is_read_by_the_plain_reader(monkeypatch) -> None:
     fast, full = _both(BW, monkeypatch)
     assert fast == full and fast[0] is not None and not fast[1]
     assert set(fast[0].actions) == {"pick", "put", "idle", "think"}
+
+
+@pytest.mark.parametrize("requirements", ["", "(:requirements)", "(:requirements :typing :bogus :typing)",
+                                          "(:requirements :typing :action-costs)",
+                                          f"(:requirements {' '.join(SUPPORTED)})"])
+def test_the_requirements_are_granted_to_the_full_parser_alone(requirements: str, monkeypatch) -> None:
+    """BW uses quantifiers, disjunctions and conditional effects it never declares: the full parser reads it
+    with the missing requirements granted (``normalise``'s text), the plain reader reads the requirements as
+    declared (``normalised``'s code, none added), and both build the same model with the same errors."""
+    text = BW.replace("(:requirements :typing :action-costs)", requirements)
+    fast, full = _both(text, monkeypatch)
+    assert fast == full and fast[0] is not None
+    bogus = ":bogus" in text and f"d.pddl:1:{text.index(':bogus') + 1}: unsupported PDDL feature requirement :bogus;"
+    assert [e.split(" pgt supports")[0] for e in fast[1]] == ([bogus] if bogus else [])
+    granted, _, declared = loader._normalise(text, "d.pddl", Errors("d.pddl"))
+    assert all(f" {r} " in granted.split("\n")[0].replace(")", " ") for r in SUPPORTED)  # on the head's line
+    _, code, _, same = normalised(text, "d.pddl", Errors("d.pddl"), [])
+    assert same == declared and read_plain_domain(code) is not None
+    listed = [w.strip(")") for w in requirements.split()[1:]]
+    assert [w for w in code.replace(")", " ").split() if w in SUPPORTED] == [w for w in listed if w in SUPPORTED]
 
 
 @pytest.mark.parametrize("old,new", [

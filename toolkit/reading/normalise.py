@@ -214,14 +214,15 @@ def normalise(text: str, path: str, errors: Errors | None = None,
     adds or removes a newline.
     """
     text, _, warnings, declared = normalised(text, path, errors, notes)
-    return text, warnings, declared
+    return granted(text), warnings, declared
 
 
 def normalised(text: str, path: str, errors: Errors | None = None,
                notes: list[str] | None = None) -> tuple[str, str, list[str], set[str]]:
-    """:func:`normalise`'s text, that text's comment-blanked code (``blank_comments`` of it), warnings and
-    declared requirements. Why the code: the readers read it, and blanking the text again after the
-    requirements were added (each file is blanked once as it is) was a tenth of reading a small domain."""
+    """:func:`normalise`'s text before its requirements are granted (:func:`granted`: the full parser's
+    alone), that text's comment-blanked code (``blank_comments`` of it), warnings and declared requirements.
+    Why the code: the plain readers read it, and blanking the text again (each file is blanked once as it
+    is) was a tenth of reading a small domain."""
     warnings: list[str] = []
     code = blank_comments(text)
     # Each regular expression below scans the whole file; a large problem (500 kB) is scanned only by
@@ -262,7 +263,9 @@ def normalised(text: str, path: str, errors: Errors | None = None,
         keywords = "".join(_KEYWORD_RE.findall(code))
         if keywords != keywords.lower():
             text = _KEYWORD_RE.sub(lower, text)
-    if "?" in text and (not text.isascii() or _LOWER_KEYWORD_VARIABLE_RE.search(text.lower())):
+    # Sought in the code: one in a comment alone changes nothing a reader reads (nor a position: a comment ends its
+    # line), and the text of a file with an accent in a comment only (IPC's "Thiébaux") is not ASCII.
+    if "?" in lowered and (not lowered.isascii() or _LOWER_KEYWORD_VARIABLE_RE.search(lowered)):
         text = _KEYWORD_VARIABLE_RE.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
     if changed and notes is not None:
         notes.append(f"{path}: keywords in upper case normalised ({', '.join(sorted(set(changed)))})")
@@ -304,21 +307,34 @@ def normalised(text: str, path: str, errors: Errors | None = None,
             text = text[:at] + " " * len(word) + text[at + len(word):]  # parse on without it
         declared -= unknown
         code = blank_comments(text)
-        req = _REQUIREMENTS_RE.search(code)
-    # The pddl parser refuses features whose requirement is undeclared; we accept
-    # them (lint reports requirements used but not declared). Each insertion is at a place outside
-    # comments, of words without ";": the code takes the same one.
+    return text, code, warnings, declared
+
+
+def granted(text: str) -> str:
+    """:func:`normalised`'s ``text`` as the pddl grammar parses it: its requirements granted.
+
+    The pddl parser refuses features whose requirement is undeclared; we accept them (lint reports
+    requirements used but not declared), so each supported one missing from ``:requirements`` is added
+    (a domain without the section gets them all; a problem without it none). Only the full parser needs
+    this: the plain readers read the requirements as declared (:func:`normalised`'s ``declared``), and
+    the words added were a tenth of the words of a small domain they split. Each insertion is at a place
+    outside comments, of words without ";", on the line it joins: no line number changes.
+    """
+    code = blank_comments(text)
+    req = _REQUIREMENTS_RE.search(code) if ":requirements" in code else None
     if req:
+        # the words left after normalised blanked the unknown ones: the declared requirements (and, for a
+        # word listed twice, its second listing, which is no supported one: it changes nothing missing)
+        declared = set(req.group(1).split())
         missing = [r for r in _ALL_REQUIREMENTS if r not in declared]
         if missing:
-            at, added = req.end() - 1, " " + " ".join(missing)
-            text, code = text[:at] + added + text[at:], code[:at] + added + code[at:]
-    else:  # a domain's head gets them all (a problem without :requirements none)
-        head = _HEAD_RE.search(code)
-        if head and head.group(1) == "domain":
-            at = head.end()
-            text, code = text[:at] + _ALL_ADDED + text[at:], code[:at] + _ALL_ADDED + code[at:]
-    return text, code, warnings, declared
+            at = req.end() - 1
+            return text[:at] + " " + " ".join(missing) + text[at:]
+        return text
+    head = _HEAD_RE.search(code)
+    if head and head.group(1) == "domain":
+        return text[:head.end()] + _ALL_ADDED + text[head.end():]
+    return text
 
 
 _TYPES_LIST_RE = re.compile(r"\(\s*:types\b[^)]*")
