@@ -39,7 +39,8 @@ from toolkit.reading.collect import Errors, Loaded, collect, nesting_guard
 from toolkit.reading.convert import Converter, Scope, to_number, type_tuple
 from toolkit.reading.domain_model import assemble, direct_domain
 from toolkit.reading.forms import kind
-from toolkit.reading.normalise import SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, granted, normalise, normalised
+from toolkit.reading.normalise import (SUPPORTED_REQUIREMENTS, UNSUPPORTED_KEYWORDS, granted, normalise, normalised,
+                                       unclashed)
 from toolkit.reading.plain_goal import PlainGoal
 from toolkit.reading.text import (ROOT, blank_comments, line_col, listed_at, locate, located, name_pattern,
                                   offset_of, section)
@@ -56,10 +57,10 @@ _blank_comments, _section, _normalise, _ROOT = blank_comments, section, normalis
 def _parse_full(norm: str, path: str, start: str, errors: Errors, text: str):
     """The full parser (Lark, its grammar and its error messages), imported only for files the plain readers
     decline: `pgt validate` of plain files starts without it. ``norm``: :func:`normalised`'s text, its
-    requirements granted here (the grammar's alone)."""
+    requirements granted and its variables named apart from its constants here (the grammar's alone)."""
     from toolkit.reading.full_parser import parse_full
 
-    return parse_full(granted(norm), path, start, errors, text)
+    return parse_full(unclashed(granted(norm)), path, start, errors, text)
 
 
 @collect

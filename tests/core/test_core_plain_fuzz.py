@@ -165,6 +165,30 @@ def test_an_object_in_two_spellings_within_one_atom_reads_as_one_object() -> Non
     assert {str(a) for a in problem.init} >= {"(on a a)"} and str(problem.goal) == "(on b a)"
 
 
+CONSTANT_X = """(define (domain c) (:requirements :typing :conditional-effects) (:types block place)
+ (:constants x - place) (:predicates (on ?a - block ?b - place) (clear ?b - block))
+ (:action a :parameters (?x - block) :precondition (PRE) :effect (and (clear ?x)
+  (when (on ?x x) (not (clear ?x))))))"""
+
+
+@pytest.mark.parametrize(("pre", "error"), [
+    ("on ?x x", None),                                                  # a variable and a constant of one name
+    ("on ?X X", None),                                                  # in other case
+    ("clear ?x x", "fuzz.pddl:3:52: predicate 'clear' takes 1 argument(s), got 2"),  # and an arity fault
+])
+def test_a_variable_and_a_constant_of_one_name_read_as_two_terms_on_both_paths(pre, error) -> None:
+    # PDDL sets ?x and x apart by the "?" (VAL and Fast Downward read them as two terms); the pddl package took
+    # them for one and refused the atom ("Term x has inconsistent type tags"), so the full parser's path (here
+    # for the conditional effect) refused a good domain, and reported an arity fault as that (the long hunt).
+    text = CONSTANT_X.replace("PRE", pre)
+    check_domain(text)  # the plain path and the full parser's
+    loaded = loader.read_domain(text, PATH)
+    assert [str(e) for e in loaded.errors] == ([error] if error else [])
+    if error is None:
+        assert str(loaded.model.actions["a"].precondition) == f"({pre.split()[0]} ?x x)"
+        assert str(loaded.model.actions["a"].params) == "(('?x', ('block',)),)"
+
+
 def test_objects_declared_twice_in_two_cases_give_the_same_model_and_error_on_both_paths() -> None:
     # The plain reader kept both a and A, the full parser one object: the partial models that lint
     # goes on checking differed.

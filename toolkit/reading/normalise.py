@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from toolkit.errors import UnsupportedFeatureError
 from toolkit.plain_problem import KEYWORDS
-from toolkit.reading.text import _COMMENT_SPLIT_RE, ROOT, VAR_PREFIX, blank_comments, line_col, open_before
+from toolkit.reading.text import _COMMENT_SPLIT_RE, ROOT, VAR_PREFIX, blank_comments, line_col, open_before, section
 
 if TYPE_CHECKING:
     from toolkit.reading.collect import Errors
@@ -337,6 +337,29 @@ def granted(text: str) -> str:
     return text
 
 
+def unclashed(text: str) -> str:
+    """:func:`granted`'s ``text`` with each variable that shares its name with a declared constant or object
+    (``?x`` and ``x``) parsed under :data:`VAR_PREFIX`, as one spelled like a keyword is.
+
+    PDDL sets the two apart by the ``?``, as VAL and Fast Downward do; the pddl package takes them for one term
+    and refuses an atom that holds both ("Term x has inconsistent type tags"). The converter names such a
+    variable back (:func:`~toolkit.reading.text.written_var`). Only the full parser needs this: the plain
+    readers read ``?x`` as a variable and ``x`` as a name.
+    """
+    code = blank_comments(text).lower()
+    names: set[str] = set()
+    for keyword in (":constants", ":objects"):
+        where = section(code, keyword) if "?" in code else None
+        if where is not None:  # the words listed there (a type name too: renaming its namesake changes nothing)
+            names.update(_WORD_RE.findall(code, *where))
+    clash = [n for n in names if "?" + n in code]
+    if not clash:
+        return text
+    pattern = re.compile(r"\?(" + "|".join(map(re.escape, sorted(clash, key=len, reverse=True))) + r")(?![\w-])", re.I)
+    return pattern.sub(lambda mt: "?" + VAR_PREFIX + mt.group(1), text)
+
+
+_WORD_RE = re.compile(r"[^\s():-][^\s()]*")  # a listed name: not "-", a type's dash, nor the keyword
 _TYPES_LIST_RE = re.compile(r"\(\s*:types\b[^)]*")
 _PREDICATES_OR_CONSTANTS_RE = re.compile(r"\(\s*:(predicates|constants)\b")
 _REQUIREMENTS_RE = re.compile(r"\(\s*:requirements\b([^)]*)\)")
