@@ -189,10 +189,9 @@ class DirectActions:
         return m.Pred(pred, terms)
 
     def terms(self, el: list[SExpr], scope: dict[str, str], arity: int) -> tuple[str, ...]:
-        """The arguments of the atom or fluent ``el``, which must be ``arity`` many (each by :meth:`term`)."""
-        terms = tuple(map(scope.get, el[1:]))
-        if None in terms:
-            terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
+        """The arguments of the atom or fluent ``el``, which must be ``arity`` many (each by :meth:`term`), where
+        the callers' lookup in ``scope`` alone did not find them all."""
+        terms = tuple([scope.get(t) or self.term(t, scope) for t in el[1:]])
         if len(terms) != arity:
             raise _NotPlain
         return terms

@@ -347,9 +347,11 @@ def unclashed(text: str) -> str:
     readers read ``?x`` as a variable and ``x`` as a name.
     """
     code = blank_comments(text).lower()
+    if "?" not in code:
+        return text
     names: set[str] = set()
     for keyword in (":constants", ":objects"):
-        where = section(code, keyword) if "?" in code else None
+        where = section(code, keyword)
         if where is not None:  # the words listed there (a type name too: renaming its namesake changes nothing)
             names.update(_WORD_RE.findall(code, *where))
     clash = [n for n in names if "?" + n in code]
