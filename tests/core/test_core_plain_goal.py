@@ -81,6 +81,23 @@ def _both(domain, text: str, path: str, monkeypatch, typing: str = "strict") -> 
     return direct, checked
 
 
+def _direct_reads(owner, name: str, domain, text: str, typing: str, monkeypatch) -> list[bool]:
+    """Whether each call of the direct path ``owner.name`` in one read of the problem ``text`` read it (gave a
+    model, not None: the checked path's turn)."""
+    taken = []
+    real = getattr(owner, name)
+
+    def spy(*args):
+        out = real(*args)
+        taken.append(out is not None)
+        return out
+
+    with monkeypatch.context() as mp:
+        mp.setattr(owner, name, spy)
+        loader.read_problem(text, domain, "p.pddl", typing)
+    return taken
+
+
 PAIRS = _pairs()
 
 
@@ -132,17 +149,7 @@ def test_the_init_atoms_are_read_directly_only_where_the_checked_path_finds_no_f
                                                                                        monkeypatch) -> None:
     text = PROBLEM.replace("(at t1 a) (open b)", new, 1)
     domain = loader.parse_domain(DOMAIN, "d.pddl")
-    taken = []
-    real = loader._checked_atoms
-
-    def spy(*args):
-        taken.append(real(*args) is not None)
-        return real(*args)
-
-    with monkeypatch.context() as mp:
-        mp.setattr(loader, "_checked_atoms", spy)
-        loader.read_problem(text, domain, "p.pddl", typing)
-    assert taken == [direct]
+    assert _direct_reads(loader, "_checked_atoms", domain, text, typing, monkeypatch) == [direct]
     fast, checked = _both(domain, text, "p.pddl", monkeypatch, typing)
     assert fast == checked
 
@@ -177,18 +184,7 @@ def test_the_goal_is_read_directly_only_where_the_checked_path_finds_no_fault(ol
     domain = loader.parse_domain(DOMAIN, "d.pddl")
     norm, _, _ = loader._normalise(text, "p.pddl")
     assert read_plain_problem(loader._blank_comments(norm), loader._ROOT) is not None
-    taken = []
-    real = PlainGoal.goal
-
-    def spy(self, raw):
-        out = real(self, raw)
-        taken.append(out is not None)
-        return out
-
-    with monkeypatch.context() as mp:
-        mp.setattr(PlainGoal, "goal", spy)
-        loader.read_problem(text, domain, "p.pddl", typing)
-    assert taken == [direct]
+    assert _direct_reads(PlainGoal, "goal", domain, text, typing, monkeypatch) == [direct]
     fast, checked = _both(domain, text, "p.pddl", monkeypatch, typing)
     assert fast == checked
 
