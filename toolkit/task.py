@@ -26,6 +26,7 @@ from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.fluent_slots import FluentIndex
 from toolkit.fluents import FluentState
 from toolkit.gc_pause import paused_gc
+from toolkit.goal_test import GoalTest, goal_test
 from toolkit.ground_action import GroundAction, NumericGroundAction, explain_derived
 from toolkit.grounding import CompiledCondition, compile_condition
 from toolkit.model import Atom
@@ -96,7 +97,6 @@ class Task:
         self._update_templates = memo.updates  # schema name -> its numeric effects (fluent_effects.UpdateTemplate)
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
-        self.goal: CompiledCondition = compile_condition(problem.goal, {}, self.objects_of)
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
         # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
@@ -296,15 +296,39 @@ class Task:
         return sorted(out)
 
     @lazy
+    def goal(self) -> CompiledCondition:
+        """The goal ground (:func:`toolkit.grounding.compile_condition`), on first use: a plan check of a
+        numeric goal reads it through :attr:`_goal_test` instead, and may never ground it."""
+        return compile_condition(self.problem.goal, {}, self.objects_of)
+
+    @lazy
+    def _goal_test(self) -> GoalTest | None:
+        """The goal over the fluent numbers (:mod:`toolkit.goal_test`); None: the compiled goal answers."""
+        return goal_test(self.problem.goal, self.fluent_index) if self.numeric else None
+
+    @lazy
     def goal_size(self) -> int:
         """How many parts an explanation of the goal can list (:func:`toolkit.semantics.condition_size`)."""
-        return condition_size(self.goal)
+        test = self._goal_test
+        return test.size if test is not None else condition_size(self.goal)
 
     def goal_holds(self, state: frozenset[Atom]) -> bool:
-        return holds(self.goal, state)
+        test = self._goal_test
+        slots = None if test is None else test.slots_of(state)
+        return holds(self.goal, state) if slots is None else test.holds(state, slots)  # type: ignore[union-attr]
 
     def goal_unmet(self, state: frozenset[Atom]) -> list[Unmet]:
-        return explain_derived(self.derived, explain(self.goal, state), state)
+        """The goal's unmet parts in ``state`` (:func:`toolkit.semantics.explain`); empty where it holds."""
+        test = self._goal_test
+        slots = None if test is None else test.slots_of(state)
+        if slots is not None:
+            unmet = test.unmet(state, slots)  # type: ignore[union-attr]
+        else:
+            goal = self.goal
+            if goal.literals and holds(goal, state):  # two set operations, where explaining walks every part
+                return []
+            unmet = explain(goal, state)
+        return explain_derived(self.derived, unmet, state)
 
     def derive(self, state: frozenset[Atom]) -> frozenset[Atom]:
         """``state`` with its derived atoms recomputed (itself in a domain without derived predicates):

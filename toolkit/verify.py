@@ -366,11 +366,10 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                                   line=step.line, read_as=step.read_as, trace=stepper,
                                   trace_index=len(stepper.changes)))
 
-    # The goal gap is measured in the last state reached (the end, or the failing step). A goal with literals is
-    # tested first (two set operations); one of comparisons or disjunctions only is explained at once: its
-    # explanation is empty exactly where it holds, and testing it first evaluated it twice where it fails.
+    # The goal gap is measured in the last state reached (the end, or the failing step): Task.goal_unmet tests
+    # what is cheap to test first and explains only what fails.
     end = stepper.state
-    goal_unmet = tuple(task.goal_unmet(end)) if not task.goal.literals or not task.goal_holds(end) else ()
+    goal_unmet = tuple(task.goal_unmet(end))
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
     goal_texts = tuple(u.literal for u in goal_unmet)
     first = violations[0] if violations else None

@@ -1,0 +1,214 @@
+"""A numeric goal tested over the working state's fluent numbers, and explained only where it fails.
+
+Why: a fresh task ground its whole goal (:func:`toolkit.grounding.compile_condition`: an atom per fluent
+term, a ``GCompare`` per comparison) and a plan check explained it at the end through a mapping view of
+the values (a Python call and an atom hash per fluent read), then printed every failing comparison
+through its ground node; on IPC 2023's block-grouping (a goal of 16 comparisons and disjunctions) that
+was a third of checking a plan against a fresh task. Here each distinct fluent of the goal is numbered
+once (the task's :class:`~toolkit.fluent_slots.FluentIndex`, as the compiled actions read them), each
+comparison reads the value list by number, and only a failing part is put into words.
+
+Taken: a conjunction (at any depth) of atoms, negated atoms, comparisons, negated comparisons, and
+disjunctions of two or more of those, with at least one comparison: every IPC 2023 numeric goal that
+compares. Anything else (quantifiers, equalities, implications, a boolean goal, a contradiction), and a
+state not numbered by the task's index (a frozen state), goes to the compiled goal
+(:attr:`toolkit.task.Task.goal`) as before. With no variable, a lifted formula prints as its ground
+node does, so the texts are the lifted formulas' own; a comparison reading a fluent with no value is
+explained by its ground node (``tests/core/test_core_goal_test.py`` holds the two paths together).
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+from toolkit import model as m
+from toolkit.fluent_slots import FluentIndex
+from toolkit.fluents import _ARITH, _FAILED_AS, _HOLDS
+from toolkit.grounding import ground_condition
+from toolkit.model import Atom
+from toolkit.semantics import Unmet, _explain_node
+
+# An expression by fluent number: a fluent's number (int), a constant as a 1-tuple ``(value,)``, or
+# arithmetic as ``(op, parts)``.
+Code = Union[int, tuple]
+
+
+class GoalTest:
+    """A task's goal over its fluent numbers (see the module): :meth:`holds` and :meth:`unmet` are
+    :func:`toolkit.semantics.holds` and :func:`~toolkit.semantics.explain` of the compiled goal in a
+    working state (``slots``: its value list, :meth:`slots_of`)."""
+
+    __slots__ = ("index", "width", "pos", "neg", "literals", "parts", "size")
+
+    def __init__(self, index: FluentIndex, literals: list[tuple[Atom, bool]], parts: list[tuple], width: int) -> None:
+        self.index, self.width = index, width
+        self.literals = tuple(literals)  # (atom, positive), in formula order: explain() lists them first
+        self.pos = frozenset([a for a, positive in literals if positive])
+        self.neg = frozenset([a for a, positive in literals if not positive])
+        # The rest in formula order: a comparison (op, left, right, positive, formula) or a disjunction
+        # (alternatives, formula), each alternative a comparison or a literal (atom, positive).
+        self.parts = tuple(parts)
+        self.size = len(literals) + len(parts)  # toolkit.semantics.condition_size of the compiled goal
+
+    def slots_of(self, state: frozenset[Atom]) -> list | None:
+        """The state's value list where it is numbered by this goal's index (a working state), else None."""
+        if getattr(state, "index", None) is self.index:
+            slots = state.slots  # type: ignore[attr-defined]
+            if len(slots) >= self.width:  # else a fluent the goal numbered after the state was made
+                return slots
+        return None
+
+    def holds(self, state: frozenset[Atom], slots: list) -> bool:
+        if not self.pos <= state or not state.isdisjoint(self.neg):
+            return False
+        for part in self.parts:
+            if not (_compare(part, slots) if len(part) == 5 else _any(part[0], state, slots)):
+                return False
+        return True
+
+    def unmet(self, state: frozenset[Atom], slots: list) -> list[Unmet]:
+        out: list[Unmet] = []
+        for atom, positive in self.literals:
+            if (atom in state) != positive:
+                out.append(Unmet(str(atom) if positive else f"(not {atom})", atom, positive))
+        for part in self.parts:
+            if len(part) == 2:  # a disjunction: false where each of its (two or more) alternatives is
+                if not _any(part[0], state, slots):
+                    out.append(Unmet(str(part[1])))
+                continue
+            op, left, right, positive, formula = part
+            lhs = slots[left] if left.__class__ is int else _value(left, slots)
+            rhs = slots[right] if right.__class__ is int else _value(right, slots)
+            if lhs is None or rhs is None:  # names the fluent without a value, as the ground node does
+                _explain_node(ground_condition(formula, {}, _no_objects), state, out)
+            elif _HOLDS[op](lhs - rhs) != positive:
+                shown = _FAILED_AS[op] if positive else op
+                out.append(Unmet(str(formula), None, True, (), f"{m.format_number(lhs)} {shown} {m.format_number(rhs)}"))
+        return out
+
+
+def goal_test(goal: m.Condition, index: FluentIndex) -> GoalTest | None:
+    """The goal's test over ``index``'s numbers; None where the goal is not one this module takes."""
+    build = _Build(index)
+    if not build.members(goal) or not build.parts:
+        return None
+    test = GoalTest(index, build.literals, build.parts, max(build.numbers.values(), default=-1) + 1)
+    if test.pos & test.neg:  # (and p (not p)): the compiled goal says "contradiction"
+        return None
+    return test
+
+
+class _Build:
+    """A goal's members sorted into literals and parts as the compiled goal sorts them, its expressions as
+    :data:`Code` over the index's numbers (one method call per member: a goal may have hundreds)."""
+
+    __slots__ = ("ids", "numbers", "literals", "parts")
+
+    def __init__(self, index: FluentIndex) -> None:
+        self.ids = index.ids
+        self.numbers: dict[tuple[str, tuple[str, ...]], int] = {}  # a fluent term met again is not looked up again
+        self.literals: list[tuple[Atom, bool]] = []
+        self.parts: list[tuple] = []
+
+    def members(self, cond: m.Condition) -> bool:
+        """Add a conjunction's members (at any depth); False where one is not one this module takes."""
+        for part in cond.parts if cond.__class__ is m.And else (cond,):
+            cls = part.__class__
+            if cls is m.Compare:
+                one = self.compare(part, True, part)
+            elif cls is m.And:
+                if not self.members(part):
+                    return False
+                continue
+            elif cls is m.Or:
+                alternatives = [self.alternative(p) for p in part.parts]
+                if len(alternatives) < 2 or None in alternatives:
+                    return False
+                one = (tuple(alternatives), part)
+            else:
+                one = self.alternative(part)
+            if one is None:
+                return False
+            (self.literals if len(one) == 2 and one[0].__class__ is Atom else self.parts).append(one)
+        return True
+
+    def alternative(self, cond: m.Condition) -> tuple | None:
+        """An atom, a comparison or the negation of one, as a literal (atom, positive) or a comparison."""
+        positive, inner = (False, cond.arg) if cond.__class__ is m.Not else (True, cond)
+        cls = inner.__class__
+        if cls is m.Compare:
+            return self.compare(inner, positive, cond)
+        if cls is m.Pred:
+            return (Atom(inner.predicate, inner.terms), positive)
+        return None
+
+    def compare(self, c: m.Compare, positive: bool, formula: m.Condition) -> tuple | None:
+        left, right, numbers = c.left, c.right, self.numbers
+        left = numbers.get((left.function, left.terms)) if left.__class__ is m.FTerm else None
+        if left is None:
+            left = self.code(c.left)
+        right = numbers.get((right.function, right.terms)) if right.__class__ is m.FTerm else None
+        if right is None:
+            right = self.code(c.right)
+        if left is None or right is None:
+            return None
+        return (c.op, left, right, positive, formula)
+
+    def code(self, e: m.NumExpr) -> Code | None:
+        cls = e.__class__
+        if cls is m.FTerm:
+            key = (e.function, e.terms)
+            n = self.numbers.get(key)
+            if n is None:
+                n = self.ids.get(Atom(e.function, e.terms))
+                if n is None:  # no value in :init, nor numbered by an action yet: the compiled goal reads it
+                    return None
+                self.numbers[key] = n
+            return n
+        if cls is m.Arith:
+            parts = [self.code(a) for a in e.args]
+            return None if None in parts else (e.op, tuple(parts))
+        if cls is int or cls is float:
+            return (e,)
+        return None
+
+
+def _compare(part: tuple, slots: list) -> bool:
+    op, left, right, positive, _ = part
+    lhs = slots[left] if left.__class__ is int else _value(left, slots)
+    rhs = slots[right] if right.__class__ is int else _value(right, slots)
+    if lhs is None or rhs is None:  # a fluent without a value: false, negated or not (GCompare.holds)
+        return False
+    return _HOLDS[op](lhs - rhs) == positive
+
+
+def _any(alternatives: tuple, state: frozenset[Atom], slots: list) -> bool:
+    for alt in alternatives:
+        if _compare(alt, slots) if len(alt) == 5 else (alt[0] in state) == alt[1]:
+            return True
+    return False
+
+
+def _value(e: Code, slots: list):
+    """:func:`toolkit.fluents.evaluate` by number: the same arithmetic; None where a fluent has no value."""
+    if e.__class__ is int:
+        return slots[e]
+    if len(e) == 1:
+        return e[0]
+    op, parts = e
+    args = []
+    for p in parts:
+        v = _value(p, slots)
+        if v is None:
+            return None
+        args.append(v)
+    if op == "-" and len(args) == 1:
+        return -args[0]
+    out = float(args[0])
+    for a in args[1:]:
+        out = _ARITH[op](out, a)
+    return out
+
+
+def _no_objects(types: tuple[str, ...]) -> tuple[str, ...]:
+    return ()  # a goal this module takes has no quantifier to range over objects
