@@ -19,6 +19,7 @@ explained by its ground node (``tests/core/test_core_goal_test.py`` holds the tw
 
 from __future__ import annotations
 
+import weakref
 from typing import Union
 
 from toolkit import model as m
@@ -33,48 +34,76 @@ from toolkit.semantics import Unmet, _explain_node
 Code = Union[int, tuple]
 
 
+class GoalShape:
+    """What a goal's test is made of, the same for every task of its problem (kept per Problem object):
+    ``literals`` (atom, positive) in formula order (``explain`` lists them first) and their sets; ``parts``,
+    the rest in formula order, each a comparison (op, left, right, positive, formula) or a disjunction
+    (alternatives, formula) of comparisons and literals; ``fluents``, the (number, index atom) pairs it
+    reads by, which a task's index must hold to share it (:meth:`fits`); ``texts``, a failing part's text
+    by its place, made on first use."""
+
+    __slots__ = ("literals", "pos", "neg", "parts", "size", "width", "fluents", "texts")
+
+    def __init__(self, literals: list[tuple[Atom, bool]], parts: list[tuple], fluents: list[tuple[int, Atom]]) -> None:
+        self.literals = tuple(literals)
+        self.pos = frozenset([a for a, positive in literals if positive])
+        self.neg = frozenset([a for a, positive in literals if not positive])
+        self.parts = tuple(parts)
+        self.size = len(literals) + len(parts)  # toolkit.semantics.condition_size of the compiled goal
+        self.width = max([n for n, _ in fluents], default=-1) + 1  # a value list shorter lacks a fluent read
+        self.fluents = tuple(fluents)
+        self.texts: list[str | None] = [None] * len(parts)
+
+    def fits(self, index: FluentIndex) -> bool:
+        """Whether ``index`` numbers the fluents as the index this was made by (a fresh task of the problem
+        numbers its :init values' own atoms in their order, so it does)."""
+        atoms = index.atoms
+        if len(atoms) < self.width:
+            return False
+        for n, atom in self.fluents:
+            if atoms[n] is not atom:
+                return False
+        return True
+
+
 class GoalTest:
     """A task's goal over its fluent numbers (see the module): :meth:`holds` and :meth:`unmet` are
     :func:`toolkit.semantics.holds` and :func:`~toolkit.semantics.explain` of the compiled goal in a
     working state (``slots``: its value list, :meth:`slots_of`)."""
 
-    __slots__ = ("index", "width", "pos", "neg", "literals", "parts", "size")
+    __slots__ = ("shape", "index", "size")
 
-    def __init__(self, index: FluentIndex, literals: list[tuple[Atom, bool]], parts: list[tuple], width: int) -> None:
-        self.index, self.width = index, width
-        self.literals = tuple(literals)  # (atom, positive), in formula order: explain() lists them first
-        self.pos = frozenset([a for a, positive in literals if positive])
-        self.neg = frozenset([a for a, positive in literals if not positive])
-        # The rest in formula order: a comparison (op, left, right, positive, formula) or a disjunction
-        # (alternatives, formula), each alternative a comparison or a literal (atom, positive).
-        self.parts = tuple(parts)
-        self.size = len(literals) + len(parts)  # toolkit.semantics.condition_size of the compiled goal
+    def __init__(self, shape: GoalShape, index: FluentIndex) -> None:
+        self.shape, self.index, self.size = shape, index, shape.size
 
     def slots_of(self, state: frozenset[Atom]) -> list | None:
         """The state's value list where it is numbered by this goal's index (a working state), else None."""
         if getattr(state, "index", None) is self.index:
             slots = state.slots  # type: ignore[attr-defined]
-            if len(slots) >= self.width:  # else a fluent the goal numbered after the state was made
+            if len(slots) >= self.shape.width:  # else made before the index numbered a fluent the goal reads
                 return slots
         return None
 
     def holds(self, state: frozenset[Atom], slots: list) -> bool:
-        if not self.pos <= state or not state.isdisjoint(self.neg):
+        shape = self.shape
+        if not shape.pos <= state or not state.isdisjoint(shape.neg):
             return False
-        for part in self.parts:
+        for part in shape.parts:
             if not (_compare(part, slots) if len(part) == 5 else _any(part[0], state, slots)):
                 return False
         return True
 
     def unmet(self, state: frozenset[Atom], slots: list) -> list[Unmet]:
+        shape = self.shape
         out: list[Unmet] = []
-        for atom, positive in self.literals:
+        for atom, positive in shape.literals:
             if (atom in state) != positive:
                 out.append(Unmet(str(atom) if positive else f"(not {atom})", atom, positive))
-        for part in self.parts:
+        texts = shape.texts
+        for i, part in enumerate(shape.parts):
             if len(part) == 2:  # a disjunction: false where each of its (two or more) alternatives is
                 if not _any(part[0], state, slots):
-                    out.append(Unmet(str(part[1])))
+                    out.append(Unmet(texts[i] or _text(texts, i, part[1])))
                 continue
             op, left, right, positive, formula = part
             lhs = slots[left] if left.__class__ is int else _value(left, slots)
@@ -83,32 +112,61 @@ class GoalTest:
                 _explain_node(ground_condition(formula, {}, _no_objects), state, out)
             elif _HOLDS[op](lhs - rhs) != positive:
                 shown = _FAILED_AS[op] if positive else op
-                out.append(Unmet(str(formula), None, True, (), f"{m.format_number(lhs)} {shown} {m.format_number(rhs)}"))
+                out.append(Unmet(texts[i] or _text(texts, i, formula), None, True, (),
+                                 f"{m.format_number(lhs)} {shown} {m.format_number(rhs)}"))
         return out
 
 
-def goal_test(goal: m.Condition, index: FluentIndex) -> GoalTest | None:
-    """The goal's test over ``index``'s numbers; None where the goal is not one this module takes."""
+def _text(texts: list, i: int, formula: m.Condition) -> str:
+    text = texts[i] = str(formula)
+    return text
+
+
+_SHAPES: dict[int, GoalShape | None] = {}  # id(problem) -> its goal's shape (None: declined), while it lives
+
+
+def goal_test(problem: m.Problem, index: FluentIndex) -> GoalTest | None:
+    """The problem's goal over ``index``'s numbers; None where the goal is not one this module takes.
+
+    Its shape is kept per Problem object (as :mod:`toolkit.schema_memo` keeps a domain's schemas' work): a
+    fresh file gives a fresh Problem, and the tasks of one problem read its goal by the same numbers."""
+    key = id(problem)
+    shape = _SHAPES.get(key, _UNSEEN)
+    if shape is _UNSEEN or (shape is not None and not shape.fits(index)):
+        shape, general = goal_shape(problem.goal, index)
+        if general and key not in _SHAPES:  # the first task's is kept (one numbered otherwise makes its own)
+            weakref.finalize(problem, _SHAPES.pop, key, None)
+            _SHAPES[key] = shape
+    return None if shape is None else GoalTest(shape, index)
+
+
+def goal_shape(goal: m.Condition, index: FluentIndex) -> tuple[GoalShape | None, bool]:
+    """The goal's shape over ``index``'s numbers (None: not one this module takes), and whether that answer
+    holds for any index (not where this one lacks a fluent the goal reads: another task's may number it)."""
     build = _Build(index)
     if not build.members(goal) or not build.parts:
-        return None
-    test = GoalTest(index, build.literals, build.parts, max(build.numbers.values(), default=-1) + 1)
-    if test.pos & test.neg:  # (and p (not p)): the compiled goal says "contradiction"
-        return None
-    return test
+        return None, not build.unnumbered
+    shape = GoalShape(build.literals, build.parts, [(n, index.atoms[n]) for n in build.numbers.values()])
+    if shape.pos & shape.neg:  # (and p (not p)): the compiled goal says "contradiction"
+        return None, True
+    return shape, True
+
+
+_UNSEEN = object()
 
 
 class _Build:
     """A goal's members sorted into literals and parts as the compiled goal sorts them, its expressions as
     :data:`Code` over the index's numbers (one method call per member: a goal may have hundreds)."""
 
-    __slots__ = ("ids", "numbers", "literals", "parts")
+    __slots__ = ("ids", "numbers", "literals", "parts", "unnumbered")
 
     def __init__(self, index: FluentIndex) -> None:
         self.ids = index.ids
         self.numbers: dict[tuple[str, tuple[str, ...]], int] = {}  # a fluent term met again is not looked up again
         self.literals: list[tuple[Atom, bool]] = []
         self.parts: list[tuple] = []
+        self.unnumbered = False  # a fluent the index does not number (no value in :init, no action set it yet)
 
     def members(self, cond: m.Condition) -> bool:
         """Add a conjunction's members (at any depth); False where one is not one this module takes."""
@@ -161,7 +219,8 @@ class _Build:
             n = self.numbers.get(key)
             if n is None:
                 n = self.ids.get(Atom(e.function, e.terms))
-                if n is None:  # no value in :init, nor numbered by an action yet: the compiled goal reads it
+                if n is None:  # the compiled goal reads it
+                    self.unnumbered = True
                     return None
                 self.numbers[key] = n
             return n

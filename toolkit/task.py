@@ -304,7 +304,7 @@ class Task:
     @lazy
     def _goal_test(self) -> GoalTest | None:
         """The goal over the fluent numbers (:mod:`toolkit.goal_test`); None: the compiled goal answers."""
-        return goal_test(self.problem.goal, self.fluent_index) if self.numeric else None
+        return goal_test(self.problem, self.fluent_index) if self.numeric else None
 
     @lazy
     def goal_size(self) -> int:

@@ -19,7 +19,7 @@ from toolkit import loader
 from toolkit import model as m
 from toolkit.errors import PgtError
 from toolkit.fluent_slots import FluentIndex
-from toolkit.goal_test import goal_test
+from toolkit.goal_test import GoalTest, goal_shape
 from toolkit.grounding import compile_condition
 from toolkit.model import Atom
 from toolkit.semantics import condition_size, explain, holds
@@ -71,6 +71,11 @@ def _state(atoms: list[str], values: dict[Atom, object]) -> WorkingState:
     return WorkingState({Atom("p", (x,)) for x in atoms}, {f: v for f, v in values.items() if v is not None}, index)
 
 
+def goal_test(goal: m.Condition, index: FluentIndex) -> GoalTest | None:
+    shape = goal_shape(goal, index)[0]
+    return None if shape is None else GoalTest(shape, index)
+
+
 def _agrees(goal: m.Condition, state: WorkingState) -> bool:
     """The fast test's answers are the compiled goal's; True where the fast path took the goal."""
     compiled = compile_condition(goal, {}, _objects)
@@ -81,6 +86,7 @@ def _agrees(goal: m.Condition, state: WorkingState) -> bool:
     assert slots is not None
     expected = explain(compiled, state)
     assert test.unmet(state, slots) == expected
+    assert test.unmet(state, slots) == expected  # again, with the texts kept from the first time
     assert test.holds(state, slots) == holds(compiled, state) == (not expected)
     assert test.size == condition_size(compiled)
     return True
@@ -170,6 +176,27 @@ def test_a_plan_check_of_a_numeric_goal_grounds_no_goal():
     assert report.goal_unmet == ("(>= (x) 2)",) and report.goal_size == 4
     assert "(>= (x) 2) is false: 1 < 2" in report.message
     assert task.goal.literals  # still there for whoever reads it
+
+
+def test_the_tasks_of_one_problem_share_its_goals_shape_while_it_lives():
+    import gc
+    import weakref
+
+    from toolkit import goal_test as module
+    task = _task(GOALS_OF_TASKS[0])
+    first = task._goal_test
+    again = Task(task.domain, task.problem)._goal_test
+    assert first is not None and again.shape is first.shape and again.index is not first.index
+    check_plan(task, "(inc)")
+    assert first.shape.texts.count(None) == len(first.shape.texts) - 1  # only the failing part's text made
+    other = FluentIndex(reversed(task.fluent_index.atoms))  # numbered otherwise: a shape of its own, not kept
+    mine = module.goal_test(task.problem, other)
+    assert mine.shape is not first.shape and mine.shape.fits(other) and not first.shape.fits(other)
+    assert module.goal_test(task.problem, task.fluent_index).shape is first.shape
+    key, gone = id(task.problem), weakref.ref(task.problem)
+    del task, first, again, mine
+    gc.collect()
+    assert gone() is None and key not in module._SHAPES
 
 
 IPC = Path(os.environ.get("PGT_IPC_NUMERIC", "/tmp/h31/ipc"))
