@@ -15,6 +15,10 @@ state not numbered by the task's index (a frozen state), goes to the compiled go
 (:attr:`toolkit.task.Task.goal`) as before. With no variable, a lifted formula prints as its ground
 node does, so the texts are the lifted formulas' own; a comparison reading a fluent with no value is
 explained by its ground node (``tests/core/test_core_goal_test.py`` holds the two paths together).
+
+What the test is made of (:class:`GoalShape`) is kept per Problem object, as :mod:`toolkit.schema_memo`
+keeps a domain's: a fresh task of a problem numbers the fluents of its ``:init`` as every other does,
+and checks by identity that it does before it shares the shape; a fresh file gives a fresh Problem.
 """
 
 from __future__ import annotations
@@ -123,13 +127,12 @@ def _text(texts: list, i: int, formula: m.Condition) -> str:
 
 
 _SHAPES: dict[int, GoalShape | None] = {}  # id(problem) -> its goal's shape (None: declined), while it lives
+_UNSEEN = object()
 
 
 def goal_test(problem: m.Problem, index: FluentIndex) -> GoalTest | None:
-    """The problem's goal over ``index``'s numbers; None where the goal is not one this module takes.
-
-    Its shape is kept per Problem object (as :mod:`toolkit.schema_memo` keeps a domain's schemas' work): a
-    fresh file gives a fresh Problem, and the tasks of one problem read its goal by the same numbers."""
+    """The problem's goal over ``index``'s numbers; None where the goal is not one this module takes (its
+    shape kept per Problem object: see the module)."""
     key = id(problem)
     shape = _SHAPES.get(key, _UNSEEN)
     if shape is _UNSEEN or (shape is not None and not shape.fits(index)):
@@ -152,12 +155,9 @@ def goal_shape(goal: m.Condition, index: FluentIndex) -> tuple[GoalShape | None,
     return shape, True
 
 
-_UNSEEN = object()
-
-
 class _Build:
     """A goal's members sorted into literals and parts as the compiled goal sorts them, its expressions as
-    :data:`Code` over the index's numbers (one method call per member: a goal may have hundreds)."""
+    :data:`Code` over the index's numbers (a goal may have hundreds of members: few calls each)."""
 
     __slots__ = ("ids", "numbers", "literals", "parts", "unnumbered")
 
