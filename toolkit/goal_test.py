@@ -8,10 +8,10 @@ was a third of checking a plan against a fresh task. Here each distinct fluent o
 once (the task's :class:`~toolkit.fluent_slots.FluentIndex`, as the compiled actions read them), each
 comparison reads the value list by number, and only a failing part is put into words.
 
-Taken: a conjunction (at any depth) of atoms, negated atoms, comparisons, negated comparisons, and
-disjunctions of two or more of those, with at least one comparison: every IPC 2023 numeric goal that
-compares. Anything else (quantifiers, equalities, implications, a boolean goal, a contradiction), and a
-state not numbered by the task's index (a frozen state), goes to the compiled goal
+Taken, in a numeric task: a conjunction (at any depth) of atoms, negated atoms, comparisons, negated
+comparisons, and disjunctions of two or more of those: every IPC 2023 numeric goal. Anything else
+(quantifiers, equalities, implications, a contradiction), a boolean task's goal, and a state not
+numbered by the task's index (a frozen state), goes to the compiled goal
 (:attr:`toolkit.task.Task.goal`) as before. With no variable, a lifted formula prints as its ground
 node does, so the texts are the lifted formulas' own; a comparison reading a fluent with no value is
 explained by its ground node (``tests/core/test_core_goal_test.py`` holds the two paths together).
@@ -147,7 +147,7 @@ def goal_shape(goal: m.Condition, index: FluentIndex) -> tuple[GoalShape | None,
     """The goal's shape over ``index``'s numbers (None: not one this module takes), and whether that answer
     holds for any index (not where this one lacks a fluent the goal reads: another task's may number it)."""
     build = _Build(index)
-    if not build.members(goal) or not build.parts:
+    if not build.members(goal):
         return None, not build.unnumbered
     shape = GoalShape(build.literals, build.parts, [(n, index.atoms[n]) for n in build.numbers.values()])
     if shape.pos & shape.neg:  # (and p (not p)): the compiled goal says "contradiction"
