@@ -213,9 +213,11 @@ def _words_or_fault(words: list[str]):
 
 
 @settings(max_examples=400, deadline=None, database=None, derandomize=True)
-@given(WORDS, st.sampled_from([" ", "\n", "\t", "  "]))
-def test_the_json_word_lists_are_those_of_the_word_loop(words, space) -> None:
-    code = space.join(words)
+@given(WORDS, st.sampled_from([" ", "\n", "\t", "  ", ""]), st.lists(st.booleans(), max_size=30))
+def test_the_json_word_lists_are_those_of_the_word_loop(words, space, glued) -> None:
+    # ``glued``: where a word follows the one before it without a space ("((a)(b))", "a)", "()": empty strings
+    # between the parentheses' brackets in the JSON text)
+    code = "".join(w if k and k - 1 < len(glued) and glued[k - 1] else space + w for k, w in enumerate(words))
     try:
         got = _sexpr(code)
     except _NotPlain:

@@ -235,7 +235,10 @@ class DirectActions:
             name = self.funcs.get(("total-cost" if el == ["total-cost"] else _name(el[0])).lower())
             if name is None:
                 raise _NotPlain
-        return m.FTerm(name, self.terms(el, scope, self.farity[name]))
+        terms = tuple(map(scope.get, el[1:]))  # the usual term: every argument as bound or declared, as many as due
+        if None in terms or len(terms) != self.farity[name]:
+            terms = self.terms(el, scope, self.farity[name])
+        return m.FTerm(name, terms)
 
     # ---------------------------------------------------------------- effects (the converter's ``action_effect``)
 
@@ -411,9 +414,14 @@ def _first(keys: list) -> range | list[int]:
     """The positions of the first of each distinct key, as the package's and/or keeps its operands; raises
     :class:`_NotPlain` where a repeated piece is not an atom, an equality or their negation, whose forms are
     equal exactly when the pieces are (a number written 1 and 1.0, or quantified types, could differ)."""
-    shallow = [_shallow(k) for k in keys]
-    if len(set(shallow)) == len(shallow) or len(set(keys)) == len(keys):
-        return range(len(keys))
+    n = len(keys)
+    if n <= 3:  # two or three pieces (most and's): compared pair by pair, each at most one call of a record's __eq__
+        if keys[0] != keys[1] and (n == 2 or (keys[2] != keys[0] and keys[2] != keys[1])):
+            return range(n)
+    else:
+        shallow = [_shallow(k) for k in keys]
+        if len(set(shallow)) == n or len(set(keys)) == n:
+            return range(n)
     seen: set = set()
     kept = []
     for k, key in enumerate(keys):
