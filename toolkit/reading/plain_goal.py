@@ -183,8 +183,8 @@ class PlainGoal:
         if op == "and" or op == "or":
             if len(el) < 2:
                 raise _Fault  # an empty one: the checked path
-            parts = tuple([self._condition(x) for x in el[1:]])
-            if any(x[0] == op for x in el[1:]):
+            parts = tuple([self._condition(x) for x in el[1:]])  # (each a list of words: else _NotPlain)
+            if op in [x[0] for x in el[1:]]:
                 raise _Fault  # a nested one the forms lift into it: the checked path
             if len(parts) == 1:
                 return parts[0]  # one operand is the formula itself (forms._Monotone)
@@ -249,6 +249,8 @@ class PlainGoal:
         """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it, its shape
         checked as ``plain_problem._check_f_exp`` checks it."""
         if el.__class__ is str:
+            if el.isdigit() and el.isascii() and len(el) < 300:
+                return int(el)  # the usual small count at once (what the lines below give it)
             if not NUMBER_RE.match(el) or el.count(".") > 1:
                 raise _NotPlain
             # plain_numeric.number's value, then as num_expr (to_number: an integer of fewer than 300 digits is
