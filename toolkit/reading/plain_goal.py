@@ -188,8 +188,8 @@ class PlainGoal:
                 raise _Fault  # a nested one the forms lift into it: the checked path
             if len(parts) == 1:
                 return parts[0]  # one operand is the formula itself (forms._Monotone)
-            if len(set(parts)) != len(parts):  # a repeated operand, which the forms keep once (equal models:
-                raise _Fault                   # words equal but for case, or numbers written "1" and "1.0")
+            if not _distinct(parts):  # a repeated operand, which the forms keep once (equal models: words
+                raise _Fault          # equal but for case, or numbers written "1" and "1.0")
             return m.And(parts) if op == "and" else m.Or(parts)
         if op == "not" or op == "imply":
             if len(el) != (2 if op == "not" else 3):
@@ -199,7 +199,8 @@ class PlainGoal:
             return m.Imply(self._condition(el[1]), self._condition(el[2]))
         if op.__class__ is not str:
             raise _NotPlain
-        if op in COMPARISONS and (op != "=" or is_comparison(el)):  # (is_comparison raises at an ambiguous "=")
+        if op in COMPARISONS and (op != "=" or (len(el) == 3 and el[1].__class__ is list and el[2].__class__ is list)
+                                  or is_comparison(el)):  # (of two expressions at once; it raises at an ambiguous "=")
             if len(el) != 3:
                 raise _NotPlain
             self.uses_numbers = True
@@ -283,3 +284,29 @@ class PlainGoal:
         if None in terms:
             raise _Fault
         return m.FTerm(name, terms)
+
+
+def _distinct(parts: tuple[m.Condition, ...]) -> bool:
+    """Whether no two of an and's or or's operands are equal: two compared, more by their keys (:func:`_key`), hashed
+    in C (a model record hashes its tree in Python: most of reading block-grouping's goal of 16 comparisons)."""
+    if len(parts) == 2:
+        return parts[0] != parts[1]
+    return len(set(map(_key, parts))) == len(parts)
+
+
+def _key(c: m.Condition) -> object:
+    """A key of the condition ``c``, equal to another's exactly where the conditions are equal: a comparison (a
+    function term on a side by its words), an atom, a negation, an and or an or by its parts (each kind marked by
+    a word with "(", which no name has), any other condition itself."""
+    cls = c.__class__
+    if cls is m.Compare:
+        left, right = c.left, c.right
+        return ("(cmp", c.op, (left.function, left.terms) if left.__class__ is m.FTerm else left,
+                (right.function, right.terms) if right.__class__ is m.FTerm else right)
+    if cls is m.Pred:
+        return c.predicate, c.terms
+    if cls is m.Not:
+        return "(not", _key(c.arg)
+    if cls is m.Or or cls is m.And:
+        return ("(or" if cls is m.Or else "(and", *map(_key, c.parts))
+    return c
