@@ -164,6 +164,14 @@ def test_the_init_atoms_are_read_directly_only_where_the_checked_path_finds_no_f
     ("(and (at t1 b) (>=", "(and (at t1 b) (AT T1 B) (>=", False),            # the same, in other case
     ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 1.0) (>=", False),  # equal models
     ("(and (at t1 b) (>=", "(and (at t1 b) (< (fuel t1) 1) (< (fuel t1) 2) (>=", True),
+    # three or more operands are told apart by keys (plain_goal._key): each kind's repeats, and their look-alikes
+    ("(and (at t1 b) (>=", "(and (at t1 b) (or (open a) (at t1 b)) (OR (open A) (at t1 b)) (>=", False),
+    ("(and (at t1 b) (>=", "(and (at t1 b) (or (open a) (at t1 b)) (or (open b) (at t1 b)) (>=", True),
+    ("(and (at t1 b) (>=", "(and (at t1 b) (not (open a)) (not (OPEN a)) (>=", False),
+    ("(and (at t1 b) (>=", "(and (at t1 b) (< (+ (fuel t1) 1) 2) (< (+ (fuel t1) 1.0) 2) (>=", False),
+    ("(and (at t1 b) (>=", "(and (at t1 b) (< (+ (fuel t1) 1) 2) (< (+ (fuel t2) 1) 2) (>=", True),
+    ("(and (at t1 b) (>=", "(and (at t1 b) (= (fuel t1) (fuel t2)) (= (fuel t2) (fuel t1)) (>=", True),
+    ("(and (at t1 b) (>=", "(and (at t1 b) (= (fuel t1) (fuel t2)) (= (FUEL T1) (fuel t2)) (>=", False),
     ("(>= (fuel t1)", "(>= (+ (fuel t1) (FUEL t1) (fuel t1) (fuel t2))", True),  # a term read again (memo)
     ("(>= (fuel t1)", "(>= (+ (fuel t1) (fuel t1 a))", False),                # a term's arity, after a good one
     ("(and (at t1 b) (>=", "(and (and (at t1 b)) (>=", False),                # a nested and the forms lift
