@@ -315,8 +315,9 @@ def _checked_values(pprob, names: PlainGoal) -> dict[m.Atom, m.Number] | None:
     if pprob.cost_not_zero:
         return None  # an initial (total-cost) other than 0: the checked path refuses it, located
     numbers = pprob.value_numbers
-    # to_number, as the checked path reads each (an integer within float's range is its own value: told in C)
-    if numbers and (float in set(map(type, numbers)) or not -_HUGE < min(numbers) <= max(numbers) < _HUGE):
+    # to_number, as the checked path reads each (an integer within float's range is its own value: told in C, or
+    # by the reader from the words)
+    if not pprob.small_ints and (float in set(map(type, numbers)) or not -_HUGE < min(numbers) <= max(numbers) < _HUGE):
         numbers = list(map(to_number, numbers))
     fluents = names.resolved(pprob.value_heads, functions=True)
     return None if fluents is None else dict(zip(fluents, numbers))

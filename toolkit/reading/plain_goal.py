@@ -237,7 +237,7 @@ class PlainGoal:
         key = (typ, types)
         fit = self.fits.get(key)
         if fit is None:
-            fit = self.fits[key] = any(self.domain.is_subtype(typ, t) for t in types)
+            fit = self.fits[key] = typ in types or any(self.domain.is_subtype(typ, t) for t in types)
         return fit
 
     def _object(self, word: str) -> str:
