@@ -92,7 +92,8 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
             eff, cost, numeric = conv.action_effect(none_if_empty(a.effect), scope)
             actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost, numeric))  # the first wins
     if conv.uses_numbers:  # numeric fluents: total-cost is a fluent like the others, its increases effects
-        actions = {name: fold_costs(a) for name, a in actions.items()}
+        for name in [name for name, a in actions.items() if a.cost]:
+            actions[name] = fold_costs(actions[name])
     derived = read_derived(pdom, conv, code)
     check_derived(derived, actions, path, text, code)
     for r in sorted(conv.used_requirements):

@@ -275,7 +275,8 @@ class PlainGoal:
         return term
 
     def _fterm(self, el: list) -> m.FTerm:
-        self._check_words(el, function_name)
+        if not self.known(el):  # (words only: _num hashed them) every word known to be a name, or each checked
+            self._check_words(el, function_name)
         name, decl = self.functions.get(el[0].lower(), _NONE)
         if decl is None or len(el) - 1 != len(decl.params):
             raise _Fault
