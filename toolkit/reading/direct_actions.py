@@ -428,8 +428,8 @@ def _first(keys: list) -> range | list[int]:
     :class:`_NotPlain` where a repeated piece is not an atom, an equality or their negation, whose forms are
     equal exactly when the pieces are (a number written 1 and 1.0, or quantified types, could differ)."""
     n = len(keys)
-    if n <= 3:  # two or three pieces (most and's): compared pair by pair, each at most one call of a record's __eq__
-        if keys[0] != keys[1] and (n == 2 or (keys[2] != keys[0] and keys[2] != keys[1])):
+    if n <= 3:  # two or three pieces (most and's): compared pair by pair
+        if _differ(keys[0], keys[1]) and (n == 2 or (_differ(keys[2], keys[0]) and _differ(keys[2], keys[1]))):
             return range(n)
     else:
         shallow = [_shallow(k) for k in keys]
@@ -445,6 +445,15 @@ def _first(keys: list) -> range | list[int]:
         seen.add(key)
         kept.append(k)
     return kept
+
+
+def _differ(a, b) -> bool:
+    """``a != b`` for two pieces' keys, told by their classes where those differ (an effect's key by its effect's):
+    records of two classes are never equal, and comparing them asks each one's __eq__ in Python, then both again."""
+    cls = a.__class__
+    if cls is not b.__class__ or (cls is tuple and a[0].__class__ is not b[0].__class__):
+        return True
+    return a != b
 
 
 def _simple(key) -> bool:
