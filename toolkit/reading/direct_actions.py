@@ -428,6 +428,8 @@ def _first(keys: list) -> range | list[int]:
     :class:`_NotPlain` where a repeated piece is not an atom, an equality or their negation, whose forms are
     equal exactly when the pieces are (a number written 1 and 1.0, or quantified types, could differ)."""
     n = len(keys)
+    if n < 2:
+        return range(n)
     if n <= 3:  # two or three pieces (most and's): compared pair by pair
         if _differ(keys[0], keys[1]) and (n == 2 or (_differ(keys[2], keys[0]) and _differ(keys[2], keys[1]))):
             return range(n)
