@@ -32,7 +32,8 @@ class FluentIndex:
     __slots__ = ("ids", "atoms", "_last")
 
     def __init__(self, atoms: Iterable[Atom] = ()) -> None:
-        self.atoms: list[Atom] = list(dict.fromkeys(atoms))  # numbered in the order first met
+        # numbered in the order first met (a mapping's keys, a task's values, are distinct: each hashed once)
+        self.atoms: list[Atom] = list(atoms) if isinstance(atoms, Mapping) else list(dict.fromkeys(atoms))
         self.ids: dict[Atom, int] = dict(zip(self.atoms, range(len(self.atoms))))
         self._last: tuple[object, list] = (None, [])  # the last frozen values numbered, and their list
 

@@ -13,15 +13,13 @@ meanwhile wait for its next run, which the end of the pause leaves to CPython.
 
 from __future__ import annotations
 
-import contextlib
 import gc
-from collections.abc import Iterator
 
 
-@contextlib.contextmanager
-def paused_gc() -> Iterator[None]:
+class paused_gc:
     """Pause the cyclic collector for the block (re-entrant: an inner pause, or a caller's own
-    ``gc.disable()``, is left as it was).
+    ``gc.disable()``, is left as it was). A class, not a :func:`contextlib.contextmanager`: its generator
+    cost a microsecond per use, a tenth of reading a small numeric problem.
 
     >>> import gc
     >>> with paused_gc():
@@ -30,11 +28,14 @@ def paused_gc() -> Iterator[None]:
     >>> gc.isenabled()
     True
     """
-    if not gc.isenabled():
-        yield
-        return
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.enable()
+
+    __slots__ = ("paused",)
+
+    def __enter__(self) -> None:
+        self.paused = gc.isenabled()
+        if self.paused:
+            gc.disable()
+
+    def __exit__(self, *exc) -> None:
+        if self.paused:
+            gc.enable()

@@ -205,7 +205,7 @@ def _problem(text: str, norm: str, domain: m.Domain, path: str, typing: str, ppr
         atom = conv._recover(checked, None)
         if atom is not None:
             init.add(atom)
-    derived_preds = domain.derived_predicates  # a property that builds a set: once, not once per atom
+    derived_preds = domain.derived_predicates if domain.derived else ()  # a property that builds a set: once
     derived = {a for a in init if a.predicate in derived_preds} if derived_preds else set()
     if derived:  # PDDL 2.2 leaves them out of :init; VAL ignores them (its rules decide), and so do we
         init -= derived
@@ -230,7 +230,7 @@ def _problem(text: str, norm: str, domain: m.Domain, path: str, typing: str, ppr
         metric = False
     if metric and m.TOTAL_COST not in domain.functions:
         raise UnknownSymbolError("function", m.TOTAL_COST, domain.functions, located(path, text, r"\(\s*:metric\b"))
-    if domain.has_costs and not metric and metric_expr is None:
+    if not metric and metric_expr is None and domain.has_costs:  # (a property that walks the actions: last)
         warnings.append(f"{path}: the domain has action costs but the problem no (:metric minimize (total-cost)); "
                         "plans are measured by their length, as Fast Downward and VAL do")
     return m.Problem(str(pprob.name), str(pprob.domain_name), objects, frozenset(init), goal,
@@ -315,8 +315,9 @@ def _checked_values(pprob, names: PlainGoal) -> dict[m.Atom, m.Number] | None:
     if pprob.cost_not_zero:
         return None  # an initial (total-cost) other than 0: the checked path refuses it, located
     numbers = pprob.value_numbers
-    # to_number, as the checked path reads each (an integer within float's range is its own value: told in C)
-    if numbers and (float in set(map(type, numbers)) or not -_HUGE < min(numbers) <= max(numbers) < _HUGE):
+    # to_number, as the checked path reads each (an integer within float's range is its own value: told in C, or
+    # by the reader from the words)
+    if not pprob.small_ints and (float in set(map(type, numbers)) or not -_HUGE < min(numbers) <= max(numbers) < _HUGE):
         numbers = list(map(to_number, numbers))
     fluents = names.resolved(pprob.value_heads, functions=True)
     return None if fluents is None else dict(zip(fluents, numbers))

@@ -442,7 +442,7 @@ class Domain:
         return tuple(chain)
 
     def is_subtype(self, sub: TypeName, sup: TypeName) -> bool:
-        return sup == "object" or sup in self.ancestors(sub)
+        return sup == sub or sup == "object" or sup in self.ancestors(sub)  # (a type is its own first ancestor)
 
 
 @record

@@ -131,14 +131,17 @@ class _Reader:
             raise _NotPlain
         sections: dict[str, list[SExpr]] = {}
         last = -1
-        rest = tree[2:]
-        while rest and isinstance(rest[0], list) and rest[0] and rest[0][0] in _SECTIONS:
-            at = _SECTIONS.index(rest[0][0])
+        first = 2  # the first element after the sections
+        for el in tree[2:]:
+            if not (el.__class__ is list and el and el[0] in _SECTIONS):
+                break
+            at = _SECTIONS.index(el[0])
             if at <= last:
                 raise _NotPlain  # repeated or out of the grammar's order
             last = at
-            sections[rest[0][0]] = rest[0][1:]
-            rest = rest[1:]
+            sections[el[0]] = el[1:]
+            first += 1
+        rest = tree[first:]
         # Words only, each a requirement the grammar knows (a list among them is no word: a TypeError). As
         # declared: the loader grants the missing ones to the full parser alone, so an empty list is fine.
         try:

@@ -44,7 +44,8 @@ class PlainProblem(SimpleNamespace):
     its ``:init`` twice: ``atoms``, the positive atoms as words (each predicate word's ``(arg, ...)``), which the
     loader turns into the model directly when every name checks out (linear in the file), and
     ``init``, the whole section as parsed forms, built only when the loader needs them to report a
-    fault where it is; its values as ``value_heads`` (words) and ``value_numbers``; the goal and the metric
+    fault where it is; its values as ``value_heads`` (words) and ``value_numbers`` (``small_ints``: each an ``int``
+    of fewer than 300 characters, its own model value); the goal and the metric
     likewise as words (``raw_goal``, checked unless the reader was told not to; ``raw_metric``) and
     ``goal`` as forms on demand.
     """
@@ -169,12 +170,12 @@ def _problem(tree: list[SExpr], root: str, check_goal: bool = True) -> SimpleNam
                 pass
         pred, args = _atom_words(el, listed, names)  # (a value or a negation went above: never None here)
         atoms.setdefault(pred, []).append(args)
-    numbers = plain_numeric.init_numbers(number_words)
+    numbers, small_ints = plain_numeric.init_numbers(number_words)
     raw_goal = sections[":goal"][0]
     if check_goal:
         _goal(raw_goal, listed, build=False, names=names)  # the shape, checked now: the forms only if asked for
     return PlainProblem(name=_name(head[1]), domain_name=_name(dom[1]), object_pairs=pairs, raw_init=raw_init,
-                        atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers,
+                        atoms=atoms, raw_others=others, value_heads=heads, value_numbers=numbers, small_ints=small_ints,
                         cost_not_zero=any(numbers[i] != 0 for i in costs), raw_goal=raw_goal, listed=listed, names=names,
                         metric=_metric(sections.get(":metric")), raw_metric=sections.get(":metric"))
 

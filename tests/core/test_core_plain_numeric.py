@@ -160,6 +160,8 @@ def test_the_ipc_2023_numeric_track_takes_the_plain_path_with_the_full_parsers_m
     ("(= (fuel t1) 10)", "(= (fuel t1) -0.50)", True),                   # a float as it reads
     ("(= (fuel t1) 10)", "(= (fuel t1) " + "0" * 310 + "10)", True),     # 312 digits, a small value
     ("(= (fuel t1) 10)", "(= (fuel t1) 9" + "0" * 299 + ")", True),      # a large integer, its own value
+    ("(= (fuel t1) 10)", "(= (fuel t1) " + "9" * 299 + ")", True),        # 299 digits: its own value, told by length
+    ("(= (fuel t1) 10)", "(= (fuel t1) 2.0)", True),                      # a float of an integral value: an int
     ("(= (dist a b) 3)", "(= (dist depot a) 3) (= (dist a b) 3)", True),  # a domain constant as argument
     ("(= (fuel t1) 10)", "(= (fuel t1) 10) (= (fuel t1) 4) (not (at t1 b))", True),  # a value given twice
     ("(= (fuel t1) 10)", "(= (fule t1) 10)", False),                     # unknown function

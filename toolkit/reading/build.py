@@ -75,7 +75,7 @@ def functions_of(pdom, type_scope: Scope, path: str, text: str) -> dict[str, m.F
     """The declared functions: ``total-cost`` (no arguments) and static cost functions."""
     functions: dict[str, m.FunctionDef] = {}
     for name, variables in declaration_words(pdom, "function"):
-        params = declared_params(variables, type_scope)
+        params = declared_params(variables, type_scope) if variables else ()  # (most functions have none)
         if name.lower() == m.TOTAL_COST:
             if params:
                 raise PddlSyntaxError(path, *locate(text, r"\(\s*total-cost\s+[?\w]"), "total-cost takes no arguments")

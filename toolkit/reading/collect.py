@@ -74,10 +74,12 @@ class Errors:
 
 def collect(build):
     """Run a builder with a fresh collector: a :class:`Loaded` with what it built and every error."""
+    at, default = _path_slot(build)  # once, not per call: where the path is among the arguments
 
     @functools.wraps(build)
     def read(text: str, *args, **kwargs) -> Loaded:
-        path = _path_argument(build, text, args, kwargs)
+        path = (str(kwargs["path"]) if "path" in kwargs else str(args[at - 1]) if 0 < at <= len(args)
+                else default)
         errors = Errors(path)
         try:
             model = build(text, *args, errors=errors, **kwargs)
@@ -93,17 +95,22 @@ def _path_argument(fn, text: str, args: tuple, kwargs: dict) -> str:
     """The ``path`` a loader function was called with (its default if none was given)."""
     if "path" in kwargs:
         return str(kwargs["path"])
+    at, default = _path_slot(fn)
+    return str(args[at - 1]) if 0 < at <= len(args) else default  # args are the arguments after ``text``
+
+
+def _path_slot(fn) -> tuple[int, str]:
+    """Where ``fn`` (a loader function, perhaps wrapped) takes ``path`` among its positional parameters (0: it
+    takes none), and the path it reads without one."""
     while hasattr(fn, "__wrapped__"):  # read from the function's code: inspect.signature costs its import
         fn = fn.__wrapped__
     code = fn.__code__
     names = code.co_varnames[:code.co_argcount]
     if "path" not in names:
-        return "<string>"
+        return 0, "<string>"
     at = names.index("path")
-    if at <= len(args):  # args are the arguments after ``text``
-        return str(args[at - 1])
     defaults = fn.__defaults__ or ()
-    return str(defaults[at - (len(names) - len(defaults))]) if at >= len(names) - len(defaults) else "<string>"
+    return at, str(defaults[at - (len(names) - len(defaults))]) if at >= len(names) - len(defaults) else "<string>"
 
 
 def nesting_guard(parse):

@@ -59,6 +59,7 @@ class DirectActions:
         # A parameter list as read, by its words: a domain repeats its lists ("(?b - boat)" in 7 of sailing's
         # 8 actions); the same words give the same parameters, and a fault declines the whole file.
         self.lists: dict[tuple, tuple[m.Param, ...]] = {}
+        self.scopes: dict[tuple[m.Param, ...], dict[str, str]] = {}  # an action's parameters -> its names in scope
 
     def actions(self, items: list[SExpr]) -> dict[str, m.ActionSchema]:
         """Every action, in file order; raises :class:`_NotPlain` on anything the two-pass path must read."""
@@ -82,9 +83,14 @@ class DirectActions:
             raise _NotPlain
         name = _name(el[1])
         params = self.params(el[3], False)
-        scope = dict(self.consts)  # words as resolved: declared constants by their lower case, then variables
-        scope.update({v.lower(): v for v, _ in params})
-        pre, eff = action_body(el)
+        scope = self.scopes.get(params)  # (read, never written: actions with the same parameters share one)
+        if scope is None:
+            scope = self.scopes[params] = dict(self.consts)  # declared constants by their lower case, then variables
+            scope.update({v.lower(): v for v, _ in params})
+        if len(el) == 8 and el[4] == ":precondition" and el[6] == ":effect":  # the usual action: both parts
+            pre, eff = el[5], el[7]
+        else:
+            pre, eff = action_body(el)
         # An omitted precondition is the loader's empty (and); an empty () the package's (or): no precondition.
         precondition = m.TRUE if pre is None or pre == [] else self.gd(pre, scope)
         self.numeric = []
@@ -235,7 +241,10 @@ class DirectActions:
             name = self.funcs.get(("total-cost" if el == ["total-cost"] else _name(el[0])).lower())
             if name is None:
                 raise _NotPlain
-        return m.FTerm(name, self.terms(el, scope, self.farity[name]))
+        terms = tuple(map(scope.get, el[1:]))  # the usual term: every argument as bound or declared, as many as due
+        if None in terms or len(terms) != self.farity[name]:
+            terms = self.terms(el, scope, self.farity[name])
+        return m.FTerm(name, terms)
 
     # ---------------------------------------------------------------- effects (the converter's ``action_effect``)
 
@@ -264,11 +273,11 @@ class DirectActions:
             cost = self.cost(item, scope) if op == "increase" else None
             if cost is not None:
                 entries.append((("cost", cost), cost, None))
+            elif op.__class__ is str and op in plain_numeric.UPDATES:  # an update (no forall nor when), unconditional
+                entries.append(((_NO_EFFECT, (self.update(item, scope, (), m.TRUE),)), None, _NO_EFFECT))
             else:
                 before = len(self.numeric)
-                # an update is no forall nor when: p_effect at once
-                eff = (self.p_effect(item, scope, (), ()) if op.__class__ is str and op in plain_numeric.UPDATES
-                       else self.c_effect(item, scope, (), ()))
+                eff = self.c_effect(item, scope, (), ())
                 entries.append(((eff, tuple(self.numeric[before:])), None, eff))
         if len(entries) > 1:
             entries = [entries[k] for k in _first([key for key, _, _ in entries])]
@@ -333,17 +342,24 @@ class DirectActions:
                 raise _NotPlain
             return m.DelEffect(self.atom(el[1], scope))
         if op.__class__ is str and op in plain_numeric.UPDATES:
-            if len(el) != 3 or el[1].__class__ is not list:
-                raise _NotPlain
-            target = self.fterm(el[1], scope)
-            value = self.num(el[2], scope)
-            if not (op == "increase" and target.function == m.TOTAL_COST):
-                self.reqs.add(":numeric-fluents")
-                self.conv.uses_numbers = True
-            cond = conds[0] if len(conds) == 1 else m.And(conds) if conds else m.TRUE
-            self.numeric.append(m.NumericEffect(op, target, value, params, cond))
+            self.update(el, scope, params, conds[0] if len(conds) == 1 else m.And(conds) if conds else m.TRUE)
             return _NO_EFFECT  # the update's place among the effects (a record: one serves every place)
         return m.AddEffect(self.atom(el, scope))
+
+    def update(self, el: list[SExpr], scope: dict[str, str], params: tuple[m.Param, ...],
+               cond: m.Condition) -> m.NumericEffect:
+        """The numeric effect ``(op f_head f_exp)`` (``el[0]`` an update), added to :attr:`numeric`."""
+        if len(el) != 3 or el[1].__class__ is not list:
+            raise _NotPlain
+        op = el[0]
+        target = self.fterm(el[1], scope)
+        value = self.num(el[2], scope)
+        if not (op == "increase" and target.function == m.TOTAL_COST):
+            self.reqs.add(":numeric-fluents")
+            self.conv.uses_numbers = True
+        effect = m.NumericEffect(op, target, value, params, cond)
+        self.numeric.append(effect)
+        return effect
 
     def cost(self, el: SExpr, scope: dict[str, str]) -> m.CostTerm | None:
         """X of ``(increase (total-cost) X)`` with X a number or a function term other than total-cost (the
@@ -411,9 +427,16 @@ def _first(keys: list) -> range | list[int]:
     """The positions of the first of each distinct key, as the package's and/or keeps its operands; raises
     :class:`_NotPlain` where a repeated piece is not an atom, an equality or their negation, whose forms are
     equal exactly when the pieces are (a number written 1 and 1.0, or quantified types, could differ)."""
-    shallow = [_shallow(k) for k in keys]
-    if len(set(shallow)) == len(shallow) or len(set(keys)) == len(keys):
-        return range(len(keys))
+    n = len(keys)
+    if n < 2:
+        return range(n)
+    if n <= 3:  # two or three pieces (most and's): compared pair by pair
+        if _differ(keys[0], keys[1]) and (n == 2 or (_differ(keys[2], keys[0]) and _differ(keys[2], keys[1]))):
+            return range(n)
+    else:
+        shallow = [_shallow(k) for k in keys]
+        if len(set(shallow)) == n or len(set(keys)) == n:
+            return range(n)
     seen: set = set()
     kept = []
     for k, key in enumerate(keys):
@@ -424,6 +447,15 @@ def _first(keys: list) -> range | list[int]:
         seen.add(key)
         kept.append(k)
     return kept
+
+
+def _differ(a, b) -> bool:
+    """``a != b`` for two pieces' keys, told by their classes where those differ (an effect's key by its effect's):
+    records of two classes are never equal, and comparing them asks each one's __eq__ in Python, then both again."""
+    cls = a.__class__
+    if cls is not b.__class__ or (cls is tuple and a[0].__class__ is not b[0].__class__):
+        return True
+    return a != b
 
 
 def _simple(key) -> bool:

@@ -71,9 +71,10 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
             types[child] = type_scope.resolve(parent, fallback="object")
     constants = {str(c.name): type_tuple(c.type_tags, type_scope)[0]
                  for c in sorted(pdom.constants, key=lambda c: str(c.name))}
-    comments = predicate_comments(text)
+    declarations = declaration_words(pdom, "predicate")
+    comments = predicate_comments(text) if declarations else {}  # (the scan of the text only for a predicate's)
     predicates: dict[str, m.PredicateDef] = {}
-    for name, variables in declaration_words(pdom, "predicate"):
+    for name, variables in declarations:
         predicates[name] = m.PredicateDef(name, declared_params(variables, type_scope), comments.get(name.lower(), ""))
     functions = functions_of(pdom, type_scope, path, text)
     conv = Converter(path, text, predicates, Scope(path, text, "constant", constants, errors), type_scope,
@@ -91,7 +92,8 @@ def assemble(text: str, path: str, pdom, declared: frozenset[str], warnings: lis
             eff, cost, numeric = conv.action_effect(none_if_empty(a.effect), scope)
             actions.setdefault(str(a.name), m.ActionSchema(str(a.name), params, pre, eff, cost, numeric))  # the first wins
     if conv.uses_numbers:  # numeric fluents: total-cost is a fluent like the others, its increases effects
-        actions = {name: fold_costs(a) for name, a in actions.items()}
+        for name in [name for name, a in actions.items() if a.cost]:
+            actions[name] = fold_costs(actions[name])
     derived = read_derived(pdom, conv, code)
     check_derived(derived, actions, path, text, code)
     for r in sorted(conv.used_requirements):

@@ -142,12 +142,10 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
     """Blank a ``- type`` that follows no name in ``:objects``/``:constants`` (it declares nothing).
 
     IPC's woodworking p11 lists ``- board`` with no boards; FD and VAL accept it and
-    the pddl package refuses it. Blanked with spaces, so every offset stays the same.
+    the pddl package refuses it. Blanked with spaces, so every offset stays the same. (:func:`normalised`
+    calls it only where the code's lower case shows such a list, or is not ASCII.)
     """
-    if code.isascii():  # ASCII: no other case folding, so the keywords' lower case tells whether there is a list
-        low = code.lower()
-        if ":objects" not in low and ":constants" not in low:
-            return text, code
+    blanked = False
     for block in _TYPED_GROUP_RE.finditer(code):
         if not (_FIRST_DASH_RE.match(block.group(1)) or _DASH_AFTER_ONE_RE.search(block.group(1))):
             continue  # no "-" first nor two "-" one word apart: no group without names (the loop below is exact)
@@ -162,8 +160,9 @@ def _drop_empty_typed_group(text: str, code: str, path: str, warnings: list[str]
                 line, col = line_col(text, at)
                 warnings.append(f"{path}:{line}:{col}: '- {tokens[i + 1].group()}' follows no object name; ignored")
                 text = text[:at] + " " * (end - at) + text[end:]
+                blanked = True
             names = -1  # the type name that follows is not an object
-    return text, blank_comments(text)
+    return (text, blank_comments(text)) if blanked else (text, code)
 
 
 _DASH_OBJECT_RE = re.compile(r"-\s*object")
@@ -273,7 +272,8 @@ def normalised(text: str, path: str, errors: Errors | None = None,
     code = blank_comments(text)
     object_type = lowered.count("object") > lowered.count(":object")  # "object" other than in :objects
     is_domain = _is_domain(code) if object_type else False  # only asked then
-    text, code = _drop_listed_object(text, code, path, warnings)
+    if ":types" in code:  # (the literal its scan starts from: no problem has it)
+        text, code = _drop_listed_object(text, code, path, warnings)
     # the pass's own test, without lowering the code again
     if not lowered.isascii() or ":objects" in lowered or ":constants" in lowered:
         text, code = _drop_empty_typed_group(text, code, path, warnings)

@@ -183,13 +183,13 @@ class PlainGoal:
         if op == "and" or op == "or":
             if len(el) < 2:
                 raise _Fault  # an empty one: the checked path
-            parts = tuple([self._condition(x) for x in el[1:]])
-            if any(x[0] == op for x in el[1:]):
+            parts = tuple([self._condition(x) for x in el[1:]])  # (each a list of words: else _NotPlain)
+            if op in [x[0] for x in el[1:]]:
                 raise _Fault  # a nested one the forms lift into it: the checked path
             if len(parts) == 1:
                 return parts[0]  # one operand is the formula itself (forms._Monotone)
-            if len(set(parts)) != len(parts):  # a repeated operand, which the forms keep once (equal models:
-                raise _Fault                   # words equal but for case, or numbers written "1" and "1.0")
+            if not _distinct(parts):  # a repeated operand, which the forms keep once (equal models: words
+                raise _Fault          # equal but for case, or numbers written "1" and "1.0")
             return m.And(parts) if op == "and" else m.Or(parts)
         if op == "not" or op == "imply":
             if len(el) != (2 if op == "not" else 3):
@@ -199,7 +199,8 @@ class PlainGoal:
             return m.Imply(self._condition(el[1]), self._condition(el[2]))
         if op.__class__ is not str:
             raise _NotPlain
-        if op in COMPARISONS and (op != "=" or is_comparison(el)):  # (is_comparison raises at an ambiguous "=")
+        if op in COMPARISONS and (op != "=" or (len(el) == 3 and el[1].__class__ is list and el[2].__class__ is list)
+                                  or is_comparison(el)):  # (of two expressions at once; it raises at an ambiguous "=")
             if len(el) != 3:
                 raise _NotPlain
             self.uses_numbers = True
@@ -236,7 +237,7 @@ class PlainGoal:
         key = (typ, types)
         fit = self.fits.get(key)
         if fit is None:
-            fit = self.fits[key] = any(self.domain.is_subtype(typ, t) for t in types)
+            fit = self.fits[key] = typ in types or any(self.domain.is_subtype(typ, t) for t in types)
         return fit
 
     def _object(self, word: str) -> str:
@@ -249,6 +250,8 @@ class PlainGoal:
         """An ``f_exp`` as :meth:`toolkit.reading.numeric.NumericConversion.num_expr` builds it, its shape
         checked as ``plain_problem._check_f_exp`` checks it."""
         if el.__class__ is str:
+            if el.isdigit() and el.isascii() and len(el) < 300:
+                return int(el)  # the usual small count at once (what the lines below give it)
             if not NUMBER_RE.match(el) or el.count(".") > 1:
                 raise _NotPlain
             # plain_numeric.number's value, then as num_expr (to_number: an integer of fewer than 300 digits is
@@ -272,7 +275,8 @@ class PlainGoal:
         return term
 
     def _fterm(self, el: list) -> m.FTerm:
-        self._check_words(el, function_name)
+        if not self.known(el):  # (words only: _num hashed them) every word known to be a name, or each checked
+            self._check_words(el, function_name)
         name, decl = self.functions.get(el[0].lower(), _NONE)
         if decl is None or len(el) - 1 != len(decl.params):
             raise _Fault
@@ -281,3 +285,29 @@ class PlainGoal:
         if None in terms:
             raise _Fault
         return m.FTerm(name, terms)
+
+
+def _distinct(parts: tuple[m.Condition, ...]) -> bool:
+    """Whether no two of an and's or or's operands are equal: two compared, more by their keys (:func:`_key`), hashed
+    in C (a model record hashes its tree in Python: most of reading block-grouping's goal of 16 comparisons)."""
+    if len(parts) == 2:
+        return parts[0] != parts[1]
+    return len(set(map(_key, parts))) == len(parts)
+
+
+def _key(c: m.Condition) -> object:
+    """A key of the condition ``c``, equal to another's exactly where the conditions are equal: a comparison (a
+    function term on a side by its words), an atom, a negation, an and or an or by its parts (each kind marked by
+    a word with "(", which no name has), any other condition itself."""
+    cls = c.__class__
+    if cls is m.Compare:
+        left, right = c.left, c.right
+        return ("(cmp", c.op, (left.function, left.terms) if left.__class__ is m.FTerm else left,
+                (right.function, right.terms) if right.__class__ is m.FTerm else right)
+    if cls is m.Pred:
+        return c.predicate, c.terms
+    if cls is m.Not:
+        return "(not", _key(c.arg)
+    if cls is m.Or or cls is m.And:
+        return ("(or" if cls is m.Or else "(and", *map(_key, c.parts))
+    return c

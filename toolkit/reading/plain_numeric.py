@@ -45,18 +45,19 @@ def number(tok: str) -> forms.NumericValue:
     return forms.NumericValue(float(tok) if "." in tok else int(tok))
 
 
-def init_numbers(words: list[str]) -> list[int | float]:
+def init_numbers(words: list[str]) -> tuple[list[int | float], bool]:
     """The numbers of ``(= (f args) number)`` :init values, as the problem transformer reads each (the grammar's
     NUMBER with at most one point, :func:`number`: an ``int``, else a ``float``), all checked by one match in C;
-    :class:`~toolkit.plain_problem._NotPlain` where one is none."""
+    :class:`~toolkit.plain_problem._NotPlain` where one is none. And whether each is an ``int`` of fewer than 300
+    characters (below 10**299: the model's value as it is, ``convert.to_number``'s, told here from the words)."""
     if not words:
-        return []
+        return [], True
     joined = " ".join(words) + " "
     if not _NUMBERS_RE.fullmatch(joined):
         raise _not_plain()
     if "." not in joined:
-        return list(map(int, words))
-    return [float(w) if "." in w else int(w) for w in words]
+        return list(map(int, words)), len(joined) < 300 or max(map(len, words)) < 300
+    return [float(w) if "." in w else int(w) for w in words], False
 
 
 # Numbers each followed by a space: NUMBER (names.NUMBER_RE) with at most one point.

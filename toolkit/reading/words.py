@@ -39,10 +39,14 @@ _SCAN = _make_scanner(_Strict()) if _make_scanner is not None else None
 
 def _sexpr(code: str) -> list[SExpr]:
     """The nested lists of ``code``'s words; raises :class:`_NotPlain` unless it is one balanced list."""
-    words = code.replace("(", " ( ").replace(")", " ) ").split()
-    if _SCAN is not None and words and '"' not in code and "\\" not in code and code.count("(") == code.count(")"):
-        # Every '"' is a word's delimiter, so '"(",' and ',")"' are exactly the parentheses.
-        joined = ('["' + '","'.join(words) + '"]').replace('"(",', "[").replace('[")"', "[]").replace(',")"', "]")
+    if _SCAN is not None and '"' not in code and "\\" not in code:
+        # Each parenthesis becomes a quoted string's end, a bracket and the next one's start, and the white space
+        # between words a comma: ``(a b)`` is ``",["a","b"],"``, a list of strings some of them empty, which are
+        # no words (none is empty): each goes with one comma beside it, or leaves ``[]``. Every '"' is a string's
+        # delimiter ('"' is in no word), so '""' is always an empty string. Unbalanced text leaves no single
+        # list: an unclosed one fails the scan, an extra ")" ends it before the end of the text.
+        joined = ('["' + '","'.join(code.replace("(", '",["').replace(")", '"],"').split()) + '"]').replace(
+            '"",', "").replace(',""', "").replace('[""]', "[]")
         try:
             tree, end = _SCAN(joined, 0)
         except (ValueError, StopIteration, RecursionError, SystemError):
@@ -50,7 +54,7 @@ def _sexpr(code: str) -> list[SExpr]:
             tree, end = None, 0
         if end == len(joined) and len(tree) == 1 and tree[0].__class__ is list:
             return tree[0]
-    return _sexpr_words(words)
+    return _sexpr_words(code.replace("(", " ( ").replace(")", " ) ").split())
 
 
 def _sexpr_words(words: list[str]) -> list[SExpr]:
