@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from toolkit.plain_problem import ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
+from toolkit.plain_problem import _NAMES, ROOT, SExpr, _name, _NotPlain, _sexpr, _typed_list, typed_list
 from toolkit.reading import forms, plain_numeric
 from toolkit.reading.forms import Action, Constant, DerivedPredicate, EqualTo, Predicate, Variable
 from toolkit.reading.text import blank_comments, line_col, listed_at, section
@@ -61,6 +61,7 @@ def read_plain_domain(code: str, lazy: bool = False) -> SimpleNamespace | None:
     the declarations), for :mod:`toolkit.reading.direct_actions` to build into the model in one
     pass; :func:`with_action_forms` reads them as forms where it declines.
     """
+    _NAMES.clear()  # the names this file's words are found to be (see plain_problem._NAMES)
     try:
         return _Reader().domain(_sexpr(code), lazy)
     except (_NotPlain, RecursionError, ValueError):

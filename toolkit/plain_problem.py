@@ -87,13 +87,17 @@ def read_plain_problem(code: str, root: str, check_goal: bool = True) -> SimpleN
     shape is left to the caller, which reads it (:mod:`toolkit.reading.plain_goal`, checking as it goes)
     or asks :meth:`PlainProblem.check_goal`.
     """
+    _NAMES.clear()  # a file's own names only: a new file's words are each checked once
     try:
         return _problem(_sexpr(code), root, check_goal)
     except (_NotPlain, RecursionError):
         return None
 
 
-_NAMES: set[str] = set()  # words already found to be names (a file repeats its names: one check each)
+# Words of the file being read already found to be names (a file repeats its names: one check each). Emptied
+# as each file's reading starts (read_plain_problem, plain_domain.read_plain_domain): a file read again, or
+# another file of the same names, checks its words anew, as a new file's are.
+_NAMES: set[str] = set()
 
 
 def _name(tok: SExpr) -> str:
@@ -101,8 +105,6 @@ def _name(tok: SExpr) -> str:
         return tok  # type: ignore[return-value]
     if not isinstance(tok, str) or not _NAME.match(tok) or tok.lower() in KEYWORDS:
         raise _NotPlain
-    if len(_NAMES) > 100_000:  # a long-running process reads many files: the memory starts over
-        _NAMES.clear()
     _NAMES.add(tok)
     return tok
 
