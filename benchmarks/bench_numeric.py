@@ -134,8 +134,7 @@ def cold_first_call(domain: Path, problem: Path, text: str) -> float:
 
     Why: the warm figures repeat the call in one process, and process-wide memos carry over between
     the repeats: the compiled factories of generated numeric code by their text
-    (``toolkit.fluent_code``), the words already found to be names (``toolkit.plain_problem``), the
-    last texts' comment-blanked code (``toolkit.reading.text``), Python's own regular-expression cache.
+    (``toolkit.fluent_code``), the last texts' comment-blanked code (``toolkit.reading.text``), Python's own regular-expression cache.
     """
     import os
     import subprocess
@@ -294,8 +293,7 @@ def main(argv: list[str] | None = None) -> int:
           f"SequentialPlanValidator.validate, which builds its simulator per call; best of {OURS_RUNS // 4} / "
           f"{UP_RUNS}); load+check = pgt's load and check in one call on a fresh copy of the files (nothing "
           f"shared with the phases' repeats), against UP's two phases summed; the repeats of all five interleaved "
-          f"over {ROUNDS} rounds. Warm: these repeat the call in one process, and the process-wide memos carry over between repeats (generated numeric code compiled by its text, "
-          f"words known to be names); cold = pgt's load+check as a "
+          f"over {ROUNDS} rounds. Warm: these repeat the call in one process, and the process-wide memos carry over between repeats (generated numeric code compiled by its text); cold = pgt's load+check as a "
           f"fresh process's first call (modules imported, not timed; best of {COLD_RUNS} processes), "
           f"against UP's warm load+check")
     print(f"{'domain':<19} {'steps':>5} {'pgt st/s':>9} {'frozen':>8} {'UP st/s':>8} {'x':>5} | "
