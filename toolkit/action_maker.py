@@ -100,7 +100,9 @@ class ActionMaker:
         own.update(start)  # one call for the items every action of the schema has
         own["args"] = args
         if self.uses_costs:
-            own["cost"] = self.cost_of(schema, args)
+            cost = own["cost"] = self.cost_of(schema, args)
+            if cost is None:  # the validator reports the step on the action's own path, never steps it
+                own["tier"] = None
         return act
 
     def _start(self, schema: m.ActionSchema) -> dict[str, object]:
