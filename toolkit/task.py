@@ -164,8 +164,20 @@ class Task:
             raise UnknownSymbolError("action", name, self.domain.actions)
         schema = self.domain.actions[canonical]
         params = schema.params
+        objects = self.objects
+        if schema.name == name and len(key[1]) == len(params) and len(self._object_names) == len(objects):
+            # The common line: the action and objects spelt as the task spells them, of types checked before
+            # (the domain's memo); anything else (another spelling, a new pair of types) takes the path below.
+            fits = self._fits
+            for obj, (_, types) in zip(key[1], params):
+                kind = objects.get(obj)
+                if kind is None or not fits.get((kind, types)):
+                    break
+            else:
+                hit = actions[key] = self._maker.make(schema, key[1])
+                return hit
         arity = len(params)
-        names, objects = self._object_names, self.objects
+        names = self._object_names
         exact = len(names) == len(objects)  # no two names differ only in case: an object's own spelling is itself
         objs = tuple([a if exact and a in objects else names.get(a.lower())
                       or self._resolve_argument(a, params[i][1] if i < arity else ())

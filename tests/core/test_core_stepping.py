@@ -194,6 +194,27 @@ def test_a_name_spelt_as_the_task_spells_it_is_its_object_unless_two_names_diffe
     assert both.action("moveBlock", ("r", "c1")) is both.action("moveBlock", ("R", "c1"))
 
 
+def test_an_action_spelt_as_the_task_spells_it_is_still_checked(task) -> None:
+    # Task.action's common path (names spelt as the task spells them, types checked before) refuses what the
+    # full path refuses, with its errors, however often it is asked and whatever the domain's type memo holds.
+    from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
+    from toolkit.task import Task
+
+    fresh = Task(task.domain, task.problem)
+    for _ in range(2):
+        with pytest.raises(TypeMismatchError, match="parameter [?]c1 of moveBlock"):
+            fresh.action("moveBlock", ("r", "b"))
+        with pytest.raises(UnknownSymbolError):
+            fresh.action("moveBlock", ("r", "nope"))
+        with pytest.raises(ArityError):
+            fresh.action("moveBlock", ("r",))
+        with pytest.raises(ArityError):
+            fresh.action("moveBlock", ("r", "c1", "c2"))
+    made = fresh.action("moveBlock", ("r", "c1"))
+    assert made is fresh.action("moveBlock", ["r", "c1"]) is fresh.action("MoveBlock", ("R", "c1"))
+    assert made.args == ("r", "c1") and str(made) == "(moveBlock r c1)" and made.cost == 1
+
+
 @pytest.mark.parametrize("goal, plan, valid", [
     ("(>= (fuel) 2)", "(go a b)\n", False), ("(>= (fuel) 1)", "(go a b)\n", True),
     ("(and (>= (fuel) 3) (< (fuel) 1))", "(go a b)\n(go b a)\n", False),
