@@ -10,7 +10,7 @@ objects and does what the bound ground action's compiled test and step do togeth
 looked up in the task's atom table, its fluents' numbers in the task's fluent index, the
 values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
 expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
-deletes then adds, and the stepper's :class:`~toolkit.stepping.Change` appended.
+deletes then adds, and the stepper's record of the step (:class:`~toolkit.stepping.Change`'s items) appended.
 
 It answers True (the step is done) or False with nothing changed: the precondition is
 false, or anything is out of the ordinary (a fluent without a value or a number, an atom
@@ -33,13 +33,12 @@ from toolkit import model as m
 from toolkit.fluent_code import _COMPARE, INTEGRAL, Unsupported, arith_text, build_factory, updated_value
 from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom
-from toolkit.stepping import Change
 from toolkit.templates import AtomTable
 
 # (working state, the stepper's record, the action's arguments) -> whether the step was done
 TierStep = Callable[[frozenset, list, tuple], bool]
 _E: frozenset[Atom] = frozenset()
-_NAMES = {"_n": tuple.__new__, "_C": Change, "_E": _E, "_A": Atom}
+_NAMES = {"_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
 Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
@@ -208,7 +207,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     if adds:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
-    body += [f"        rec.append(_n(_C, ({added}, {removed}, {tail})))", "        return True"]
+    body += [f"        rec.append(({added}, {removed}, {tail}))", "        return True"]
     return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
 
 

@@ -173,7 +173,7 @@ class PlanReport:
     def final_state(self) -> frozenset[Atom]:
         """The state the run ended in (the failing step's state when it stopped), built on first use."""
         end = self.end
-        return end.state_at(len(end.changes)) if isinstance(end, Stepper) else end
+        return end.state_at(len(end.records)) if isinstance(end, Stepper) else end
 
     @property
     def reading(self) -> dict[str, Any]:
@@ -309,7 +309,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     # stepped by its schema's step function (toolkit.action_tier), which declines, with nothing done,
     # wherever the action's own path has something to say; a numeric action's own whole-step code is
     # Stepper.advance's first path, taken here without the call around it.
-    work, changes, advance, advance_values = stepper.state, stepper.changes, stepper.advance, stepper.advance_values
+    work, changes, advance, advance_values = stepper.state, stepper.records, stepper.advance, stepper.advance_values
     # The common run first: the steps taken by their schemas' step functions from the start, each one record,
     # their reports logged after it as their numbers (see PlanReport.step_log); the first other step, and
     # every step after it, go through the loop below.
@@ -386,13 +386,13 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                 break
             stepper.apply(eff)
             cost += act.cost
-            reports.append(replace(rep, fired=tuple(eff.fired), trace=stepper, trace_index=len(stepper.changes)))
+            reports.append(replace(rep, fired=tuple(eff.fired), trace=stepper, trace_index=len(stepper.records)))
             continue
         stepper.apply(eff)
         cost += act.cost
         reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(eff.fired),
                                   line=step.line, read_as=step.read_as, trace=stepper,
-                                  trace_index=len(stepper.changes)))
+                                  trace_index=len(stepper.records)))
 
     # The goal gap is measured in the last state reached (the end, or the failing step). A goal with literals is
     # tested first (two set operations); one of comparisons or disjunctions only is explained at once: its

@@ -105,6 +105,30 @@ def test_undo_and_state_at_walk_both_ways(task) -> None:
         assert stepper.state == states[k - 1] and stepper.snapshot() == states[k - 1]
 
 
+def test_the_record_of_plain_tuples_reads_as_changes(task) -> None:
+    # The steps record plain (added, removed, old_values, new_values) tuples; Stepper.changes gives the same list
+    # with each made a Change (named fields), and the stepper goes on recording and rewinding through it.
+    plan = walk(task, 8, 5)
+    stepper = Stepper(task.init)
+    states = [task.init]
+    for act in plan[:5]:
+        stepper.advance(act)
+        states.append(act.apply(states[-1]))
+    assert stepper.records and all(r.__class__ is tuple for r in stepper.records)
+    plain = list(stepper.records)
+    changes = stepper.changes
+    assert changes is stepper.records and all(c.__class__ is stepping.Change for c in changes)
+    assert changes == plain and [(c.added, c.removed, c.old_values, c.new_values) for c in changes] == plain
+    assert all(c.added == act.apply(before) - before for c, act, before in zip(changes, plan, states))
+    for act in plan[5:]:
+        stepper.advance(act)
+        states.append(act.apply(states[-1]))
+    assert stepper.records[-1].__class__ is tuple and stepper.changes[-1].__class__ is stepping.Change
+    assert [stepper.state_at(k) for k in (8, 2, 6, 0)] == [states[k] for k in (8, 2, 6, 0)]
+    stepper.undo()
+    assert stepper.snapshot() == states[7] and len(stepper.changes) == 7
+
+
 def test_a_derive_hook_runs_after_each_step_and_is_recorded(task) -> None:
     from toolkit.model import Atom
 
