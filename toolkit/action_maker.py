@@ -39,6 +39,7 @@ class ActionMaker:
         self.derived, self.numeric, self.memo = derived, numeric, memo
         self.templates: dict[str, ActionTemplate] = {}
         self.tiers: dict[str, TierStep | None] = {}  # schema name -> its bound step function (toolkit.action_tier)
+        self.numbers: dict[str, dict[tuple, int]] = {}  # what those functions learn of the fluents' numbers (bind)
         self._starts: dict[str, dict[str, object]] = {}  # schema name -> what each of its deferred actions starts with
         self._static: StaticView | None = None
 
@@ -142,7 +143,7 @@ class ActionMaker:
             made = self.memo.tiers.get(key, self)
             if made is self:
                 made = self.memo.tiers[key] = tier_source(self.domain.actions[name], self.numeric)
-        tier = None if made is None else bind(made, self.fluent_index, self.atom_table)  # type: ignore[arg-type]
+        tier = None if made is None else bind(made, self.fluent_index, self.atom_table, self.numbers)  # type: ignore[arg-type]
         self.tiers[name] = tier
         return tier
 

@@ -56,6 +56,7 @@ class _Text:
     def __init__(self, slots: dict[str, str]) -> None:
         self.slots = slots  # parameter variable -> the local holding its object
         self.free = slots.keys().isdisjoint  # (terms) -> whether they hold no parameter variable
+        self.order = tuple(slots)  # the parameter variables in order: terms equal to them are the arguments
         # The task's fluent index and its numbers by atom, every function's first two parameters (_p0, _p1)
         self.params: list[object] = [None, None]
         self.wanted: list[tuple[int, str, object]] = [(0, "index", None), (1, "ids", None)]  # see bind
@@ -90,19 +91,29 @@ class _Text:
         return self.slots.get(term) or self.param(term)
 
     def key(self, terms: tuple[str, ...]) -> str:
-        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
+        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``: the
+        action's arguments themselves (``a``) where the terms are the parameters in order."""
+        if terms == self.order:
+            return "a"
         get = self.slots.get
         return f"({''.join([f'{get(t) or self.param(t)}, ' for t in terms])})"
 
     def number(self, function: str, terms: tuple[str, ...]) -> str:
-        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try."""
+        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try:
+        read from the task's numbers of the function's fluents by arguments (``bind``'s ``numbers``), and
+        where not there yet, found through the atom (a Python hash per read) and kept there."""
         hit = self.numbers.get((function, terms))
         if hit is None:
             if self.free(terms):
                 hit = self.need("number", Atom(function, terms))
             else:
-                hit = f"n{len(self.reads)}"
-                self.reads.append(f"{_PAD}{hit} = _p1[{self.table(function)}[{self.key(terms)}]]")
+                hit = f"n{len(self.numbers)}"
+                key, known = self.key(terms), self.need("numbers", function)
+                if key != "a":
+                    self.reads.append(f"{_PAD}k{hit} = {key}")
+                    key = f"k{hit}"
+                self.reads += [f"{_PAD}{hit} = {known}.get({key})",
+                               f"{_PAD}if {hit} is None: {hit} = {known}[{key}] = _p1[{self.table(function)}[{key}]]"]
             self.numbers[function, terms] = hit
         return hit
 
@@ -285,14 +296,21 @@ def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str])
     return out.need("atoms", tuple(atoms_at))
 
 
-def bind(made: Made, index: FluentIndex, table: AtomTable) -> TierStep | None:
-    """The schema's step function for one task (its fluent ``index`` and atom ``table``); None where a fluent
-    without parameters has no number in the task (the ground action's own step then numbers it)."""
+def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, dict[tuple, int]]) -> TierStep | None:
+    """The schema's step function for one task (its fluent ``index`` and atom ``table``, and ``numbers``: per
+    function, the numbers of its fluents by arguments as the task's step functions find them, shared by them;
+    a fluent's number never changes); None where a fluent without parameters has no number in the task (the
+    ground action's own step then numbers it)."""
     factory, params, wanted = made  # type: ignore[misc]
     values = params.copy()
     for at, kind, key in wanted:
         if kind == "table":
             values[at] = table.table(key)
+        elif kind == "numbers":
+            known = numbers.get(key)
+            if known is None:
+                known = numbers[key] = {}
+            values[at] = known
         elif kind == "index":
             values[at] = index
         elif kind == "ids":

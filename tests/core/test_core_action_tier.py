@@ -328,3 +328,24 @@ def test_an_action_a_plan_names_often_is_built_before_its_run(tmp_path: Path) ->
     assert report.valid and at_once.action("bump", ("a",)).tier is None and report.cost == BIND_AFTER
     assert [s.state_after for s in report.steps] == [s.state_after for s in check_plan(
         Task(domain, problem), ["(bump a)"] * BIND_AFTER).steps]
+
+
+def test_the_step_functions_keep_the_numbers_of_the_fluents_they_read(tmp_path: Path) -> None:
+    # A step function reads a fluent with parameters by its number, kept per task and function by the
+    # arguments (ActionMaker.numbers, shared by the schemas' functions): found through the atom once, then read
+    # there (a poisoned entry is what the step reads: the test that it is read at all).
+    from toolkit.model import Atom
+
+    (tmp_path / "d.pddl").write_text(NUMBERS)
+    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
+    domain = loader.load_domain(tmp_path / "d.pddl")
+    problem = loader.load_problem(tmp_path / "p.pddl", domain)
+    task = Task(domain, problem)
+    ids = task.fluent_index.ids
+    report = check_plan(task, "(bump a)\n(blow b)\n(bump a)\n")
+    assert report.valid and not [a for a in task._actions.values() if "precondition" in a.__dict__]
+    assert task._maker.numbers == {"v": {("a",): ids[Atom("v", ("a",))], ("b",): ids[Atom("v", ("b",))]}}
+    task._maker.numbers["v"][("b",)] = ids[Atom("v", ("a",))]
+    poisoned = check_plan(task, "(bump b)\n")
+    bumped_a = check_plan(Task(domain, problem), "(bump a)\n").final_state.values
+    assert dict(poisoned.final_state.values) == dict(bumped_a) != dict(task.init.values)
