@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolkit import model as m
-from toolkit.action_tier import TierStep, bind, tier_source
+from toolkit.action_tier import Numbers, TierStep, bind, tier_source
 from toolkit.derived import DerivedRules
 from toolkit.fluent_effects import UpdateTemplate
 from toolkit.fluent_shared import SchemaCode
@@ -39,7 +39,7 @@ class ActionMaker:
         self.derived, self.numeric, self.memo = derived, numeric, memo
         self.templates: dict[str, ActionTemplate] = {}
         self.tiers: dict[str, TierStep | None] = {}  # schema name -> its bound step function (toolkit.action_tier)
-        self.numbers: dict[str, dict[tuple, int]] = {}  # what those functions learn of the fluents' numbers (bind)
+        self.numbers: dict[str, Numbers] = {}  # the fluents' numbers those functions read, by function (bind)
         self._starts: dict[str, dict[str, object]] = {}  # schema name -> what each of its deferred actions starts with
         self._static: StaticView | None = None
 

@@ -99,21 +99,15 @@ class _Text:
         return f"({''.join([f'{get(t) or self.param(t)}, ' for t in terms])})"
 
     def number(self, function: str, terms: tuple[str, ...]) -> str:
-        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try:
-        read from the task's numbers of the function's fluents by arguments (``bind``'s ``numbers``), and
-        where not there yet, found through the atom (a Python hash per read) and kept there."""
+        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try,
+        read from the task's numbers of the function's fluents by arguments (:class:`Numbers`)."""
         hit = self.numbers.get((function, terms))
         if hit is None:
             if self.free(terms):
                 hit = self.need("number", Atom(function, terms))
             else:
                 hit = f"n{len(self.numbers)}"
-                key, known = self.key(terms), self.need("numbers", function)
-                if key != "a":
-                    self.reads.append(f"{_PAD}k{hit} = {key}")
-                    key = f"k{hit}"
-                self.reads += [f"{_PAD}{hit} = {known}.get({key})",
-                               f"{_PAD}if {hit} is None: {hit} = {known}[{key}] = _p1[{self.table(function)}[{key}]]"]
+                self.reads.append(f"{_PAD}{hit} = {self.need('numbers', function)}[{self.key(terms)}]")
             self.numbers[function, terms] = hit
         return hit
 
@@ -296,11 +290,26 @@ def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str])
     return out.need("atoms", tuple(atoms_at))
 
 
-def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, dict[tuple, int]]) -> TierStep | None:
-    """The schema's step function for one task (its fluent ``index`` and atom ``table``, and ``numbers``: per
-    function, the numbers of its fluents by arguments as the task's step functions find them, shared by them;
-    a fluent's number never changes); None where a fluent without parameters has no number in the task (the
-    ground action's own step then numbers it)."""
+class Numbers(dict):
+    """One function's fluent numbers in a task by their arguments, as the task's step functions read them:
+    found through the atom (a Python hash per read) the first time, then kept (a fluent's number never
+    changes); a KeyError where the task has no such fluent or no number for it, with nothing kept."""
+
+    __slots__ = ("atoms", "ids")
+
+    def __init__(self, atoms: dict[tuple[str, ...], Atom], ids: dict[Atom, int]) -> None:
+        super().__init__()
+        self.atoms, self.ids = atoms, ids
+
+    def __missing__(self, args: tuple[str, ...]) -> int:
+        number = self[args] = self.ids[self.atoms[args]]
+        return number
+
+
+def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, Numbers]) -> TierStep | None:
+    """The schema's step function for one task (its fluent ``index`` and atom ``table``, and ``numbers``, the
+    task's :class:`Numbers` by function, which its step functions share); None where a fluent without
+    parameters has no number in the task (the ground action's own step then numbers it)."""
     factory, params, wanted = made  # type: ignore[misc]
     values = params.copy()
     for at, kind, key in wanted:
@@ -309,7 +318,7 @@ def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, di
         elif kind == "numbers":
             known = numbers.get(key)
             if known is None:
-                known = numbers[key] = {}
+                known = numbers[key] = Numbers(table.table(key), index.ids)
             values[at] = known
         elif kind == "index":
             values[at] = index
