@@ -61,7 +61,6 @@ class _Text:
         self.params: list[object] = [None, None]
         self.wanted: list[tuple[int, str, object]] = [(0, "index", None), (1, "ids", None)]  # see bind
         self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
-        self.tables: dict[str, str] = {}  # predicate or function -> the name of the task's table of its atoms
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
 
@@ -79,12 +78,8 @@ class _Text:
         return name
 
     def table(self, name: str) -> str:
-        """The name of the task's table of the atoms of a predicate or function (:meth:`AtomTable.table`)."""
-        hit = self.tables.get(name)
-        if hit is None:
-            self.wanted.append((len(self.params), "table", name))
-            hit = self.tables[name] = self.param(None)
-        return hit
+        """The name of the task's table of the atoms of a predicate (:meth:`AtomTable.table`)."""
+        return self.need("table", name)
 
     def term(self, term: str) -> str:
         """A term as an expression: its parameter's local, or an object's name as a parameter."""
@@ -239,17 +234,22 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
     olds: dict[str, str] = {}  # target's number name -> the local holding its old value
     targets: dict[tuple, str] = {}  # lifted target (function, terms) -> its number's name
     numbers = []
+    functions: set[str] = set()  # the targets' functions: updates of one function may meet
+    meet = False
     for eff in schema.numeric:
         condition = eff.condition
         if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
             raise Unsupported("a quantified or conditional numeric effect")
-        target = (eff.target.function, eff.target.terms)
-        number = targets[target] = out.number(*target)
+        function, terms = eff.target.function, eff.target.terms
+        if (function, terms) not in targets:
+            meet = meet or function in functions
+            functions.add(function)
+        number = targets[function, terms] = out.number(function, terms)
         numbers.append(number)
         if number not in olds:
             old = olds[number] = f"o{len(olds)}"
             lines.append(f"{_PAD}{old} = v[{number}]")
-    if len(targets) > 1:
+    if meet:
         free = out.free
         lifted = list(targets)
         apart = [f"{_PAD}if {targets[x]} == {targets[y]}: return False" for i, x in enumerate(lifted)
@@ -263,7 +263,7 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
         lines += [f"{_PAD}{x} = {value}{check}", _PAD + (_INTEGRALS[k] if k < 64 else INTEGRAL.format(x=x))]
         writes.append(f"        v[{number}] = {x}")
         last[number] = x
-    tail = f"({''.join([f'{n}, {o}, ' for n, o in olds.items()])}), ({''.join([f'{n}, {last[n]}, ' for n in olds])})"
+    tail = f"({''.join([f'{n}, {o}, ' for n, o in olds.items()])}), ({''.join([f'{n}, {x}, ' for n, x in last.items()])})"
     return lines, writes, tail
 
 
