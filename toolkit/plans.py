@@ -192,9 +192,9 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
     if len(known) > _MAX_LINES:
         known.clear()
     lines = text.splitlines()
-    counts = Counter(lines)
+    counts: list[tuple[GroundAction, int]] = []  # each distinct step line's action, with its number of steps
     steps_only = True
-    for line in counts:
+    for line, n in Counter(lines).items():
         hit = known.get(line, _UNSEEN)
         if hit is _UNSEEN:
             hit = known[line] = _plain_line(line, task)
@@ -202,6 +202,8 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
             return None
         if hit.__class__ is str:
             steps_only = False
+        else:
+            counts.append((hit[0], n))
     if not lines or text.startswith("\ufeff"):
         return None
     if steps_only:
@@ -213,8 +215,7 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
         pairs, numbers = walked
         if not pairs:
             return None
-    return PlainLines(pairs, numbers, [(hit[0], n) for hit, n in zip(map(known.__getitem__, counts), counts.values())
-                                       if hit.__class__ is tuple])
+    return PlainLines(pairs, numbers, counts)
 
 
 def _walk(lines: list[str], known: dict[str, object]) -> tuple[list[tuple[GroundAction, str]], list[int] | None] | None:

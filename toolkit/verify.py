@@ -29,8 +29,9 @@ from toolkit.task import GroundAction, Task
 
 _NOTHING: tuple[str, ...] = ()
 LITERAL_LIMIT = 240  # characters of a failing formula a message shows
-# Steps a deferred ground action takes through its schema's step function before it is built and takes its own
-# compiled step: building costs 20-40 us, the schema's function 0.1-2.4 us a step more (IPC 2023 numeric, pfile1).
+# Steps of a deferred ground action (counted over the plans that name it, before each run: _count_uses) from which
+# it is built and takes its own compiled step rather than its schema's step function: building costs 20-40 us, the
+# schema's function 0.1-2.4 us a step more (IPC 2023 numeric, pfile1).
 BIND_AFTER = 64
 _first = itemgetter(0)
 
