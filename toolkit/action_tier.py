@@ -71,10 +71,14 @@ class _Text:
         return _P[n] if n < 256 else f"_p{n}"
 
     def need(self, kind: str, key: object = None) -> str:
+        """The name of a parameter each task gives (see bind), one per kind and key."""
         name = self.needs.get((kind, key))
         if name is None:
-            self.wanted.append((len(self.params), kind, key))
-            name = self.needs[kind, key] = self.param(None)
+            params = self.params
+            n = len(params)
+            self.wanted.append((n, kind, key))
+            params.append(None)
+            name = self.needs[kind, key] = _P[n] if n < 256 else f"_p{n}"
         return name
 
     def table(self, name: str) -> str:
@@ -96,14 +100,15 @@ class _Text:
     def number(self, function: str, terms: tuple[str, ...]) -> str:
         """The name of a fluent's number: the task's own (no parameter), else a local computed in the try,
         read from the task's numbers of the function's fluents by arguments (:class:`Numbers`)."""
-        hit = self.numbers.get((function, terms))
+        numbers = self.numbers
+        hit = numbers.get((function, terms))
         if hit is None:
             if self.free(terms):
                 hit = self.need("number", Atom(function, terms))
             else:
-                hit = f"n{len(self.numbers)}"
+                hit = f"n{len(numbers)}"
                 self.reads.append(f"{_PAD}{hit} = {self.need('numbers', function)}[{self.key(terms)}]")
-            self.numbers[function, terms] = hit
+            numbers[function, terms] = hit
         return hit
 
     def expr(self, e: m.NumExpr) -> str:
