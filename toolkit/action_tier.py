@@ -71,7 +71,8 @@ class _Text:
         return _P[n] if n < 256 else f"_p{n}"
 
     def need(self, kind: str, key: object = None) -> str:
-        """The name of a parameter each task gives (see bind), one per kind and key."""
+        """The name of a parameter each task gives (see bind), one per kind and key: ``need("table", p)`` the
+        task's table of the atoms of predicate ``p`` (:meth:`AtomTable.table`)."""
         name = self.needs.get((kind, key))
         if name is None:
             params = self.params
@@ -80,10 +81,6 @@ class _Text:
             params.append(None)
             name = self.needs[kind, key] = _P[n] if n < 256 else f"_p{n}"
         return name
-
-    def table(self, name: str) -> str:
-        """The name of the task's table of the atoms of a predicate (:meth:`AtomTable.table`)."""
-        return self.need("table", name)
 
     def term(self, term: str) -> str:
         """A term as an expression: its parameter's local, or an object's name as a parameter."""
@@ -94,8 +91,10 @@ class _Text:
         action's arguments themselves (``a``) where the terms are the parameters in order."""
         if terms == self.order:
             return "a"
-        get = self.slots.get
-        return f"({''.join([f'{get(t) or self.param(t)}, ' for t in terms])})"
+        get, text = self.slots.get, "("
+        for t in terms:
+            text += f"{get(t) or self.param(t)}, "
+        return text + ")"
 
     def number(self, function: str, terms: tuple[str, ...]) -> str:
         """The name of a fluent's number: the task's own (no parameter), else a local computed in the try,
@@ -182,7 +181,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     for a in pos:
         if not free(a[1]):
             t = atoms[a] = f"t{len(atoms)}"
-            body += [f"        {t} = {out.table(a[0])}.get({out.key(a[1])})",
+            body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
                      f"        if {t} is None or {t} not in s: return False"]
     constant = tuple([a for a in neg if free(a[1])])
     if constant:
@@ -281,7 +280,7 @@ def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str], body: 
         atoms[atom] = out.need("atom", atom)
         return
     t = atoms[atom] = f"t{len(atoms)}"
-    table = out.table(atom[0])
+    table = out.need("table", atom[0])
     body += [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
              f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
 
