@@ -42,7 +42,8 @@ _NAMES = {"_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
 Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
-_INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+_INTEGRALS = tuple(_PAD + INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+_XS = tuple(f"x{k}" for k in range(64))  # the locals holding the updates' new values, named once
 _INF = float("inf")
 _TESTS = {op: tuple(test.split("{d}")) for op, test in _COMPARE.items()}  # a comparison's text around its difference
 _ARGS = tuple(f"a{i}" for i in range(64))  # the locals holding the action's objects, named once
@@ -261,10 +262,10 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
         lines[:0] = apart
     last: dict[str, str] = {}
     for k, (eff, number) in enumerate(zip(schema.numeric, numbers)):
-        x, old = f"x{k}", olds[number]
+        x, old = _XS[k] if k < 64 else f"x{k}", olds[number]
         value = updated_value(eff, out.expr(eff.value), lambda: f"(0 if {old} is None else {old})")  # type: ignore[arg-type]
         check = f"; {x} + 0" if eff.op == "assign" and eff.value.__class__ is m.FTerm else ""
-        lines += [f"{_PAD}{x} = {value}{check}", _PAD + (_INTEGRALS[k] if k < 64 else INTEGRAL.format(x=x))]
+        lines += [f"{_PAD}{x} = {value}{check}", _INTEGRALS[k] if k < 64 else _PAD + INTEGRAL.format(x=x)]
         writes.append(f"        v[{number}] = {x}")
         last[number] = x
     tail = f"({''.join([f'{n}, {o}, ' for n, o in olds.items()])}), ({''.join([f'{n}, {x}, ' for n, x in last.items()])})"
