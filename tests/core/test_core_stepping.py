@@ -237,6 +237,15 @@ def test_an_action_spelt_as_the_task_spells_it_is_still_checked(task) -> None:
     made = fresh.action("moveBlock", ("r", "c1"))
     assert made is fresh.action("moveBlock", ["r", "c1"]) is fresh.action("MoveBlock", ("R", "c1"))
     assert made.args == ("r", "c1") and str(made) == "(moveBlock r c1)" and made.cost == 1
+    # Two action names that differ only in case (a domain the reader refuses, made here by hand): the lower-case
+    # name decides, for the exact spelling too, as on the full path.
+    from toolkit.records import replace
+
+    schema = task.domain.actions["moveBlock"]
+    twin = replace(schema, name="MoveBLOCK")
+    both = Task(replace(task.domain, actions={"moveBlock": schema, "MoveBLOCK": twin}), task.problem)
+    assert both._action_names["moveblock"] == "MoveBLOCK" and both.action("moveBlock", ("r", "c2")).name == "MoveBLOCK"
+    assert both.action("moveBlock", ("r", "c1")).name == "MoveBLOCK" == both.action("MoveBLOCK", ("r", "c1")).name
 
 
 @pytest.mark.parametrize("goal, plan, valid", [
