@@ -58,9 +58,10 @@ class _Text:
         self.slots = slots  # parameter variable -> the local holding its object
         self.free = slots.keys().isdisjoint  # (terms) -> whether they hold no parameter variable
         self.order = tuple(slots)  # the parameter variables in order: terms equal to them are the arguments
-        # The task's fluent index and its numbers by atom, every function's first two parameters (_p0, _p1)
-        self.params: list[object] = [None, None]
-        self.wanted: list[tuple[int, str, object]] = [(0, "index", None), (1, "ids", None)]  # see bind
+        self.unpacked = False  # whether the text reads a parameter's local (a0, a1, ...), not only ``a`` itself
+        # The task's fluent index, every function's first parameter (_p0)
+        self.params: list[object] = [None]
+        self.wanted: list[tuple[int, str, object]] = [(0, "index", None)]  # see bind
         self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
@@ -85,16 +86,20 @@ class _Text:
 
     def term(self, term: str) -> str:
         """A term as an expression: its parameter's local, or an object's name as a parameter."""
-        return self.slots.get(term) or self.param(term)
+        local = self.slots.get(term)
+        if local is None:
+            return self.param(term)
+        self.unpacked = True
+        return local
 
     def key(self, terms: tuple[str, ...]) -> str:
         """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``: the
         action's arguments themselves (``a``) where the terms are the parameters in order."""
         if terms == self.order:
             return "a"
-        get, text = self.slots.get, "("
+        text = "("
         for t in terms:
-            text += f"{get(t) or self.param(t)}, "
+            text += f"{self.term(t)}, "
         return text + ")"
 
     def number(self, function: str, terms: tuple[str, ...]) -> str:
@@ -172,8 +177,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     body = ["    def _f(s, rec, a):"]
     if numeric:
         body.append("        if s.index is not _p0: return False")
-    if schema.params:
-        body.append(f"        {''.join([f'{v}, ' for v in args])}= a")
+    unpack_at = len(body)  # the arguments' locals, where the text reads them (known once it is written)
     body += eqs
     atoms: dict[tuple, str] = {}  # atom -> the local holding it (t0, t1, ...) or its parameter
     constant = tuple([a for a in pos if free(a[1])])
@@ -213,6 +217,8 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
     body += [f"        rec.append(({added}, {removed}, {tail}))", "        return True"]
+    if out.unpacked:
+        body.insert(unpack_at, f"        {''.join([f'{v}, ' for v in args])}= a")
     return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
 
 
@@ -327,8 +333,6 @@ def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, Nu
             values[at] = known
         elif kind == "index":
             values[at] = index
-        elif kind == "ids":
-            values[at] = index.ids
         elif kind == "atom":
             values[at] = table.atom(*key)
         elif kind == "atoms":

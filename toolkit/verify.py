@@ -137,7 +137,7 @@ class PlanReport:
     # (step index, action, stepper, record index, fired) and its StepReport built only when asked for; one
     # of the run's common start (see _check_plan) as its index alone (its action the step's, its record at
     # the same index of the run's stepper, end, nothing fired).
-    step_log: tuple[StepReport | tuple, ...] = field(repr=False, compare=False)
+    step_log: tuple[StepReport | tuple | int, ...] = field(repr=False, compare=False)
     # The state the run ended in, or the run's stepper at its end (see final_state): a batch that
     # reads only the verdicts then copies no state (nomystery p05: 16.5k facts per plan).
     end: frozenset[Atom] | Stepper = field(repr=False, compare=False)
