@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toolkit import model as m
-from toolkit.action_tier import TierStep, bind, tier_source
+from toolkit.action_tier import Numbers, TierStep, bind, tier_source
 from toolkit.derived import DerivedRules
 from toolkit.fluent_effects import UpdateTemplate
 from toolkit.fluent_shared import SchemaCode
@@ -39,6 +39,7 @@ class ActionMaker:
         self.derived, self.numeric, self.memo = derived, numeric, memo
         self.templates: dict[str, ActionTemplate] = {}
         self.tiers: dict[str, TierStep | None] = {}  # schema name -> its bound step function (toolkit.action_tier)
+        self.numbers: dict[str, Numbers] = {}  # the fluents' numbers those functions read, by function (bind)
         self._starts: dict[str, dict[str, object]] = {}  # schema name -> what each of its deferred actions starts with
         self._static: StaticView | None = None
 
@@ -100,7 +101,9 @@ class ActionMaker:
         own.update(start)  # one call for the items every action of the schema has
         own["args"] = args
         if self.uses_costs:
-            own["cost"] = self.cost_of(schema, args)
+            cost = own["cost"] = self.cost_of(schema, args)
+            if cost is None:  # the validator reports the step on the action's own path, never steps it
+                own["tier"] = None
         return act
 
     def _start(self, schema: m.ActionSchema) -> dict[str, object]:
@@ -140,7 +143,7 @@ class ActionMaker:
             made = self.memo.tiers.get(key, self)
             if made is self:
                 made = self.memo.tiers[key] = tier_source(self.domain.actions[name], self.numeric)
-        tier = None if made is None else bind(made, self.fluent_index, self.atom_table)  # type: ignore[arg-type]
+        tier = None if made is None else bind(made, self.fluent_index, self.atom_table, self.numbers)  # type: ignore[arg-type]
         self.tiers[name] = tier
         return tier
 

@@ -10,7 +10,7 @@ objects and does what the bound ground action's compiled test and step do togeth
 looked up in the task's atom table, its fluents' numbers in the task's fluent index, the
 values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
 expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
-deletes then adds, and the stepper's :class:`~toolkit.stepping.Change` appended.
+deletes then adds, and the stepper's record of the step (:class:`~toolkit.stepping.Change`'s items) appended.
 
 It answers True (the step is done) or False with nothing changed: the precondition is
 false, or anything is out of the ordinary (a fluent without a value or a number, an atom
@@ -33,17 +33,17 @@ from toolkit import model as m
 from toolkit.fluent_code import _COMPARE, INTEGRAL, Unsupported, arith_text, build_factory, updated_value
 from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom
-from toolkit.stepping import Change
 from toolkit.templates import AtomTable
 
 # (working state, the stepper's record, the action's arguments) -> whether the step was done
 TierStep = Callable[[frozenset, list, tuple], bool]
 _E: frozenset[Atom] = frozenset()
-_NAMES = {"_n": tuple.__new__, "_C": Change, "_E": _E, "_A": Atom}
+_NAMES = {"_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
 Made = "tuple[Callable[..., TierStep], list[object], list[tuple[int, str, object]]]"
 _P = tuple(f"_p{i}" for i in range(256))  # the factory's parameter names, made once
-_INTEGRALS = tuple(INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+_INTEGRALS = tuple(_PAD + INTEGRAL.format(x=f"x{k}") for k in range(64))  # an update's int-if-integral line, made once
+_XS = tuple(f"x{k}" for k in range(64))  # the locals holding the updates' new values, named once
 _INF = float("inf")
 _TESTS = {op: tuple(test.split("{d}")) for op, test in _COMPARE.items()}  # a comparison's text around its difference
 _ARGS = tuple(f"a{i}" for i in range(64))  # the locals holding the action's objects, named once
@@ -57,11 +57,12 @@ class _Text:
     def __init__(self, slots: dict[str, str]) -> None:
         self.slots = slots  # parameter variable -> the local holding its object
         self.free = slots.keys().isdisjoint  # (terms) -> whether they hold no parameter variable
-        # The task's fluent index and its numbers by atom, every function's first two parameters (_p0, _p1)
-        self.params: list[object] = [None, None]
-        self.wanted: list[tuple[int, str, object]] = [(0, "index", None), (1, "ids", None)]  # see bind
+        self.order = tuple(slots)  # the parameter variables in order: terms equal to them are the arguments
+        self.unpacked = False  # whether the text reads a parameter's local (a0, a1, ...), not only ``a`` itself
+        # The task's fluent index, every function's first parameter (_p0)
+        self.params: list[object] = [None]
+        self.wanted: list[tuple[int, str, object]] = [(0, "index", None)]  # see bind
         self.needs: dict[tuple[str, object], str] = {}  # (kind, key) -> the name of a task's own parameter
-        self.tables: dict[str, str] = {}  # predicate or function -> the name of the task's table of its atoms
         self.numbers: dict[tuple[str, tuple], str] = {}  # (function, terms) -> its number's name
         self.reads: list[str] = []  # the lines computing fluents' numbers, inside the try
 
@@ -72,39 +73,47 @@ class _Text:
         return _P[n] if n < 256 else f"_p{n}"
 
     def need(self, kind: str, key: object = None) -> str:
+        """The name of a parameter each task gives (see bind), one per kind and key: ``need("table", p)`` the
+        task's table of the atoms of predicate ``p`` (:meth:`AtomTable.table`)."""
         name = self.needs.get((kind, key))
         if name is None:
-            self.wanted.append((len(self.params), kind, key))
-            name = self.needs[kind, key] = self.param(None)
+            params = self.params
+            n = len(params)
+            self.wanted.append((n, kind, key))
+            params.append(None)
+            name = self.needs[kind, key] = _P[n] if n < 256 else f"_p{n}"
         return name
-
-    def table(self, name: str) -> str:
-        """The name of the task's table of the atoms of a predicate or function (:meth:`AtomTable.table`)."""
-        hit = self.tables.get(name)
-        if hit is None:
-            self.wanted.append((len(self.params), "table", name))
-            hit = self.tables[name] = self.param(None)
-        return hit
 
     def term(self, term: str) -> str:
         """A term as an expression: its parameter's local, or an object's name as a parameter."""
-        return self.slots.get(term) or self.param(term)
+        local = self.slots.get(term)
+        if local is None:
+            return self.param(term)
+        self.unpacked = True
+        return local
 
     def key(self, terms: tuple[str, ...]) -> str:
-        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``."""
-        get = self.slots.get
-        return f"({''.join([f'{get(t) or self.param(t)}, ' for t in terms])})"
+        """The tuple of an atom's arguments as an expression over the function's ``a0, a1, ...``: the
+        action's arguments themselves (``a``) where the terms are the parameters in order."""
+        if terms == self.order:
+            return "a"
+        text = "("
+        for t in terms:
+            text += f"{self.term(t)}, "
+        return text + ")"
 
     def number(self, function: str, terms: tuple[str, ...]) -> str:
-        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try."""
-        hit = self.numbers.get((function, terms))
+        """The name of a fluent's number: the task's own (no parameter), else a local computed in the try,
+        read from the task's numbers of the function's fluents by arguments (:class:`Numbers`)."""
+        numbers = self.numbers
+        hit = numbers.get((function, terms))
         if hit is None:
             if self.free(terms):
                 hit = self.need("number", Atom(function, terms))
             else:
-                hit = f"n{len(self.reads)}"
-                self.reads.append(f"{_PAD}{hit} = _p1[{self.table(function)}[{self.key(terms)}]]")
-            self.numbers[function, terms] = hit
+                hit = f"n{len(numbers)}"
+                self.reads.append(f"{_PAD}{hit} = {self.need('numbers', function)}[{self.key(terms)}]")
+            numbers[function, terms] = hit
         return hit
 
     def expr(self, e: m.NumExpr) -> str:
@@ -168,8 +177,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     body = ["    def _f(s, rec, a):"]
     if numeric:
         body.append("        if s.index is not _p0: return False")
-    if schema.params:
-        body.append(f"        {''.join([f'{v}, ' for v in args])}= a")
+    unpack_at = len(body)  # the arguments' locals, where the text reads them (known once it is written)
     body += eqs
     atoms: dict[tuple, str] = {}  # atom -> the local holding it (t0, t1, ...) or its parameter
     constant = tuple([a for a in pos if free(a[1])])
@@ -178,7 +186,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     for a in pos:
         if not free(a[1]):
             t = atoms[a] = f"t{len(atoms)}"
-            body += [f"        {t} = {out.table(a[0])}.get({out.key(a[1])})",
+            body += [f"        {t} = {out.need('table', a[0])}.get({out.key(a[1])})",
                      f"        if {t} is None or {t} not in s: return False"]
     constant = tuple([a for a in neg if free(a[1])])
     if constant:
@@ -208,7 +216,9 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     if adds:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
-    body += [f"        rec.append(_n(_C, ({added}, {removed}, {tail})))", "        return True"]
+    body += [f"        rec.append(({added}, {removed}, {tail}))", "        return True"]
+    if out.unpacked:
+        body.insert(unpack_at, f"        {''.join([f'{v}, ' for v in args])}= a")
     return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
 
 
@@ -235,17 +245,22 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
     olds: dict[str, str] = {}  # target's number name -> the local holding its old value
     targets: dict[tuple, str] = {}  # lifted target (function, terms) -> its number's name
     numbers = []
+    functions: set[str] = set()  # the targets' functions: updates of one function may meet
+    meet = False
     for eff in schema.numeric:
         condition = eff.condition
         if eff.params or condition.__class__ is not m.And or condition.parts:  # not m.TRUE: no record __eq__
             raise Unsupported("a quantified or conditional numeric effect")
-        target = (eff.target.function, eff.target.terms)
-        number = targets[target] = out.number(*target)
+        function, terms = eff.target.function, eff.target.terms
+        if (function, terms) not in targets:
+            meet = meet or function in functions
+            functions.add(function)
+        number = targets[function, terms] = out.number(function, terms)
         numbers.append(number)
         if number not in olds:
             old = olds[number] = f"o{len(olds)}"
             lines.append(f"{_PAD}{old} = v[{number}]")
-    if len(targets) > 1:
+    if meet:
         free = out.free
         lifted = list(targets)
         apart = [f"{_PAD}if {targets[x]} == {targets[y]}: return False" for i, x in enumerate(lifted)
@@ -253,13 +268,13 @@ def _updates(schema: m.ActionSchema, out: _Text) -> tuple[list[str], list[str], 
         lines[:0] = apart
     last: dict[str, str] = {}
     for k, (eff, number) in enumerate(zip(schema.numeric, numbers)):
-        x, old = f"x{k}", olds[number]
+        x, old = _XS[k] if k < 64 else f"x{k}", olds[number]
         value = updated_value(eff, out.expr(eff.value), lambda: f"(0 if {old} is None else {old})")  # type: ignore[arg-type]
         check = f"; {x} + 0" if eff.op == "assign" and eff.value.__class__ is m.FTerm else ""
-        lines += [f"{_PAD}{x} = {value}{check}", _PAD + (_INTEGRALS[k] if k < 64 else INTEGRAL.format(x=x))]
+        lines += [f"{_PAD}{x} = {value}{check}", _INTEGRALS[k] if k < 64 else _PAD + INTEGRAL.format(x=x)]
         writes.append(f"        v[{number}] = {x}")
         last[number] = x
-    tail = f"({''.join([f'{n}, {o}, ' for n, o in olds.items()])}), ({''.join([f'{n}, {last[n]}, ' for n in olds])})"
+    tail = f"({''.join([f'{n}, {o}, ' for n, o in olds.items()])}), ({''.join([f'{n}, {x}, ' for n, x in last.items()])})"
     return lines, writes, tail
 
 
@@ -272,7 +287,7 @@ def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str], body: 
         atoms[atom] = out.need("atom", atom)
         return
     t = atoms[atom] = f"t{len(atoms)}"
-    table = out.table(atom[0])
+    table = out.need("table", atom[0])
     body += [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
              f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
 
@@ -286,18 +301,38 @@ def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str])
     return out.need("atoms", tuple(atoms_at))
 
 
-def bind(made: Made, index: FluentIndex, table: AtomTable) -> TierStep | None:
-    """The schema's step function for one task (its fluent ``index`` and atom ``table``); None where a fluent
-    without parameters has no number in the task (the ground action's own step then numbers it)."""
+class Numbers(dict):
+    """One function's fluent numbers in a task by their arguments, as the task's step functions read them:
+    found through the atom (a Python hash per read) the first time, then kept (a fluent's number never
+    changes); a KeyError where the task has no such fluent or no number for it, with nothing kept."""
+
+    __slots__ = ("atoms", "ids")
+
+    def __init__(self, atoms: dict[tuple[str, ...], Atom], ids: dict[Atom, int]) -> None:
+        super().__init__()
+        self.atoms, self.ids = atoms, ids
+
+    def __missing__(self, args: tuple[str, ...]) -> int:
+        number = self[args] = self.ids[self.atoms[args]]
+        return number
+
+
+def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, Numbers]) -> TierStep | None:
+    """The schema's step function for one task (its fluent ``index`` and atom ``table``, and ``numbers``, the
+    task's :class:`Numbers` by function, which its step functions share); None where a fluent without
+    parameters has no number in the task (the ground action's own step then numbers it)."""
     factory, params, wanted = made  # type: ignore[misc]
     values = params.copy()
     for at, kind, key in wanted:
         if kind == "table":
             values[at] = table.table(key)
+        elif kind == "numbers":
+            known = numbers.get(key)
+            if known is None:
+                known = numbers[key] = Numbers(table.table(key), index.ids)
+            values[at] = known
         elif kind == "index":
             values[at] = index
-        elif kind == "ids":
-            values[at] = index.ids
         elif kind == "atom":
             values[at] = table.atom(*key)
         elif kind == "atoms":

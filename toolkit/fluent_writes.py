@@ -12,8 +12,8 @@ first, PDDL 2.1 section 7.2; VAL's number rules):
 
 - :func:`compile_writes`: the values only, returning the ``(old, new)`` record;
 - :func:`compile_step`: a whole step of an action without conditional effects in a
-  task without derived predicates (deletes, adds, values) and the stepper's
-  :class:`~toolkit.stepping.Change` record appended: one call per validated step.
+  task without derived predicates (deletes, adds, values) and the stepper's record
+  (:class:`~toolkit.stepping.Change`'s items) appended: one call per validated step.
 
 Either gives up, with nothing written, where the state is not a working state of the
 task's index or a read fails (a fluent without a value, a number past the list's
@@ -30,14 +30,12 @@ from toolkit.fluent_code import INTEGRAL, Source, Unsupported, build_factory, bu
 from toolkit.fluent_effects import GroundUpdate
 from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom
-from toolkit.stepping import Change
 
 Pairs = "tuple[int | object, ...]"  # number, value, number, value, ...
 Writes = Callable[[frozenset[Atom]], "tuple[Pairs, Pairs] | None"]
 Step = Callable[[frozenset[Atom], list], bool]
 _E: frozenset[Atom] = frozenset()
-_n = tuple.__new__
-_NAMES = {"_n": _n, "_C": Change, "_E": _E}
+_NAMES = {"_E": _E}
 
 
 def _computed(src: Source, updates: tuple[GroundUpdate, ...], index: FluentIndex) -> tuple[list[str], list[str], str, str]:
@@ -95,7 +93,7 @@ def compile_step(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: fr
                  dels: frozenset[Atom]) -> Step:
     """A whole step of an action without conditional effects, applied to a working state ``s`` in place:
     values computed in the old state, deletes then adds (``Stepper._commit``'s rules), values written,
-    and its :class:`~toolkit.stepping.Change` appended to ``rec``. Returns False, with nothing done,
+    and its record (:class:`~toolkit.stepping.Change`'s items) appended to ``rec``. Returns False, with nothing done,
     where it cannot (see the module's docstring)."""
     if not updates:  # no numeric effect: the text below reduced to its set operations, as a closure
         return _boolean_step(index, adds, dels)
@@ -139,7 +137,7 @@ def step_text(updates: tuple[GroundUpdate, ...], index: FluentIndex, adds: froze
     if adds:
         body += [f"        a = {src.param(adds)} - s", "        if a: s.update(a)"]
         added = "a"
-    body += [f"        rec.append(_n(_C, ({added}, {removed}, {old}, {new})))", "        return True"]
+    body += [f"        rec.append(({added}, {removed}, {old}, {new}))", "        return True"]
     return src, "\n".join(body)
 
 
@@ -159,7 +157,7 @@ def _boolean_step(index: FluentIndex, adds: frozenset[Atom], dels: frozenset[Ato
             added = adds - s
             if added:
                 s.update(added)
-        rec.append(_n(Change, (added, removed, (), ())))
+        rec.append((added, removed, (), ()))
         return True
 
     return step

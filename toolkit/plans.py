@@ -15,6 +15,7 @@ solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``
 
 from __future__ import annotations
 
+from collections import Counter
 from operator import itemgetter
 from typing import Iterable
 
@@ -150,14 +151,16 @@ _row = tuple.__new__
 
 class PlainLines:
     """Plain plan text as :func:`toolkit.verify.check_plan` steps through it: each step's ``(action, text)``
-    (``pairs``; one tuple per distinct line, shared by the steps that repeat it) and, where blank or comment
-    lines come between steps, each step's line (``lines``; None: step k is line k). A step's
-    :class:`PlainRow` is built only when a report asks for it (:meth:`row`)."""
+    (``pairs``; one tuple per distinct line, shared by the steps that repeat it), where blank or comment
+    lines come between steps, each step's line (``lines``; None: step k is line k), and each distinct
+    step line's action with how many steps repeat it (``counts``, in the order the text first has them). A
+    step's :class:`PlainRow` is built only when a report asks for it (:meth:`row`)."""
 
-    __slots__ = ("pairs", "lines")
+    __slots__ = ("pairs", "lines", "counts")
 
-    def __init__(self, pairs: list[tuple[GroundAction, str]], lines: list[int] | None) -> None:
-        self.pairs, self.lines = pairs, lines
+    def __init__(self, pairs: list[tuple[GroundAction, str]], lines: list[int] | None,
+                 counts: list[tuple[GroundAction, int]]) -> None:
+        self.pairs, self.lines, self.counts = pairs, lines, counts
 
     def row(self, index: int) -> PlainRow:
         """Step ``index`` (1-based)."""
@@ -180,31 +183,61 @@ def _plain_lines(text: str, task: Task) -> ParsedPlan | None:
 def plain_lines(text: str, task: Task) -> PlainLines | None:
     """:func:`_plain_lines`' steps as :class:`PlainLines` (None where it gives None): what
     :func:`toolkit.verify.check_plan` steps through, building PlanSteps only when its report is asked
-    for them."""
+    for them.
+
+    Each distinct line is read once, in the order the text first has it (a plan of 100 steps names a
+    handful of ground actions); the steps are then the lines' answers mapped in one C-level pass where
+    every line is a step, the line-by-line walk where blank or comment lines come between them."""
     known = task.plan_lines
     if len(known) > _MAX_LINES:
         known.clear()
-    pairs: list[tuple[GroundAction, str]] = []
-    lines: list[int] | None = None  # made at the first line that is not a step
-    ended = False  # a comment came: only comments and blank lines may follow
-    for n, line in enumerate(text.splitlines(), 1):
+    lines = text.splitlines()
+    counts: list[tuple[GroundAction, int]] = []  # each distinct step line's action, with its number of steps
+    steps_only = True
+    for line, n in Counter(lines).items():
         hit = known.get(line, _UNSEEN)
         if hit is _UNSEEN:
             hit = known[line] = _plain_line(line, task)
         if hit is None:
             return None
+        if hit.__class__ is str:
+            steps_only = False
+        else:
+            counts.append((hit[0], n))
+    if not lines or text.startswith("\ufeff"):
+        return None
+    if steps_only:
+        pairs, numbers = list(map(known.__getitem__, lines)), None
+    else:
+        walked = _walk(lines, known)
+        if walked is None:
+            return None
+        pairs, numbers = walked
+        if not pairs:
+            return None
+    return PlainLines(pairs, numbers, counts)
+
+
+def _walk(lines: list[str], known: dict[str, object]) -> tuple[list[tuple[GroundAction, str]], list[int] | None] | None:
+    """The steps of lines read already, some blank or comment lines: each step's pair and line (None: step k is
+    line k); None where a step follows a comment (only comments and blank lines may follow one)."""
+    pairs: list[tuple[GroundAction, str]] = []
+    numbers: list[int] | None = None  # made at the first line that is not a step
+    ended = False  # a comment came: only comments and blank lines may follow
+    for n, line in enumerate(lines, 1):
+        hit = known[line]
         if hit.__class__ is str:  # a comment (";") or a blank line ("")
             if hit:
                 ended = True
-            if lines is None:
-                lines = list(range(1, len(pairs) + 1))
+            if numbers is None:
+                numbers = list(range(1, len(pairs) + 1))
         else:
             if ended:
                 return None
-            pairs.append(hit)
-            if lines is not None:
-                lines.append(n)
-    return PlainLines(pairs, lines) if pairs and not text.startswith("\ufeff") else None
+            pairs.append(hit)  # type: ignore[arg-type]
+            if numbers is not None:
+                numbers.append(n)
+    return pairs, numbers
 
 
 _UNSEEN = object()

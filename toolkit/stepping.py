@@ -106,7 +106,9 @@ class Change(tuple):
     and ``new_values``, the set fluents' values before and after as flat ``(number, value, number, value,
     ...)`` tuples (numbers of the working state's :class:`~toolkit.fluent_slots.FluentIndex`; the value
     ``None`` where a fluent had none: one tuple, not one per fluent, as a step builds one); both None when
-    the step set no fluent. A tuple with named fields, as :class:`Effect`."""
+    the step set no fluent. A tuple with named fields, as :class:`Effect`: the view of a step's record that
+    :attr:`Stepper.changes` gives; the steps record the same four items as a plain tuple (making this
+    subclass was a fifth of a validated step's whole cost)."""
 
     __slots__ = ()
     added = property(itemgetter(0))
@@ -144,9 +146,19 @@ class Stepper:
         self.numeric = isinstance(init, FluentState)
         # ``index``: the task's fluent numbers (Task.fluent_index), which its compiled actions read by.
         self.state = WorkingState(init, init.values if self.numeric else None, index)  # type: ignore[attr-defined]
-        self.changes: list[Change] = []
+        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change)
+        self.records: list[tuple] = []
         self.derive = derive
         self._cached: tuple[int, frozenset[Atom]] = (0, init)
+
+    @property
+    def changes(self) -> list[Change]:
+        """Every step's record as a :class:`Change` (the records themselves, made Changes where they are not)."""
+        records = self.records
+        for k, record in enumerate(records):
+            if record.__class__ is not Change:
+                records[k] = _new(Change, record)
+        return records  # type: ignore[return-value]
 
     def effect(self, act: GroundAction) -> Effect:
         """The step's effect in the current state (not applied): PDDL's rules, all in the old state."""
@@ -175,7 +187,7 @@ class Stepper:
         does the whole step, record included, in one call.
         """
         if act.updates is not None:
-            if self.derive is None and act.step_in_place(self.state, self.changes):
+            if self.derive is None and act.step_in_place(self.state, self.records):
                 return _NOTHING, _NOTHING
             return self.advance_values(act)
         ground = act.ground_effect
@@ -207,7 +219,7 @@ class Stepper:
         if self.derive is not None:
             more_added, more_removed = self.derive(state)
             added, removed = added | frozenset(more_added), removed | frozenset(more_removed)
-        self.changes.append(_new(Change, (frozenset(added), frozenset(removed), *written)))
+        self.records.append((frozenset(added), frozenset(removed), *written))
         return fired, _NOTHING
 
     def _commit(self, adds: frozenset[Atom] | set[Atom], dels: frozenset[Atom] | set[Atom],
@@ -232,13 +244,13 @@ class Stepper:
         if self.derive is not None:
             more_added, more_removed = self.derive(state)
             added, removed = added | frozenset(more_added), removed | frozenset(more_removed)
-        self.changes.append(_new(Change, (frozenset(added), frozenset(removed), old, new)))
+        self.records.append((frozenset(added), frozenset(removed), old, new))
 
     def undo(self) -> None:
         """Take back the last step (the caller that needs the old state back)."""
-        change = self.changes.pop()
+        change = self.records.pop()
         self._rewind(self.state, change)
-        if self._cached[0] > len(self.changes):
+        if self._cached[0] > len(self.records):
             self._cached = (0, self.init)
 
     @staticmethod
@@ -259,7 +271,7 @@ class Stepper:
 
     def snapshot(self) -> frozenset[Atom]:
         """The current state as a frozen value (a copy, O(state))."""
-        return self.state_at(len(self.changes))
+        return self.state_at(len(self.records))
 
     def state_at(self, k: int) -> frozenset[Atom]:
         """The frozen state after ``k`` steps (0: ``init``), rebuilt from the nearest known state.
@@ -267,7 +279,8 @@ class Stepper:
         Walking the steps in order (a trace page, ``--states``) costs one replayed delta and one
         copy per state asked for.
         """
-        n = len(self.changes)
+        records = self.records
+        n = len(records)
         if not 0 <= k <= n:
             raise IndexError(f"state {k} of a run of {n} steps")
         at, frozen = self._cached
@@ -279,15 +292,15 @@ class Stepper:
             return frozen
         if n - k < abs(k - at):  # nearer the working state: walk back from it
             work = self.state.copy_state()
-            for change in reversed(self.changes[k:]):
+            for change in reversed(records[k:]):
                 self._rewind(work, change)
         else:
             work = WorkingState(frozen, values_of(frozen) if self.numeric else None, self.state.index)
             if k > at:
-                for change in self.changes[at:k]:
+                for change in records[at:k]:
                     self._forward(work, change)
             else:
-                for change in reversed(self.changes[k:at]):
+                for change in reversed(records[k:at]):
                     self._rewind(work, change)
         frozen = work.frozen()
         self._cached = (k, frozen)

@@ -159,13 +159,28 @@ class Task:
         hit = actions.get(key)
         if hit is not None:
             return hit
+        schemas, objects = self.domain.actions, self.objects
+        schema = schemas.get(name)
+        if (schema is not None and schema.name == name and len(key[1]) == len(schema.params)
+                and len(self._action_names) == len(schemas) and len(self._object_names) == len(objects)):
+            # The common line: the action and objects spelt as the task spells them (no two of its names differ
+            # only in case), of types checked before (the domain's memo); anything else (another spelling, a new
+            # pair of types, an error to raise) takes the path below.
+            fits = self._fits
+            for obj, (_, types) in zip(key[1], schema.params):
+                kind = objects.get(obj)
+                if kind is None or not fits.get((kind, types)):
+                    break
+            else:
+                hit = actions[key] = self._maker.make(schema, key[1])
+                return hit
         canonical = self._action_names.get(name.lower())  # resolve_action inline (a plan's every new line)
         if canonical is None:
-            raise UnknownSymbolError("action", name, self.domain.actions)
-        schema = self.domain.actions[canonical]
+            raise UnknownSymbolError("action", name, schemas)
+        schema = schemas[canonical]
         params = schema.params
         arity = len(params)
-        names, objects = self._object_names, self.objects
+        names = self._object_names
         exact = len(names) == len(objects)  # no two names differ only in case: an object's own spelling is itself
         objs = tuple([a if exact and a in objects else names.get(a.lower())
                       or self._resolve_argument(a, params[i][1] if i < arity else ())

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import functools
 import gc
-from operator import attrgetter
-from typing import Any, Sequence
+from collections import Counter
+from operator import attrgetter, itemgetter
+from typing import Any, Iterable, Sequence
 
 from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
@@ -28,9 +29,23 @@ from toolkit.task import GroundAction, Task
 
 _NOTHING: tuple[str, ...] = ()
 LITERAL_LIMIT = 240  # characters of a failing formula a message shows
-# Steps a deferred ground action takes through its schema's step function before it is built and takes its own
-# compiled step: building costs 20-40 us, the schema's function 0.1-2.4 us a step more (IPC 2023 numeric, pfile1).
+# Steps of a deferred ground action (counted over the plans that name it, before each run: _count_uses) from which
+# it is built and takes its own compiled step rather than its schema's step function: building costs 20-40 us, the
+# schema's function 0.1-2.4 us a step more (IPC 2023 numeric, pfile1).
 BIND_AFTER = 64
+_first = itemgetter(0)
+
+
+def _count_uses(counts: Iterable[tuple[GroundAction | None, int]]) -> None:
+    """Count each deferred ground action's steps of a plan about to run (``counts``: each distinct action with
+    how many steps name it), once per action rather than once per step: one whose count reaches BIND_AFTER
+    (with the plans it was in before) is built, and takes its own compiled step, for the whole run."""
+    for act, n in counts:
+        if act is not None and act.tier is not None:
+            own = act.__dict__
+            uses = own["uses"] = own["uses"] + n
+            if uses >= BIND_AFTER:
+                own["tier"] = None
 
 
 def brief_formula(text: str, limit: int = LITERAL_LIMIT) -> str:
@@ -119,8 +134,10 @@ class PlanReport:
     goal_unmet: tuple[str, ...]  # goal literals false at the end
     message: str
     # The steps' reports as the run left them (see steps): a validated step that ran is kept as
-    # (step index, action, stepper, record index, fired) and its StepReport built only when asked for.
-    step_log: tuple[StepReport | tuple, ...] = field(repr=False, compare=False)
+    # (step index, action, stepper, record index, fired) and its StepReport built only when asked for; one
+    # of the run's common start (see _check_plan) as its index alone (its action the step's, its record at
+    # the same index of the run's stepper, end, nothing fired).
+    step_log: tuple[StepReport | tuple | int, ...] = field(repr=False, compare=False)
     # The state the run ended in, or the run's stepper at its end (see final_state): a batch that
     # reads only the verdicts then copies no state (nomystery p05: 16.5k facts per plan).
     end: frozenset[Atom] | Stepper = field(repr=False, compare=False)
@@ -144,8 +161,9 @@ class PlanReport:
         """One report per step that was read or ran, built on first use (a batch that reads only the
         verdicts builds none: they were a third of checking a plan of a small numeric task); the same
         objects on every access."""
-        read = self.parse_log
-        return tuple([_ran(_step_at(read, e[0]), *e[1:]) if e.__class__ is tuple else e for e in self.step_log])
+        read, end = self.parse_log, self.end
+        return tuple([_ran(_step_at(read, e[0]), *e[1:]) if e.__class__ is tuple
+                      else _common(_step_at(read, e), end) if e.__class__ is int else e for e in self.step_log])
 
     def __eq__(self, other: object) -> bool:
         if other.__class__ is not self.__class__:
@@ -156,7 +174,7 @@ class PlanReport:
     def final_state(self) -> frozenset[Atom]:
         """The state the run ended in (the failing step's state when it stopped), built on first use."""
         end = self.end
-        return end.state_at(len(end.changes)) if isinstance(end, Stepper) else end
+        return end.state_at(len(end.records)) if isinstance(end, Stepper) else end
 
     @property
     def reading(self) -> dict[str, Any]:
@@ -204,6 +222,11 @@ def _ran(step: PlanStep | PlainRow, act: GroundAction, stepper: Stepper, trace_i
     """The report of a step that was applicable and ran, from what the run logged."""
     return StepReport(step.index, step.text, act.text, True, (), fired, line=step.line, read_as=step.read_as,
                       trace=stepper, trace_index=trace_index)
+
+
+def _common(step: PlanStep | PlainRow, stepper: Stepper) -> StepReport:
+    """The report of step k of the run's common start: its own action, ran, its record the k-th."""
+    return _ran(step, step.action, stepper, step.index, _NOTHING)
 
 
 def _step_error(step: PlanStep) -> StepReport:
@@ -278,8 +301,8 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         if refused is not None:
             return refused
         pairs, text_read = [(s.action, s) for s in parsed.steps], parsed
+    _count_uses(plain.counts if plain is not None else Counter(map(_first, pairs)).items())
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
-    reports: list[StepReport | tuple] = []
     violations: list[StepReport] = []
     cost: Number = 0
     # The common step's names read once: the working state and the record are the stepper's own objects
@@ -287,10 +310,20 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     # stepped by its schema's step function (toolkit.action_tier), which declines, with nothing done,
     # wherever the action's own path has something to say; a numeric action's own whole-step code is
     # Stepper.advance's first path, taken here without the call around it.
-    work, changes, log, advance, advance_values = (stepper.state, stepper.changes, reports.append, stepper.advance,
-                                                   stepper.advance_values)
+    work, changes, advance, advance_values = stepper.state, stepper.records, stepper.advance, stepper.advance_values
+    # The common run first: the steps taken by their schemas' step functions from the start, each one record,
+    # their reports logged after it as their numbers (see PlanReport.step_log); the first other step, and
+    # every step after it, go through the loop below.
+    for act, _ in pairs:
+        tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
+        if tier is None or not tier(work, changes, act.args):
+            break
+        cost += act.cost
+    ran = len(changes)
+    reports: list[StepReport | tuple | int] = list(range(1, ran + 1))
+    log = reports.append
     in_place = stepper.derive is None
-    for index, (act, _) in enumerate(pairs, 1):  # a step's PlanStep or PlainRow: _step_at, where a report needs it
+    for index, (act, _) in enumerate(pairs[ran:] if ran else pairs, ran + 1):  # a step's PlanStep or PlainRow: _step_at
         if act is None:
             rep = _step_error(_step_at(text_read, index))
             reports.append(rep)
@@ -304,10 +337,6 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
             if tier is not None and tier(work, changes, act.args):
                 cost += step_cost
                 log((index, act, stepper, len(changes), _NOTHING))
-                own = act.__dict__  # an action stepped often pays for its own compiled step: built next time
-                uses = own["uses"] = own["uses"] + 1
-                if uses >= BIND_AFTER:
-                    own["tier"] = None
                 continue
             if act.is_applicable(work):  # the common step: applied in one call
                 if act.updates is None:
@@ -358,13 +387,13 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                 break
             stepper.apply(eff)
             cost += act.cost
-            reports.append(replace(rep, fired=tuple(eff.fired), trace=stepper, trace_index=len(stepper.changes)))
+            reports.append(replace(rep, fired=tuple(eff.fired), trace=stepper, trace_index=len(stepper.records)))
             continue
         stepper.apply(eff)
         cost += act.cost
         reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(eff.fired),
                                   line=step.line, read_as=step.read_as, trace=stepper,
-                                  trace_index=len(stepper.changes)))
+                                  trace_index=len(stepper.records)))
 
     # The goal gap is measured in the last state reached (the end, or the failing step): Task.goal_unmet tests
     # what is cheap to test first and explains only what fails.

@@ -305,3 +305,47 @@ def test_a_declined_whole_step_is_not_tried_twice(tmp_path: Path) -> None:
     report = check_plan(task, [act], init=init)
     assert report.failed_step == 1 and "cannot apply its effect" in report.message, report.message
     assert len(calls) == 1
+
+
+def test_an_action_a_plan_names_often_is_built_before_its_run(tmp_path: Path) -> None:
+    # verify counts a deferred action's uses of its schema's step function once per distinct action, before each
+    # run (_count_uses): one whose count reaches BIND_AFTER, with the plans before, is built and steps on its own.
+    from toolkit.verify import BIND_AFTER
+
+    (tmp_path / "d.pddl").write_text(NUMBERS)
+    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
+    domain = loader.load_domain(tmp_path / "d.pddl")
+    problem = loader.load_problem(tmp_path / "p.pddl", domain)
+    task = Task(domain, problem)
+    act = task.action("bump", ("a",))
+    first = check_plan(task, "(bump a)\n" * (BIND_AFTER - 1))
+    assert first.valid and act.uses == BIND_AFTER - 1 and act.tier is not None and "precondition" not in act.__dict__
+    again = check_plan(task, "(bump b)\n(bump a)\n")
+    assert again.failed_step == 3 and "6 <= 100" in again.message and act.tier is None and "precondition" in act.__dict__
+    assert task.action("bump", ("b",)).tier is not None
+    at_once = Task(domain, problem)
+    report = check_plan(at_once, "(bump a)\n" * BIND_AFTER)
+    assert report.valid and at_once.action("bump", ("a",)).tier is None and report.cost == BIND_AFTER
+    assert [s.state_after for s in report.steps] == [s.state_after for s in check_plan(
+        Task(domain, problem), ["(bump a)"] * BIND_AFTER).steps]
+
+
+def test_the_step_functions_keep_the_numbers_of_the_fluents_they_read(tmp_path: Path) -> None:
+    # A step function reads a fluent with parameters by its number, kept per task and function by the
+    # arguments (ActionMaker.numbers, shared by the schemas' functions): found through the atom once, then read
+    # there (a poisoned entry is what the step reads: the test that it is read at all).
+    from toolkit.model import Atom
+
+    (tmp_path / "d.pddl").write_text(NUMBERS)
+    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
+    domain = loader.load_domain(tmp_path / "d.pddl")
+    problem = loader.load_problem(tmp_path / "p.pddl", domain)
+    task = Task(domain, problem)
+    ids = task.fluent_index.ids
+    report = check_plan(task, "(bump a)\n(blow b)\n(bump a)\n")
+    assert report.valid and not [a for a in task._actions.values() if "precondition" in a.__dict__]
+    assert task._maker.numbers == {"v": {("a",): ids[Atom("v", ("a",))], ("b",): ids[Atom("v", ("b",))]}}
+    task._maker.numbers["v"][("b",)] = ids[Atom("v", ("a",))]
+    poisoned = check_plan(task, "(bump b)\n")
+    bumped_a = check_plan(Task(domain, problem), "(bump a)\n").final_state.values
+    assert dict(poisoned.final_state.values) == dict(bumped_a) != dict(task.init.values)

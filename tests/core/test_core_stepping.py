@@ -105,6 +105,30 @@ def test_undo_and_state_at_walk_both_ways(task) -> None:
         assert stepper.state == states[k - 1] and stepper.snapshot() == states[k - 1]
 
 
+def test_the_record_of_plain_tuples_reads_as_changes(task) -> None:
+    # The steps record plain (added, removed, old_values, new_values) tuples; Stepper.changes gives the same list
+    # with each made a Change (named fields), and the stepper goes on recording and rewinding through it.
+    plan = walk(task, 8, 5)
+    stepper = Stepper(task.init)
+    states = [task.init]
+    for act in plan[:5]:
+        stepper.advance(act)
+        states.append(act.apply(states[-1]))
+    assert stepper.records and all(r.__class__ is tuple for r in stepper.records)
+    plain = list(stepper.records)
+    changes = stepper.changes
+    assert changes is stepper.records and all(c.__class__ is stepping.Change for c in changes)
+    assert changes == plain and [(c.added, c.removed, c.old_values, c.new_values) for c in changes] == plain
+    assert all(c.added == act.apply(before) - before for c, act, before in zip(changes, plan, states))
+    for act in plan[5:]:
+        stepper.advance(act)
+        states.append(act.apply(states[-1]))
+    assert stepper.records[-1].__class__ is tuple and stepper.changes[-1].__class__ is stepping.Change
+    assert [stepper.state_at(k) for k in (8, 2, 6, 0)] == [states[k] for k in (8, 2, 6, 0)]
+    stepper.undo()
+    assert stepper.snapshot() == states[7] and len(stepper.changes) == 7
+
+
 def test_a_derive_hook_runs_after_each_step_and_is_recorded(task) -> None:
     from toolkit.model import Atom
 
@@ -192,6 +216,36 @@ def test_a_name_spelt_as_the_task_spells_it_is_its_object_unless_two_names_diffe
     winner = both._object_names["r"]
     assert winner == "R" and both.action("moveBlock", ("r", "c1")).args == ("R", "c1")
     assert both.action("moveBlock", ("r", "c1")) is both.action("moveBlock", ("R", "c1"))
+
+
+def test_an_action_spelt_as_the_task_spells_it_is_still_checked(task) -> None:
+    # Task.action's common path (names spelt as the task spells them, types checked before) refuses what the
+    # full path refuses, with its errors, however often it is asked and whatever the domain's type memo holds.
+    from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
+    from toolkit.task import Task
+
+    fresh = Task(task.domain, task.problem)
+    for _ in range(2):
+        with pytest.raises(TypeMismatchError, match="parameter [?]c1 of moveBlock"):
+            fresh.action("moveBlock", ("r", "b"))
+        with pytest.raises(UnknownSymbolError):
+            fresh.action("moveBlock", ("r", "nope"))
+        with pytest.raises(ArityError):
+            fresh.action("moveBlock", ("r",))
+        with pytest.raises(ArityError):
+            fresh.action("moveBlock", ("r", "c1", "c2"))
+    made = fresh.action("moveBlock", ("r", "c1"))
+    assert made is fresh.action("moveBlock", ["r", "c1"]) is fresh.action("MoveBlock", ("R", "c1"))
+    assert made.args == ("r", "c1") and str(made) == "(moveBlock r c1)" and made.cost == 1
+    # Two action names that differ only in case (a domain the reader refuses, made here by hand): the lower-case
+    # name decides, for the exact spelling too, as on the full path.
+    from toolkit.records import replace
+
+    schema = task.domain.actions["moveBlock"]
+    twin = replace(schema, name="MoveBLOCK")
+    both = Task(replace(task.domain, actions={"moveBlock": schema, "MoveBLOCK": twin}), task.problem)
+    assert both._action_names["moveblock"] == "MoveBLOCK" and both.action("moveBlock", ("r", "c2")).name == "MoveBLOCK"
+    assert both.action("moveBlock", ("r", "c1")).name == "MoveBLOCK" == both.action("MoveBLOCK", ("r", "c1")).name
 
 
 @pytest.mark.parametrize("goal, plan, valid", [
