@@ -20,6 +20,8 @@ from typing import Iterable, Iterator
 
 from toolkit.model import Atom, Number
 
+_MAPPINGS = (dict, MappingProxyType)
+
 
 class FluentIndex:
     """The fluent atoms of one task, numbered 0, 1, ... in the order first met (it grows, never renumbers).
@@ -32,8 +34,10 @@ class FluentIndex:
     __slots__ = ("ids", "atoms", "_last")
 
     def __init__(self, atoms: Iterable[Atom] = ()) -> None:
-        # numbered in the order first met (a mapping's keys, a task's values, are distinct: each hashed once)
-        self.atoms: list[Atom] = list(atoms) if isinstance(atoms, Mapping) else list(dict.fromkeys(atoms))
+        # numbered in the order first met (a mapping's keys, a task's values, are distinct: each hashed once);
+        # a task's own mapping told by its class first (isinstance of the ABC costs 0.4 us per call on a proxy)
+        distinct = atoms.__class__ in _MAPPINGS or isinstance(atoms, Mapping)
+        self.atoms: list[Atom] = list(atoms) if distinct else list(dict.fromkeys(atoms))
         self.ids: dict[Atom, int] = dict(zip(self.atoms, range(len(self.atoms))))
         self._last: tuple[object, list] = (None, [])  # the last frozen values numbered, and their list
 
