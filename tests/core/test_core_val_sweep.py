@@ -66,3 +66,41 @@ def test_the_timed_domain_agrees_with_val(tmp_path: Path):
         theirs = val_check(tmp_path / "d.pddl", tmp_path / "p.pddl", tmp_path / "plan", plan.count("\n"), VAL)
         ours = check_plan(task, plan)
         assert (ours.valid, ours.cost) == (theirs.valid, theirs.value)
+
+
+ORDERED = """(define (domain civ) (:requirements :typing :numeric-fluents)
+  (:types place resource)
+  (:predicates (at ?r - resource ?p - place))
+  (:functions (stock ?r - resource ?p - place))
+  (:constants wood - resource)
+  (:action cut :parameters (?p - place) :precondition (at wood ?p)
+    :effect (increase (stock wood ?p) 1)))"""
+
+
+def test_declaration_sections_out_of_order_are_read_in_order_as_val_reads_them():
+    # ipc-2002's settlers declares :constants after :functions; VAL reads the four declaration sections in any
+    # order, Fast Downward warns and reads on: so does pgt (the grammar's order is what the model holds).
+    loaded = loader.read_domain(ORDERED, "d.pddl")
+    assert loaded.model.constants == {"wood": "resource"} and "cut" in loaded.model.actions
+    assert loaded.model.warnings == ("d.pddl:5:3: :constants out of the grammar's order (:types, :constants, "
+                                     ":predicates, :functions): read in that order, as VAL and Fast Downward read it",)
+    task = _task(ORDERED, "(define (problem p) (:domain civ) (:objects x - place) (:init (at wood x) "
+                          "(= (stock wood x) 0)) (:goal (>= (stock wood x) 2)))")
+    assert check_plan(task, "(cut x)\n(cut x)").valid
+    early = ORDERED.replace("(:types place resource)", "(:constants wood - resource)", 1).replace(
+        "(:constants wood - resource)\n  (:action", "(:types place resource)\n  (:action", 1)
+    assert loader.parse_domain(early, "d.pddl").constants == {"wood": "resource"}
+
+
+@pytest.mark.parametrize(("old", "new", "message"), [
+    # a fault after the sections: the order's fault is reported, as before (the grammar's first complaint)
+    (":effect (increase", ":effect (increase (", "d.pddl:5:4: unexpected ':constants'"),
+    # a section listed twice is no order to restore
+    ("(:constants wood - resource)", "(:constants wood - resource) (:types other)", "d.pddl:5:4: unexpected ':constants'"),
+])
+def test_sections_out_of_order_with_another_fault_keep_the_grammars_message(old: str, new: str, message: str):
+    from toolkit.errors import PddlSyntaxError
+
+    with pytest.raises(PddlSyntaxError) as err:
+        loader.parse_domain(ORDERED.replace(old, new, 1), "d.pddl")
+    assert str(err.value).startswith(message)
