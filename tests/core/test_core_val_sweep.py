@@ -104,3 +104,26 @@ def test_sections_out_of_order_with_another_fault_keep_the_grammars_message(old:
     with pytest.raises(PddlSyntaxError) as err:
         loader.parse_domain(ORDERED.replace(old, new, 1), "d.pddl")
     assert str(err.value).startswith(message)
+
+
+AXIOMS = """(define (domain x) (:requirements :adl :domain-axioms) (:predicates (p))
+  (:action a :parameters () :precondition (p) :effect (not (p))))"""
+
+
+@pytest.mark.parametrize("reader", ["plain", "full"])
+def test_the_pddl_1_2_domain_axioms_requirement_is_ignored_as_val_ignores_it(reader: str, monkeypatch):
+    # ipc-1998's logistics (ADL) declares :domain-axioms and defines no axiom: VAL reads it.
+    if reader == "full":
+        monkeypatch.setattr(loader, "read_plain_domain", lambda *_, **__: None)
+    dom = loader.parse_domain(AXIOMS, "d.pddl")
+    assert dom.requirements == {":adl"} and "a" in dom.actions
+    assert dom.warnings == ("d.pddl:1:40: requirement :domain-axioms ignored, as VAL ignores it",)
+    only = loader.parse_domain(AXIOMS.replace(":adl :domain-axioms", ":domain-axioms"), "d.pddl")
+    assert only.requirements == set() and "a" in only.actions
+
+
+def test_an_axiom_itself_is_refused_where_it_is_written():
+    from toolkit.errors import PgtError
+
+    with pytest.raises(PgtError, match=r"^d.pddl:2:4: unsupported PDDL feature axioms \(:axiom, PDDL 1.2: write them"):
+        loader.parse_domain(AXIOMS.replace("  (:action", "  (:axiom :context (p) :implies (p))\n  (:action"), "d.pddl")
