@@ -106,6 +106,19 @@ def test_sections_out_of_order_with_another_fault_keep_the_grammars_message(old:
     assert str(err.value).startswith(message)
 
 
+def test_lint_counts_a_constant_named_in_a_function_term_as_used(tmp_path: Path, capsys):
+    # settlers' constants (coal, wood, ...) appear only in terms such as (available coal ?v)
+    from toolkit.cli import main
+
+    path = tmp_path / "d.pddl"
+    path.write_text(ORDERED.replace("(:constants wood - resource)", "(:constants wood coal - resource)")
+                    .replace(":effect (increase", ":effect (and (decrease (stock coal ?p) 1) (increase")
+                    .replace(" 1)))", " 1))))", 1))
+    main(["lint", str(path)])
+    out = capsys.readouterr().out
+    assert "constant wood" not in out and "constant coal" not in out and "0 error(s)" in out
+
+
 AXIOMS = """(define (domain x) (:requirements :adl :domain-axioms) (:predicates (p))
   (:action a :parameters () :precondition (p) :effect (not (p))))"""
 
@@ -127,3 +140,43 @@ def test_an_axiom_itself_is_refused_where_it_is_written():
 
     with pytest.raises(PgtError, match=r"^d.pddl:2:4: unsupported PDDL feature axioms \(:axiom, PDDL 1.2: write them"):
         loader.parse_domain(AXIOMS.replace("  (:action", "  (:axiom :context (p) :implies (p))\n  (:action"), "d.pddl")
+
+
+# ------------------------------------------------------------ the collection against VAL
+
+PDDL_INSTANCES = os.environ.get("PDDL_INSTANCES")
+# One domain folder per kind the sweep found a fault in, or that pgt must read as VAL does: the first problem
+# of each, its walks, their mutants and goals they reach (benchmarks/sweep_val.py prints the whole sweep).
+SAMPLE = (
+    "ipc-1998/domains/logistics-round-1-adl",  # :domain-axioms
+    "ipc-2000/domains/schedule-adl-typed",  # ADL: forall, when
+    "ipc-2002/domains/driverlog-numeric-automatic",  # a metric over (total-time)
+    "ipc-2002/domains/settlers-numeric-automatic",  # :constants after :functions
+    "ipc-2002/domains/zenotravel-numeric-hand-coded",
+    "ipc-2002/domains/depots-time-automatic",  # durative actions: refused where they are
+    "ipc-2004/domains/psr-middle-derived-predicates-adl",
+    "ipc-2004/domains/promela-optical-telegraph-fluents-derived-predicates-adl",
+    "ipc-2006/domains/tpp-metric",
+    "ipc-2008/domains/sokoban-sequential-satisficing-strips",  # action costs
+    "ipc-2014/domains/cave-diving-sequential-satisficing",
+    "ipc-2014/domains/city-car-sequential-satisficing",
+)
+
+
+@needs_val
+@pytest.mark.skipif(not PDDL_INSTANCES, reason="no potassco/pddl-instances (set PDDL_INSTANCES: a checkout or a bare mirror)")
+def test_a_sample_of_potassco_pddl_instances_agrees_with_val(tmp_path: Path):
+    from benchmarks.sweep_ipc import extract
+    from benchmarks.sweep_val import run
+
+    root = Path(PDDL_INSTANCES)
+    if not (root / "ipc-2002").is_dir():  # a bare mirror: its .pddl files
+        root = extract(root, "HEAD", tmp_path)[0]
+    tallies = run(root, problems=1, walks=2, seed=46, limit=120, val=VAL, only=SAMPLE)
+    assert sorted(tallies) == sorted(SAMPLE)
+    faults = [f for t in tallies.values() for f in t.faults]
+    assert faults == [], "\n\n".join(faults[:3])
+    refused = {name for name, t in tallies.items() if t.refused}
+    assert refused == {"ipc-2002/domains/depots-time-automatic"}
+    assert all(t.judged >= 8 for name, t in tallies.items() if name not in refused)
+    assert sum(t.valid for t in tallies.values()) >= 20  # goals the walks reach: the metric's value compared
