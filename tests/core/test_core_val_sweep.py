@@ -96,7 +96,8 @@ def test_declaration_sections_out_of_order_are_read_in_order_as_val_reads_them()
     # a fault after the sections: the order's fault is reported, as before (the grammar's first complaint)
     (":effect (increase", ":effect (increase (", "d.pddl:5:4: unexpected ':constants'"),
     # a section listed twice is no order to restore
-    ("(:constants wood - resource)", "(:constants wood - resource) (:types other)", "d.pddl:5:4: unexpected ':constants'"),
+    ("(:constants wood - resource)", "(:constants wood - resource) (:types other)",
+     "d.pddl:5:4: unexpected ':constants'"),
 ])
 def test_sections_out_of_order_with_another_fault_keep_the_grammars_message(old: str, new: str, message: str):
     from toolkit.errors import PddlSyntaxError
@@ -164,7 +165,8 @@ SAMPLE = (
 
 
 @needs_val
-@pytest.mark.skipif(not PDDL_INSTANCES, reason="no potassco/pddl-instances (set PDDL_INSTANCES: a checkout or a bare mirror)")
+@pytest.mark.skipif(not PDDL_INSTANCES,
+                    reason="no potassco/pddl-instances (set PDDL_INSTANCES: a checkout or a bare mirror)")
 def test_a_sample_of_potassco_pddl_instances_agrees_with_val(tmp_path: Path):
     from benchmarks.sweep_ipc import extract
     from benchmarks.sweep_val import run

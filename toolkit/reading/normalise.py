@@ -307,7 +307,8 @@ def normalised(text: str, path: str, errors: Errors | None = None,
         for word in sorted(unknown, key=lambda w: req.group(1).index(w)):
             at = req.start(1) + re.search(r"(?<!\S)" + re.escape(word) + r"(?!\S)", req.group(1)).start()
             if word in IGNORED_REQUIREMENTS:
-                warnings.append("{}:{}:{}: requirement {} ignored, as VAL ignores it".format(path, *line_col(text, at), word))
+                line, col = line_col(text, at)
+                warnings.append(f"{path}:{line}:{col}: requirement {word} ignored, as VAL ignores it")
             else:
                 exc = UnsupportedFeatureError(path, f"requirement {word}", *line_col(text, at))
                 if errors is None:
