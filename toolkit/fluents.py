@@ -28,6 +28,7 @@ missed action).
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from toolkit.records import record
 from types import MappingProxyType
 from typing import Callable, Mapping, Union
@@ -243,10 +244,17 @@ def functions_in(expr: m.NumExpr):
             yield from functions_in(a)
 
 
-def metric_value(expr: m.NumExpr, state: frozenset[Atom]) -> float | None:
-    """The metric's value in a state (None where a fluent it reads has no value)."""
+_TOTAL_TIME = Atom(m.TOTAL_TIME, ())
+
+
+def metric_value(expr: m.NumExpr, state: frozenset[Atom], steps: int = 0) -> float | None:
+    """The metric's value in a state reached in ``steps`` steps (None where a fluent it reads has no value);
+    ``(total-time)``, unless the domain declares it, is ``steps`` (:data:`toolkit.model.TOTAL_TIME`)."""
+    values = values_of(state)
+    if _TOTAL_TIME not in values:
+        values = ChainMap(values, {_TOTAL_TIME: steps})
     try:
-        value = evaluate(ground_expr(expr, {}), values_of(state))
+        value = evaluate(ground_expr(expr, {}), values)
     except Undefined:
         return None
     return int(value) if isinstance(value, float) and value.is_integer() and abs(value) < 2 ** 53 else value

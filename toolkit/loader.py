@@ -225,7 +225,12 @@ def _problem(text: str, norm: str, domain: m.Domain, path: str, typing: str, ppr
     if metric is None:  # a metric over fluents: PDDL 2.1
         metric_expr = plain.metric(raw_metric) if plain is not None and raw_metric is not None else None
         if metric_expr is None:
-            metric_expr = conv_at(r"\(\s*:metric\b").num_expr(pprob.metric.expression, {})
+            conv = conv_at(r"\(\s*:metric\b")
+            if m.TOTAL_TIME not in domain.functions:  # (total-time): the metric's built-in term (model.TOTAL_TIME)
+                conv = Converter(path, text, conv.predicates, conv.objects, type_scope,
+                                 {**domain.functions, m.TOTAL_TIME: m.FunctionDef(m.TOTAL_TIME, ())}, errors)
+                conv.at(offset_of(code, r"\(\s*:metric\b"))
+            metric_expr = conv.num_expr(pprob.metric.expression, {})
         minimize = str(pprob.metric.optimization).lower() == "minimize"
         metric = False
     if metric and m.TOTAL_COST not in domain.functions:

@@ -250,6 +250,9 @@ Effect = Union[AddEffect, DelEffect, AndEffect, ForallEffect, WhenEffect]
 # problem's init) and only appear as cost terms. Nothing else numeric is modelled.
 
 TOTAL_COST = "total-cost"
+# PDDL 2.1's built-in term of a metric, the plan's duration: a sequential plan's number of steps (VAL's
+# happenings at times 1..n); read only in :metric, where the domain declares no function of that name.
+TOTAL_TIME = "total-time"
 Number = Union[int, float]
 
 

@@ -404,7 +404,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     first = violations[0] if violations else None
     metric = _metric(task)
     if task.problem.metric_expr is not None:  # PDDL 2.1: the plan's cost is the metric's value at the end
-        value = metric_value(task.problem.metric_expr, stepper.state)  # read in place: no copy of the state
+        value = metric_value(task.problem.metric_expr, stepper.state, len(pairs))  # read in place: no copy of the state
         cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
         n = len(pairs)

@@ -118,8 +118,16 @@ def _names_in(domain: m.Domain) -> tuple[set[str], set[str], set[str], set[str]]
                 terms.update(node.atom.terms)
             elif isinstance(node, m.Equals):
                 terms.update((node.left, node.right))
+            elif isinstance(node, m.Compare):
+                terms.update(_expr_terms(node.left), _expr_terms(node.right))
             elif isinstance(node, (m.Exists, m.Forall, m.ForallEffect)):
                 types.update(t for _, ts in node.params for t in ts)
+        # a constant named in a function term is used (settlers' (available coal ?v))
+        for e in a.numeric:
+            terms.update(_expr_terms(e.target), _expr_terms(e.value))
+            terms.update(t for n in walk_condition(e.condition) if isinstance(n, m.Compare)
+                         for t in (*_expr_terms(n.left), *_expr_terms(n.right)))
+        terms.update(t for c in a.cost if isinstance(c, m.FTerm) for t in c.terms)
     for r in domain.derived:  # a rule reads its body; its head is written by the rule, not by an action
         types.update(t for _, ts in r.params for t in ts)
         for node in walk_condition(r.body):
@@ -134,6 +142,15 @@ def _names_in(domain: m.Domain) -> tuple[set[str], set[str], set[str], set[str]]
         types.update(t for _, ts in p.params for t in ts)
     types.update(domain.constants.values())
     return read, written, types, terms
+
+
+def _expr_terms(e: m.NumExpr) -> Iterator[str]:
+    """The terms (variables and constants) of the function terms of a numeric expression."""
+    if isinstance(e, m.FTerm):
+        yield from e.terms
+    elif isinstance(e, m.Arith):
+        for arg in e.args:
+            yield from _expr_terms(arg)
 
 
 def _section(text: str, name: str) -> int:

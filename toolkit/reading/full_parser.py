@@ -13,11 +13,13 @@ from typing import TYPE_CHECKING
 
 from pddl.exceptions import PDDLError
 
-from toolkit.errors import PddlSyntaxError, UnknownSymbolError
+from toolkit.errors import PddlSyntaxError, PgtError, UnknownSymbolError
 from toolkit.reading.grammar import empty_action_body, grammar, problem_transformer_class
 from toolkit.reading.normalise import PARSER_ONLY_REQUIREMENTS, SUPPORTED_REQUIREMENTS
 from toolkit.reading.repairs import Recoverable, Warned, raise_transform_error
+from toolkit.reading.section_order import in_grammar_order
 from toolkit.reading.syntax_errors import syntax_error
+from toolkit.reading.text import located
 
 if TYPE_CHECKING:
     from toolkit.reading.collect import Errors
@@ -31,8 +33,33 @@ def parse_full(text: str, path: str, start: str, errors: Errors | None = None, o
     """Parse normalised ``text``; with ``errors``, repair what the pddl package refuses but we can recover from.
 
     An unknown type is declared and a duplicate name in a typed list is dropped, each
-    recorded (located in the ``original`` text), and the text parsed again.
+    recorded (located in the ``original`` text), and the text parsed again. A domain whose
+    declaration sections are out of order is read in order (:mod:`toolkit.reading.section_order`)
+    where it then reads without a fault; else its fault is the order's, as the grammar says.
     """
+    try:
+        return _parse_repairing(text, path, start, errors, original)
+    except PddlSyntaxError as fault:
+        ordered = in_grammar_order(text) if start == "domain" else None
+        if ordered is None:
+            raise
+        marks = None if errors is None else (len(errors.items), len(errors.warnings), len(errors.borrowed))
+        try:
+            parsed = _parse_repairing(ordered[0], path, start, errors, original)
+        except PgtError:
+            if errors is not None and marks is not None:  # what the attempt recorded goes with it
+                del errors.items[marks[0]:], errors.warnings[marks[1]:], errors.borrowed[marks[2]:]
+            raise fault from None
+        if errors is not None:
+            late = ordered[1]
+            where = located(path, original or text, r"\(\s*" + late + r"(?![\w-])")
+            errors.warnings.append(f"{where}: {late} out of the grammar's order (:types, :constants, :predicates, "
+                                   ":functions): read in that order, as VAL and Fast Downward read it")
+        return parsed
+
+
+def _parse_repairing(text: str, path: str, start: str, errors: Errors | None, original: str | None):
+    """:func:`parse_full` of ``text`` as written."""
     for _ in range(_MAX_REPARSES):
         try:
             return _parse_once(text, path, start, original or text)

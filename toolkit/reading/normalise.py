@@ -31,6 +31,11 @@ SUPPORTED_REQUIREMENTS = (
 DECLARABLE_REQUIREMENTS = (":fluents",)
 
 
+# PDDL 1.2's, ignored where declared, as VAL ignores them (IPC 1998's logistics ADL declares :domain-axioms and
+# defines none); an axiom itself, (:axiom ...), is refused where it is written (UNSUPPORTED_KEYWORDS).
+IGNORED_REQUIREMENTS = (":domain-axioms",)
+
+
 # Granted to the pddl parser where not declared (none now: :numeric-fluents is supported).
 PARSER_ONLY_REQUIREMENTS: tuple[str, ...] = ()
 
@@ -45,6 +50,7 @@ UNSUPPORTED_KEYWORDS = {
     ":constraints": "trajectory constraints",
     "oneof": "non-deterministic effects (oneof)",
     ":vars": "action variables (:vars, PDDL 1.2: list them in :parameters)",
+    ":axiom": "axioms (:axiom, PDDL 1.2: write them as :derived predicates)",
     r"probabilistic(?=\s+[0-9.])": "probabilistic effects (PPDDL's probabilistic)",  # not a predicate so named
     r"preference(?=\s+[^\s()]+\s*\()": "preferences (preference)",  # IPC 2008 net-benefit goals
 }
@@ -300,10 +306,14 @@ def normalised(text: str, path: str, errors: Errors | None = None,
     if unknown:
         for word in sorted(unknown, key=lambda w: req.group(1).index(w)):
             at = req.start(1) + re.search(r"(?<!\S)" + re.escape(word) + r"(?!\S)", req.group(1)).start()
-            exc = UnsupportedFeatureError(path, f"requirement {word}", *line_col(text, at))
-            if errors is None:
-                raise exc
-            errors.add(exc)
+            if word in IGNORED_REQUIREMENTS:
+                line, col = line_col(text, at)
+                warnings.append(f"{path}:{line}:{col}: requirement {word} ignored, as VAL ignores it")
+            else:
+                exc = UnsupportedFeatureError(path, f"requirement {word}", *line_col(text, at))
+                if errors is None:
+                    raise exc
+                errors.add(exc)
             text = text[:at] + " " * len(word) + text[at + len(word):]  # parse on without it
         declared -= unknown
         code = blank_comments(text)
