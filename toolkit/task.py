@@ -24,7 +24,7 @@ from toolkit.action_maker import ActionMaker
 from toolkit.derived import DerivedRules, derived_rules_of
 from toolkit.errors import ArityError, TypeMismatchError, UnknownSymbolError
 from toolkit.fluent_slots import FluentIndex
-from toolkit.fluents import FluentState
+from toolkit.fluents import FluentState, functions_in
 from toolkit.gc_pause import paused_gc
 from toolkit.goal_test import GoalTest, goal_test
 from toolkit.ground_action import GroundAction, NumericGroundAction, explain_derived
@@ -75,7 +75,10 @@ class Task:
         self.problem = problem
         self.objects: dict[str, str] = {**domain.constants, **problem.objects}
         # With numeric fluents a state carries the fluents' values (toolkit.fluents.FluentState).
-        self.numeric: bool = domain.numeric or problem.numeric or problem.metric_expr is not None
+        # A metric reads fluents' values, except PDDL 2.1's built-in (total-time) (a sequential plan's length).
+        metric = problem.metric_expr
+        self.numeric: bool = domain.numeric or problem.numeric or (
+            metric is not None and any(f != m.TOTAL_TIME for f in functions_in(metric)))
         self.init: frozenset[Atom] = (FluentState(problem.init, problem.function_values) if self.numeric
                                       else problem.init)
         # The fluents by number, seeded with the values' own keys (compiled numeric code reads by them).

@@ -56,6 +56,21 @@ def test_total_time_is_read_only_in_a_metric_and_a_declared_one_is_a_fluent():
     assert check_plan(declared, "(a)\n(b)").cost == 71
 
 
+def test_a_boolean_task_minimising_total_time_stays_boolean_and_plans_with_the_default_planner(tmp_path: Path):
+    # (total-time) reads no fluent: a STRIPS problem that minimises it is a boolean task (the default
+    # planner, Fast Downward's reading), its metric the plan's length
+    from toolkit.planners import get_planner
+
+    domain = """(define (domain sw) (:requirements :strips) (:predicates (on) (off))
+ (:action flip :parameters () :precondition (off) :effect (and (on) (not (off)))))"""
+    task = _task(domain, "(define (problem p) (:domain sw) (:init (off)) (:goal (on)) (:metric minimize (total-time)))")
+    assert not task.numeric and task.init == frozenset({loader.m.Atom("off")})
+    report = check_plan(task, "(flip)")
+    assert report.valid and report.cost == 1
+    assert report.message == "plan valid: 1 step reach the goal, metric (total-time) = 1"
+    assert [str(a) for a in get_planner().solve(task).plan] == ["(flip)"]  # "auto": boolean tasks only
+
+
 @needs_val
 def test_the_timed_domain_agrees_with_val(tmp_path: Path):
     (tmp_path / "d.pddl").write_text(TIMED)
