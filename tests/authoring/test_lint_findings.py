@@ -143,3 +143,23 @@ def test_problem_object_named_by_the_domain_hint_says_what_fast_downward_does(tm
     parser = pytest.importorskip("fast_downward.translate.pddl_parser")
     with pytest.raises(parser.ParseError, match="Undefined object"):
         parser.open(domain_filename=str(domain), problem_filename=str(problem))
+
+
+@pytest.mark.parametrize("text,line,col,message", [
+    ("(define (domain w) (:requirements :strips :domain-axioms) (:predicates (p))\n"
+     " (:action a :parameters () :precondition (p) :effect (not (p))))",
+     1, 43, "requirement :domain-axioms ignored, as VAL ignores it"),
+    ("(define (domain w) (:requirements :strips :typing)\n (:types object a) (:predicates (p ?x - a))\n"
+     " (:action a :parameters (?x - a) :precondition (p ?x) :effect (not (p ?x))))",
+     2, 10, "'object' listed in :types ignored (it is the root type)"),
+    ("(define (domain w) (:requirements :strips :typing) (:types a)\n (:predicates (p ?x - a))\n"
+     " (:constants c - a)\n (:action a :parameters () :precondition (p c) :effect (not (p c))))",
+     3, 2, "constants out of the grammar's order"),
+])
+def test_every_warning_the_loader_reads_past_is_a_located_finding(tmp_path, text, line, col, message):
+    # pgt reads these as VAL does and warns; lint had dropped every domain warning but three kinds ("clean")
+    path = tmp_path / "d.pddl"
+    path.write_text(text)
+    found = [f for f in lint(path).findings if f.code == "domain-warning"]
+    assert [(f.severity, f.line, f.column) for f in found] == [(Severity.WARNING, line, col)]
+    assert message in found[0].message and found[0].path == str(path)

@@ -53,6 +53,14 @@ def at(severity: Severity, code: str, message: str, path: str, text: str, patter
 
 _LOCATED = re.compile(r"^(?P<path>.+?):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.S)
 
+
+def from_warning(code: str, warning: str, path: str, hint: str = "") -> Finding:
+    """A loader warning (``path:line:col: message`` or ``path: message``) as a finding at its place."""
+    mt = _LOCATED.match(warning)
+    if mt:
+        return Finding(Severity.WARNING, code, mt.group("msg"), path, int(mt.group("line")), int(mt.group("col")), hint)
+    return Finding(Severity.WARNING, code, warning.split(": ", 1)[-1], path, hint=hint)
+
 _HINTS = {
     "UnknownSymbolError": "declare the name (in :predicates, :types, :constants or :objects) or fix its spelling",
     "ArityError": "use the number of arguments of the declaration, or change the declaration",
