@@ -307,16 +307,21 @@ def test_a_declined_whole_step_is_not_tried_twice(tmp_path: Path) -> None:
     assert len(calls) == 1
 
 
+def _numbers_task(tmp_path: Path) -> tuple:
+    """The NUMBERS domain and problem read from files, and a task of them."""
+    (tmp_path / "d.pddl").write_text(NUMBERS)
+    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
+    domain = loader.load_domain(tmp_path / "d.pddl")
+    problem = loader.load_problem(tmp_path / "p.pddl", domain)
+    return domain, problem, Task(domain, problem)
+
+
 def test_an_action_a_plan_names_often_is_built_before_its_run(tmp_path: Path) -> None:
     # verify counts a deferred action's uses of its schema's step function once per distinct action, before each
     # run (_count_uses): one whose count reaches BIND_AFTER, with the plans before, is built and steps on its own.
     from toolkit.verify import BIND_AFTER
 
-    (tmp_path / "d.pddl").write_text(NUMBERS)
-    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
-    domain = loader.load_domain(tmp_path / "d.pddl")
-    problem = loader.load_problem(tmp_path / "p.pddl", domain)
-    task = Task(domain, problem)
+    domain, problem, task = _numbers_task(tmp_path)
     act = task.action("bump", ("a",))
     first = check_plan(task, "(bump a)\n" * (BIND_AFTER - 1))
     assert first.valid and act.uses == BIND_AFTER - 1 and act.tier is not None and "precondition" not in act.__dict__
@@ -336,11 +341,7 @@ def test_the_step_functions_keep_the_numbers_of_the_fluents_they_read(tmp_path: 
     # there (a poisoned entry is what the step reads: the test that it is read at all).
     from toolkit.model import Atom
 
-    (tmp_path / "d.pddl").write_text(NUMBERS)
-    (tmp_path / "p.pddl").write_text(NUMBERS_PROBLEM)
-    domain = loader.load_domain(tmp_path / "d.pddl")
-    problem = loader.load_problem(tmp_path / "p.pddl", domain)
-    task = Task(domain, problem)
+    domain, problem, task = _numbers_task(tmp_path)
     ids = task.fluent_index.ids
     report = check_plan(task, "(bump a)\n(blow b)\n(bump a)\n")
     assert report.valid and not [a for a in task._actions.values() if "precondition" in a.__dict__]
