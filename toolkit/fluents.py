@@ -164,14 +164,19 @@ def evaluate(e: GExpr, values: Values) -> float:
             raise Undefined(e)
         return v
     if cls is GArith:
-        args = [evaluate(a, values) for a in e.args]
-        if e.op == "-" and len(args) == 1:
-            return -args[0]
-        out = float(args[0])
-        for a in args[1:]:
-            out = _ARITH[e.op](out, a)
-        return out
+        return arith(e.op, [evaluate(a, values) for a in e.args])
     return e
+
+
+def arith(op: str, args: list[float]) -> float:
+    """The value of ``(op args...)`` on the operands' values: unary minus negates, else a left fold in
+    floating point (VAL's long doubles), division by :func:`divide`."""
+    if op == "-" and len(args) == 1:
+        return -args[0]
+    out = float(args[0])
+    for a in args[1:]:
+        out = _ARITH[op](out, a)
+    return out
 
 
 def divide(a: float, b: float) -> float:

@@ -28,7 +28,7 @@ from typing import Union
 
 from toolkit import model as m
 from toolkit.fluent_slots import FluentIndex
-from toolkit.fluents import _ARITH, _FAILED_AS, _HOLDS
+from toolkit.fluents import _FAILED_AS, _HOLDS, arith
 from toolkit.grounding import ground_condition
 from toolkit.model import Atom
 from toolkit.semantics import Unmet, _explain_node
@@ -201,13 +201,7 @@ class _Build:
         return None
 
     def compare(self, c: m.Compare, positive: bool, formula: m.Condition) -> tuple | None:
-        left, right, numbers = c.left, c.right, self.numbers
-        left = numbers.get((left.function, left.terms)) if left.__class__ is m.FTerm else None
-        if left is None:
-            left = self.code(c.left)
-        right = numbers.get((right.function, right.terms)) if right.__class__ is m.FTerm else None
-        if right is None:
-            right = self.code(c.right)
+        left, right = self.code(c.left), self.code(c.right)
         if left is None or right is None:
             return None
         return (c.op, left, right, positive, formula)
@@ -261,12 +255,7 @@ def _value(e: Code, slots: list):
         if v is None:
             return None
         args.append(v)
-    if op == "-" and len(args) == 1:
-        return -args[0]
-    out = float(args[0])
-    for a in args[1:]:
-        out = _ARITH[op](out, a)
-    return out
+    return arith(op, args)
 
 
 def _no_objects(types: tuple[str, ...]) -> tuple[str, ...]:
