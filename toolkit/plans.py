@@ -192,6 +192,8 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
     if len(known) > _MAX_LINES:
         known.clear()
     lines = text.splitlines()
+    if not lines or text.startswith("\ufeff"):
+        return None
     counts: list[tuple[GroundAction, int]] = []  # each distinct step line's action, with its number of steps
     steps_only = True
     for line, n in Counter(lines).items():
@@ -204,8 +206,6 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
             steps_only = False
         else:
             counts.append((hit[0], n))
-    if not lines or text.startswith("\ufeff"):
-        return None
     if steps_only:
         pairs, numbers = list(map(known.__getitem__, lines)), None
     else:
