@@ -10,7 +10,8 @@ objects and does what the bound ground action's compiled test and step do togeth
 looked up in the task's atom table, its fluents' numbers in the task's fluent index, the
 values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
 expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
-deletes then adds, and the stepper's record of the step (:class:`~toolkit.stepping.Change`'s items) appended.
+deletes then adds, and the stepper's record of the step (:class:`~toolkit.stepping.Change`'s items) appended
+(where a record is kept: the validator's common run keeps none, :meth:`~toolkit.stepping.Stepper.took`).
 
 It answers True (the step is done) or False with nothing changed: the precondition is
 false, or anything is out of the ordinary (a fluent without a value or a number, an atom
@@ -35,8 +36,9 @@ from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom
 from toolkit.templates import AtomTable
 
-# (working state, the stepper's record, the action's arguments) -> whether the step was done
-TierStep = Callable[[frozenset, list, tuple], bool]
+# (working state, the stepper's record or None (none kept: Stepper.took), the action's arguments) -> whether the
+# step was done
+TierStep = Callable[[frozenset, "list | None", tuple], bool]
 _E: frozenset[Atom] = frozenset()
 _NAMES = {"_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
@@ -216,7 +218,7 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     if adds:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
-    body += [f"        rec.append(({added}, {removed}, {tail}))", "        return True"]
+    body += [f"        if rec is not None: rec.append(({added}, {removed}, {tail}))", "        return True"]
     if out.unpacked:
         body.insert(unpack_at, f"        {''.join([f'{v}, ' for v in args])}= a")
     return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)

@@ -140,20 +140,48 @@ class Stepper:
     True
     """
 
+    # The run's first steps taken without records (see took): (the steps' (action, _) pairs, how many, the working
+    # state's fluent index then), until their records are read
+    _untaken: tuple[Sequence[tuple], int, FluentIndex | None] | None = None
+
     def __init__(self, init: frozenset[Atom], derive: DeriveHook | None = None,
                  index: FluentIndex | None = None) -> None:
         self.init = init
         self.numeric = isinstance(init, FluentState)
         # ``index``: the task's fluent numbers (Task.fluent_index), which its compiled actions read by.
         self.state = WorkingState(init, init.values if self.numeric else None, index)  # type: ignore[attr-defined]
-        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change)
+        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change; None for a
+        # step taken without one until read: see took)
         self.records: list[tuple] = []
         self.derive = derive
         self._cached: tuple[int, frozenset[Atom]] = (0, init)
 
+    def took(self, pairs: Sequence[tuple], n: int) -> None:
+        """The first ``n`` steps, the actions of ``pairs`` (``(action, _)``), were taken from ``init`` by their
+        schemas' step functions (:mod:`toolkit.action_tier`) without records (the validator's common run: a run
+        that only reads its verdict reads none). Their records are placeholders until first read (:meth:`changes`,
+        :meth:`state_at`, :meth:`undo`), then made by taking the steps again from ``init``: the same records."""
+        self.records += [None] * n
+        self._untaken = (pairs, n, self.state.index)
+
+    def _take_again(self) -> None:
+        """The records of the steps :meth:`took` left without: the same steps taken again from ``init``, each by
+        its step function or (where it has none now: toolkit.verify._count_uses) the action's own path."""
+        pairs, n, index = self._untaken  # type: ignore[misc]
+        del self._untaken
+        again = Stepper(self.init, self.derive, index)
+        work, records = again.state, again.records
+        for act, _ in pairs[:n]:
+            tier = act.tier
+            if tier is None or not tier(work, records, act.args):
+                again.advance(act)
+        self.records[:n] = records
+
     @property
     def changes(self) -> list[Change]:
         """Every step's record as a :class:`Change` (the records themselves, made Changes where they are not)."""
+        if self._untaken is not None:
+            self._take_again()
         records = self.records
         for k, record in enumerate(records):
             if record.__class__ is not Change:
@@ -248,6 +276,8 @@ class Stepper:
 
     def undo(self) -> None:
         """Take back the last step (the caller that needs the old state back)."""
+        if self._untaken is not None:
+            self._take_again()
         change = self.records.pop()
         self._rewind(self.state, change)
         if self._cached[0] > len(self.records):
@@ -290,6 +320,8 @@ class Stepper:
             frozen = self.state.frozen()
             self._cached = (k, frozen)
             return frozen
+        if self._untaken is not None:
+            self._take_again()
         if n - k < abs(k - at):  # nearer the working state: walk back from it
             work = self.state.copy_state()
             for change in reversed(records[k:]):

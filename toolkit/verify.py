@@ -311,15 +311,27 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     # wherever the action's own path has something to say; a numeric action's own whole-step code is
     # Stepper.advance's first path, taken here without the call around it.
     work, changes, advance, advance_values = stepper.state, stepper.records, stepper.advance, stepper.advance_values
-    # The common run first: the steps taken by their schemas' step functions from the start, each one record,
-    # their reports logged after it as their numbers (see PlanReport.step_log); the first other step, and
-    # every step after it, go through the loop below.
-    for act, _ in pairs:
-        tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
-        if tier is None or not tier(work, changes, act.args):
-            break
-        cost += act.cost
-    ran = len(changes)
+    # The common run first: the steps taken by their schemas' step functions from the start, with no record kept
+    # (Stepper.took: made if read), their reports logged after it as their numbers (see PlanReport.step_log); the
+    # first other step, and every step after it, go through the loop below. Without action costs every step
+    # costs 1 (ActionMaker.make): the run's cost is then its length, with no sum kept step by step.
+    ran = 0
+    if task.uses_costs:
+        for act, _ in pairs:
+            tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
+            if tier is None or not tier(work, None, act.args):
+                break
+            cost += act.cost
+            ran += 1
+    else:
+        for act, _ in pairs:
+            tier = None if act is None else act.tier
+            if tier is None or not tier(work, None, act.args):
+                break
+            ran += 1
+        cost = ran
+    if ran:
+        stepper.took(pairs, ran)
     reports: list[StepReport | tuple | int] = list(range(1, ran + 1))
     log = reports.append
     in_place = stepper.derive is None

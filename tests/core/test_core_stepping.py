@@ -269,3 +269,47 @@ def test_a_goal_without_literals_is_explained_at_once_as_where_it_is_tested_firs
     end = report.final_state
     assert report.valid == valid == task.goal_holds(end)
     assert report.goal_unmet == tuple(u.literal for u in task.goal_unmet(end)) and bool(report.goal_unmet) != valid
+
+
+@pytest.mark.parametrize("numeric", [False, True], ids=["boolean", "numeric"])
+def test_the_common_run_keeps_no_record_until_one_is_read(numeric, monkeypatch) -> None:
+    # The validator's common run (the steps its schemas' step functions take from the start) keeps no record: its
+    # records are placeholders until read (Stepper.took), then made by taking the steps again. They must be the
+    # ground actions' own path's records, also where every action has lost its step function since (BIND_AFTER
+    # steps over later checks: the steps are taken again by the actions' own path), and undo must find them.
+    from pathlib import Path
+
+    from toolkit import loader
+    from toolkit.action_maker import ActionMaker
+    from toolkit.task import Task
+
+    if numeric:
+        data = Path(__file__).parent / "data" / "numeric"
+        domain = loader.load_domain(data / "domain.pddl")
+        problem = loader.load_problem(data / "problem.pddl", domain)
+    else:
+        domain = loader.load_domain(shipped_domain("logistics"))
+        problem = loader.load_problem(shipped_problem("logistics", "logistics-medium"), domain)
+    plan = [a for a in random_walk(Task(domain, problem), random.Random(2), 40) if a.name != "halve-all"]
+    text = format_plan(plan)
+
+    def facts(report) -> tuple:
+        end = report.end
+        changes = [(c.added, c.removed, repr(c.old_values), repr(c.new_values)) for c in end.changes]
+        return changes, [s.state_after for s in report.steps], report.final_state, report.message
+
+    with monkeypatch.context() as patch:  # the own path: every ground action built, no step function
+        patch.setattr(ActionMaker, "make", ActionMaker.ground)
+        own = check_plan(Task(domain, problem), text)
+    for again_by_own_path in (False, True):
+        task = Task(domain, problem)
+        report = check_plan(task, text)
+        ran = sum(1 for e in report.step_log if e.__class__ is int)
+        assert ran > 10 and report.end.records[:ran] == [None] * ran  # taken, not recorded
+        if again_by_own_path:  # later checks on the task take every action past BIND_AFTER: no step function
+            check_plan(task, text * 70)
+            assert all(act.tier is None for act, _ in plans.plain_lines(text, task).pairs)
+        assert facts(report) == facts(own)
+        undone = check_plan(task, text)
+        undone.end.undo()
+        assert undone.end.snapshot() == own.end.state_at(len(plan) - 1)
