@@ -140,8 +140,8 @@ class Stepper:
     True
     """
 
-    # The run's first steps taken without records (see took): (the steps' (action, _) pairs, how many, the working
-    # state's fluent index then), until their records are read
+    # Steps taken without records (see took): (the run's steps' (action, _) pairs, how many of its first steps,
+    # the working state's fluent index), until the records are read
     _untaken: tuple[Sequence[tuple], int, FluentIndex | None] | None = None
 
     def __init__(self, init: frozenset[Atom], derive: DeriveHook | None = None,
@@ -150,32 +150,39 @@ class Stepper:
         self.numeric = isinstance(init, FluentState)
         # ``index``: the task's fluent numbers (Task.fluent_index), which its compiled actions read by.
         self.state = WorkingState(init, init.values if self.numeric else None, index)  # type: ignore[attr-defined]
-        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change; None for a
-        # step taken without one until read: see took)
+        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change; for a step
+        # taken without one, a placeholder until read: see took)
         self.records: list[tuple] = []
         self.derive = derive
         self._cached: tuple[int, frozenset[Atom]] = (0, init)
 
     def took(self, pairs: Sequence[tuple], n: int) -> None:
-        """The first ``n`` steps, the actions of ``pairs`` (``(action, _)``), were taken from ``init`` by their
-        schemas' step functions (:mod:`toolkit.action_tier`) without records (the validator's common run: a run
-        that only reads its verdict reads none). Their records are placeholders until first read (:meth:`changes`,
-        :meth:`state_at`, :meth:`undo`), then made by taking the steps again from ``init``: the same records."""
+        """Steps were taken by their schemas' step functions (:mod:`toolkit.action_tier`) without records: the
+        first ``n``, the actions of ``pairs`` (``(action, _)``; their placeholders, None, put here), and any later
+        one whose placeholder the caller put as its action itself (the validator: a run that reads only its
+        verdict reads no record). The placeholders stay until a record is read (:meth:`changes`, :meth:`state_at`,
+        :meth:`undo`), then the records are made by taking the steps again from ``init``: the same records."""
         self.records += [None] * n
         self._untaken = (pairs, n, self.state.index)
 
     def _take_again(self) -> None:
-        """The records of the steps :meth:`took` left without: the same steps taken again from ``init``, each by
-        its step function or (where it has none now: toolkit.verify._count_uses) the action's own path."""
+        """The records of the steps :meth:`took` left without: the run taken again from ``init``, a recorded step
+        by its record, one without by its step function or (where it has none now: toolkit.verify._count_uses)
+        the action's own path."""
         pairs, n, index = self._untaken  # type: ignore[misc]
         del self._untaken
         again = Stepper(self.init, self.derive, index)
         work, records = again.state, again.records
-        for act, _ in pairs[:n]:
+        for k, record in enumerate(self.records):
+            if record.__class__ is tuple:
+                self._forward(work, record)
+                records.append(record)
+                continue
+            act = pairs[k][0] if k < n else record
             tier = act.tier
             if tier is None or not tier(work, records, act.args):
                 again.advance(act)
-        self.records[:n] = records
+        self.records[:] = records
 
     @property
     def changes(self) -> list[Change]:

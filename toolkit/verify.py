@@ -332,6 +332,7 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         cost = ran
     if ran:
         stepper.took(pairs, ran)
+    later = False  # a step after the common run taken without a record (its placeholder: its action; Stepper.took)
     reports: list[StepReport | tuple | int] = list(range(1, ran + 1))
     log = reports.append
     in_place = stepper.derive is None
@@ -346,8 +347,10 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         step_cost = act.cost
         if step_cost is not None:
             tier = act.tier
-            if tier is not None and tier(work, changes, act.args):
+            if tier is not None and tier(work, None, act.args):
                 cost += step_cost
+                changes.append(act)
+                later = True
                 log((index, act, stepper, len(changes), _NOTHING))
                 continue
             if act.is_applicable(work):  # the common step: applied in one call
@@ -406,6 +409,9 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         reports.append(StepReport(step.index, step.text, str(act), True, (), tuple(eff.fired),
                                   line=step.line, read_as=step.read_as, trace=stepper,
                                   trace_index=len(stepper.records)))
+
+    if later and not ran:
+        stepper.took(pairs, 0)
 
     # The goal gap is measured in the last state reached (the end, or the failing step): Task.goal_unmet tests
     # what is cheap to test first and explains only what fails.
