@@ -45,7 +45,7 @@ class WorkingState(set):
 
     def __init__(self, atoms: Iterable[Atom] = (), values: Mapping[Atom, Number] | None = None,
                  index: FluentIndex | None = None) -> None:
-        super().__init__(atoms)
+        set.__init__(self, atoms)  # not super(): a frame and a proxy fewer per run
         if values is None:
             self.slots = self.index = None
         else:

@@ -419,24 +419,25 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     end = stepper.state
     goal_unmet = tuple(task.goal_unmet(end))
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
-    goal_texts = tuple(u.literal for u in goal_unmet)
+    goal_texts = tuple([u.literal for u in goal_unmet])
     first = violations[0] if violations else None
     metric = _metric(task)
-    if task.problem.metric_expr is not None:  # PDDL 2.1: the plan's cost is the metric's value at the end
-        value = metric_value(task.problem.metric_expr, stepper.state, len(pairs))  # read in place: no copy of the state
+    metric_expr = task.problem.metric_expr
+    if metric_expr is not None:  # PDDL 2.1: the plan's cost is the metric's value at the end
+        value = metric_value(metric_expr, stepper.state, len(pairs))  # read in place: no copy of the state
         cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
         n = len(pairs)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
         if task.uses_costs:
             msg += f", total cost {format_number(cost)}"
-        elif task.problem.metric_expr is not None:
-            msg += f", metric {format_expr(task.problem.metric_expr)} = {format_number(cost)}"
+        elif metric_expr is not None:
+            msg += f", metric {format_expr(metric_expr)} = {format_number(cost)}"
         return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
                           text_read)
     if first is None:
         n = len(pairs)
-        gap = "; ".join(describe_unmet(u) for u in goal_unmet)
+        gap = "; ".join([describe_unmet(u) for u in goal_unmet])
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")
         return PlanReport(False, n + 1, Reason.GOAL_UNMET, (), goal_texts, msg, tuple(reports), state,
