@@ -8,6 +8,9 @@ milliseconds a step, where the action changes a handful of atoms. A hot loop
 to it in place, and records the delta. From the record any earlier state can be
 rebuilt when a caller asks for it (:meth:`Stepper.state_at`, used by the
 reports' ``state_after``), and the last step can be undone (:meth:`Stepper.undo`).
+A step its schema's step function takes (:mod:`toolkit.action_tier`) is not even
+recorded until a record is read (:meth:`Stepper.took`): most validations read only
+their verdict.
 
 The semantics are PDDL's, as in :mod:`toolkit.semantics`: the effect (adds,
 deletes, fired conditional effects, numeric updates) is computed in the old
