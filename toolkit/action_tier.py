@@ -11,6 +11,8 @@ looked up in the task's atom table, its fluents' numbers in the task's fluent in
 values computed with the generated code's own arithmetic (:class:`toolkit.fluent_code.Source`'s
 expressions, :func:`~toolkit.fluent_code.updated_value`, VAL's tolerance and int-if-integral),
 deletes then adds, and the stepper's record of the step (:class:`~toolkit.stepping.Change`'s items) appended.
+The validator keeps no record (:meth:`~toolkit.stepping.Stepper.took`): there the atoms are deleted and added
+one by one, with no set made (a third of a step that changes atoms).
 
 It answers True (the step is done) or False with nothing changed: the precondition is
 false, or anything is out of the ordinary (a fluent without a value or a number, an atom
@@ -35,8 +37,9 @@ from toolkit.fluent_slots import FluentIndex
 from toolkit.model import Atom
 from toolkit.templates import AtomTable
 
-# (working state, the stepper's record, the action's arguments) -> whether the step was done
-TierStep = Callable[[frozenset, list, tuple], bool]
+# (working state, the stepper's record or None (none kept: Stepper.took), the action's arguments) -> whether the
+# step was done
+TierStep = Callable[[frozenset, "list | None", tuple], bool]
 _E: frozenset[Atom] = frozenset()
 _NAMES = {"_E": _E, "_A": Atom}
 _PAD = "            "  # inside the function's try
@@ -202,6 +205,8 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     if tests or lines:
         body += ["        v = s.slots", "        try:", *out.reads, *tests, *lines,
                  "        except Exception:", "            return False", *writes]
+    if adds or dels:  # no record kept (Stepper.took): each atom deleted, then added, in place, with no set made
+        body += ["        if rec is None:", *_in_place(adds, dels, atoms), "            return True"]
     added = removed = "_E"
     add_set = _set(out, adds, atoms) if adds else "_E"
     if dels and add_set.startswith("frozenset("):  # made by the step and read twice: made once
@@ -216,7 +221,8 @@ def _source(schema: m.ActionSchema, numeric: bool) -> Made:
     if adds:
         body += [f"        d = {add_set} - s", "        if d: s.update(d)"]
         added = "d"
-    body += [f"        rec.append(({added}, {removed}, {tail}))", "        return True"]
+    record = f"rec.append(({added}, {removed}, {tail}))"
+    body += [f"        {record}" if adds or dels else f"        if rec is not None: {record}", "        return True"]
     if out.unpacked:
         body.insert(unpack_at, f"        {''.join([f'{v}, ' for v in args])}= a")
     return build_factory(out, "\n".join(body), _NAMES), out.params, out.wanted  # type: ignore[arg-type]  (one exec per text)
@@ -290,6 +296,13 @@ def _intern(out: _Text, atom: tuple[str, tuple], atoms: dict[tuple, str], body: 
     table = out.need("table", atom[0])
     body += [f"        k{t} = {out.key(atom[1])}", f"        {t} = {table}.get(k{t})",
              f"        if {t} is None: {t} = {table}[k{t}] = _A({out.param(atom[0])}, k{t})"]
+
+
+def _in_place(adds: list[tuple[str, tuple]], dels: list[tuple[str, tuple]], atoms: dict[tuple, str]) -> list[str]:
+    """The lines that delete the step's atoms, then add its atoms, one by one (PDDL's order: an atom both deleted
+    and added stays)."""
+    return ([f"            s.discard({atoms[a]})" for a in dict.fromkeys(dels)]
+            + [f"            s.add({atoms[a]})" for a in dict.fromkeys(adds)])
 
 
 def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str]) -> str:

@@ -8,6 +8,9 @@ milliseconds a step, where the action changes a handful of atoms. A hot loop
 to it in place, and records the delta. From the record any earlier state can be
 rebuilt when a caller asks for it (:meth:`Stepper.state_at`, used by the
 reports' ``state_after``), and the last step can be undone (:meth:`Stepper.undo`).
+A step its schema's step function takes (:mod:`toolkit.action_tier`) is not even
+recorded until a record is read (:meth:`Stepper.took`): most validations read only
+their verdict.
 
 The semantics are PDDL's, as in :mod:`toolkit.semantics`: the effect (adds,
 deletes, fired conditional effects, numeric updates) is computed in the old
@@ -45,7 +48,7 @@ class WorkingState(set):
 
     def __init__(self, atoms: Iterable[Atom] = (), values: Mapping[Atom, Number] | None = None,
                  index: FluentIndex | None = None) -> None:
-        super().__init__(atoms)
+        set.__init__(self, atoms)  # not super(): a frame and a proxy fewer per run
         if values is None:
             self.slots = self.index = None
         else:
@@ -140,20 +143,55 @@ class Stepper:
     True
     """
 
+    # Steps taken without records (see took): (the run's steps' (action, _) pairs, how many of its first steps,
+    # the working state's fluent index), until the records are read
+    _untaken: tuple[Sequence[tuple], int, FluentIndex | None] | None = None
+
     def __init__(self, init: frozenset[Atom], derive: DeriveHook | None = None,
                  index: FluentIndex | None = None) -> None:
         self.init = init
         self.numeric = isinstance(init, FluentState)
         # ``index``: the task's fluent numbers (Task.fluent_index), which its compiled actions read by.
         self.state = WorkingState(init, init.values if self.numeric else None, index)  # type: ignore[attr-defined]
-        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change)
+        # Every step's record, (added, removed, old_values, new_values) as a plain tuple (see Change; for a step
+        # taken without one, a placeholder until read: see took)
         self.records: list[tuple] = []
         self.derive = derive
         self._cached: tuple[int, frozenset[Atom]] = (0, init)
 
+    def took(self, pairs: Sequence[tuple], n: int) -> None:
+        """Steps were taken by their schemas' step functions (:mod:`toolkit.action_tier`) without records: the
+        first ``n``, the actions of ``pairs`` (``(action, _)``; their placeholders, None, put here), and any later
+        one whose placeholder the caller put as its action itself (the validator: a run that reads only its
+        verdict reads no record). The placeholders stay until a record is read (:meth:`changes`, :meth:`state_at`,
+        :meth:`undo`), then the records are made by taking the steps again from ``init``: the same records."""
+        self.records += [None] * n
+        self._untaken = (pairs, n, self.state.index)
+
+    def _take_again(self) -> None:
+        """The records of the steps :meth:`took` left without: the run taken again from ``init``, a recorded step
+        by its record, one without by its step function or (where it has none now: toolkit.verify._count_uses)
+        the action's own path."""
+        pairs, n, index = self._untaken  # type: ignore[misc]
+        del self._untaken
+        again = Stepper(self.init, self.derive, index)
+        work, records = again.state, again.records
+        for k, record in enumerate(self.records):
+            if record.__class__ is tuple:
+                self._forward(work, record)
+                records.append(record)
+                continue
+            act = pairs[k][0] if k < n else record
+            tier = act.tier
+            if tier is None or not tier(work, records, act.args):
+                again.advance(act)
+        self.records[:] = records
+
     @property
     def changes(self) -> list[Change]:
         """Every step's record as a :class:`Change` (the records themselves, made Changes where they are not)."""
+        if self._untaken is not None:
+            self._take_again()
         records = self.records
         for k, record in enumerate(records):
             if record.__class__ is not Change:
@@ -248,6 +286,8 @@ class Stepper:
 
     def undo(self) -> None:
         """Take back the last step (the caller that needs the old state back)."""
+        if self._untaken is not None:
+            self._take_again()
         change = self.records.pop()
         self._rewind(self.state, change)
         if self._cached[0] > len(self.records):
@@ -290,6 +330,8 @@ class Stepper:
             frozen = self.state.frozen()
             self._cached = (k, frozen)
             return frozen
+        if self._untaken is not None:
+            self._take_again()
         if n - k < abs(k - at):  # nearer the working state: walk back from it
             work = self.state.copy_state()
             for change in reversed(records[k:]):

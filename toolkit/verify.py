@@ -42,8 +42,9 @@ def _count_uses(counts: Iterable[tuple[GroundAction | None, int]]) -> None:
     (with the plans it was in before) is built, and takes its own compiled step, for the whole run."""
     for act, n in counts:
         if act is not None and act.tier is not None:
+            uses = act.uses + n  # read as an attribute, written in the frozen record's dict (a fifth less per action)
             own = act.__dict__
-            uses = own["uses"] = own["uses"] + n
+            own["uses"] = uses
             if uses >= BIND_AFTER:
                 own["tier"] = None
 
@@ -311,15 +312,28 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     # wherever the action's own path has something to say; a numeric action's own whole-step code is
     # Stepper.advance's first path, taken here without the call around it.
     work, changes, advance, advance_values = stepper.state, stepper.records, stepper.advance, stepper.advance_values
-    # The common run first: the steps taken by their schemas' step functions from the start, each one record,
-    # their reports logged after it as their numbers (see PlanReport.step_log); the first other step, and
-    # every step after it, go through the loop below.
-    for act, _ in pairs:
-        tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
-        if tier is None or not tier(work, changes, act.args):
-            break
-        cost += act.cost
-    ran = len(changes)
+    # The common run first: the steps taken by their schemas' step functions from the start, with no record kept
+    # (Stepper.took: made if read), their reports logged after it as their numbers (see PlanReport.step_log); the
+    # first other step, and every step after it, go through the loop below. Without action costs every step
+    # costs 1 (ActionMaker.make): the run's cost is then its length, with no sum kept step by step.
+    ran = 0
+    if task.uses_costs:
+        for act, _ in pairs:
+            tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
+            if tier is None or not tier(work, None, act.args):
+                break
+            cost += act.cost
+            ran += 1
+    else:
+        for act, _ in pairs:
+            tier = None if act is None else act.tier
+            if tier is None or not tier(work, None, act.args):
+                break
+            ran += 1
+        cost = ran
+    if ran:
+        stepper.took(pairs, ran)
+    later = False  # a step after the common run taken without a record (its placeholder: its action; Stepper.took)
     reports: list[StepReport | tuple | int] = list(range(1, ran + 1))
     log = reports.append
     in_place = stepper.derive is None
@@ -334,8 +348,10 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
         step_cost = act.cost
         if step_cost is not None:
             tier = act.tier
-            if tier is not None and tier(work, changes, act.args):
+            if tier is not None and tier(work, None, act.args):
                 cost += step_cost
+                changes.append(act)
+                later = True
                 log((index, act, stepper, len(changes), _NOTHING))
                 continue
             if act.is_applicable(work):  # the common step: applied in one call
@@ -395,29 +411,33 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                                   line=step.line, read_as=step.read_as, trace=stepper,
                                   trace_index=len(stepper.records)))
 
+    if later and not ran:
+        stepper.took(pairs, 0)
+
     # The goal gap is measured in the last state reached (the end, or the failing step): Task.goal_unmet tests
     # what is cheap to test first and explains only what fails.
     end = stepper.state
     goal_unmet = tuple(task.goal_unmet(end))
     state: frozenset[Atom] | Stepper = stepper  # the final state, copied from it only if asked for
-    goal_texts = tuple(u.literal for u in goal_unmet)
+    goal_texts = tuple([u.literal for u in goal_unmet])
     first = violations[0] if violations else None
     metric = _metric(task)
-    if task.problem.metric_expr is not None:  # PDDL 2.1: the plan's cost is the metric's value at the end
-        value = metric_value(task.problem.metric_expr, stepper.state, len(pairs))  # read in place: no copy of the state
+    metric_expr = task.problem.metric_expr
+    if metric_expr is not None:  # PDDL 2.1: the plan's cost is the metric's value at the end
+        value = metric_value(metric_expr, stepper.state, len(pairs))  # read in place: no copy of the state
         cost = value if value is not None else float("nan")
     if first is None and not goal_unmet:
         n = len(pairs)
         msg = f"plan valid: {n} step{'s' if n != 1 else ''} reach the goal"
         if task.uses_costs:
             msg += f", total cost {format_number(cost)}"
-        elif task.problem.metric_expr is not None:
-            msg += f", metric {format_expr(task.problem.metric_expr)} = {format_number(cost)}"
+        elif metric_expr is not None:
+            msg += f", metric {format_expr(metric_expr)} = {format_number(cost)}"
         return PlanReport(True, None, None, (), (), msg, tuple(reports), state, (), goal_size, cost, metric,
                           text_read)
     if first is None:
         n = len(pairs)
-        gap = "; ".join(describe_unmet(u) for u in goal_unmet)
+        gap = "; ".join([describe_unmet(u) for u in goal_unmet])
         msg = (f"step {n + 1}: the plan ends after {n} step{'s' if n != 1 else ''} without reaching the goal: "
                f"{gap} ({len(goal_unmet)} goal condition{'s' if len(goal_unmet) != 1 else ''} unmet)")
         return PlanReport(False, n + 1, Reason.GOAL_UNMET, (), goal_texts, msg, tuple(reports), state,

@@ -269,3 +269,52 @@ def test_a_goal_without_literals_is_explained_at_once_as_where_it_is_tested_firs
     end = report.final_state
     assert report.valid == valid == task.goal_holds(end)
     assert report.goal_unmet == tuple(u.literal for u in task.goal_unmet(end)) and bool(report.goal_unmet) != valid
+
+
+@pytest.mark.parametrize("first", ["common", "refused"])
+@pytest.mark.parametrize("numeric", [False, True], ids=["boolean", "numeric"])
+def test_steps_taken_by_step_functions_keep_no_record_until_one_is_read(numeric, first, monkeypatch) -> None:
+    # The validator keeps no record of a step its schema's step function takes: the record is a placeholder until
+    # read (Stepper.took), then made by taking the run again from init. The records must be the ground actions'
+    # own path's, also where every action has lost its step function since (BIND_AFTER steps over later checks:
+    # taken again by the actions' own path), and undo must find them. "refused": the plan starts with a step
+    # that is not applicable (checked on with keep_going): no common run, the later steps' placeholders only.
+    from pathlib import Path
+
+    from toolkit import loader
+    from toolkit.action_maker import ActionMaker
+    from toolkit.task import Task
+
+    if numeric:
+        data = Path(__file__).parent / "data" / "numeric"
+        domain = loader.load_domain(data / "domain.pddl")
+        problem = loader.load_problem(data / "problem.pddl", domain)
+    else:
+        domain = loader.load_domain(shipped_domain("logistics"))
+        problem = loader.load_problem(shipped_problem("logistics", "logistics-medium"), domain)
+    probe = Task(domain, problem)
+    plan = [a for a in random_walk(probe, random.Random(2), 40) if a.name != "halve-all"]
+    if first == "refused":
+        plan.insert(0, next(a for a in plan if not a.is_applicable(probe.init)))
+    text, keep_going = format_plan(plan), first == "refused"
+
+    def facts(report) -> tuple:
+        changes = [(c.added, c.removed, repr(c.old_values), repr(c.new_values)) for c in report.end.changes]
+        return changes, [s.state_after for s in report.steps], report.final_state, report.message
+
+    with monkeypatch.context() as patch:  # the own path: every ground action built, no step function
+        patch.setattr(ActionMaker, "make", ActionMaker.ground)
+        own = check_plan(Task(domain, problem), text, keep_going=keep_going)
+    for again_by_own_path in (False, True):
+        task = Task(domain, problem)
+        report = check_plan(task, text, keep_going=keep_going)
+        untaken = [r for r in report.end.records if r.__class__ is not tuple]
+        assert len(untaken) > 10 and report.end._untaken is not None  # taken, not recorded
+        assert (report.end.records[0] is None) == (first == "common")
+        if again_by_own_path:  # later checks on the task take every action past BIND_AFTER: no step function
+            check_plan(task, text * 70, keep_going=keep_going)
+            assert all(act.tier is None for act, _ in plans.plain_lines(text, task).pairs)
+        assert facts(report) == facts(own)
+        undone = check_plan(task, text, keep_going=keep_going)
+        undone.end.undo()
+        assert undone.end.snapshot() == own.end.state_at(len(own.end.records) - 1)
