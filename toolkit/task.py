@@ -100,6 +100,12 @@ class Task:
         self._update_templates = memo.updates  # schema name -> its numeric effects (fluent_effects.UpdateTemplate)
         self._action_names = {a.lower(): a for a in domain.actions}
         self._object_names = {o.lower(): o for o in self.objects}
+        plain = memo.plain
+        if plain is None:
+            plain = memo.plain = _plain_schemas(domain)
+        # action()'s common path, by exact schema name; none where two object names differ only in case.
+        self._plain: dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]] = (
+            plain if len(self._object_names) == len(self.objects) else _NO_PLAIN)
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
         # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
@@ -162,21 +168,22 @@ class Task:
         hit = actions.get(key)
         if hit is not None:
             return hit
-        schemas, objects = self.domain.actions, self.objects
-        schema = schemas.get(name)
-        if (schema is not None and schema.name == name and len(key[1]) == len(schema.params)
-                and len(self._action_names) == len(schemas) and len(self._object_names) == len(objects)):
+        plain = self._plain.get(name)
+        if plain is not None:
             # The common line: the action and objects spelt as the task spells them (no two of its names differ
-            # only in case), of types checked before (the domain's memo); anything else (another spelling, a new
-            # pair of types, an error to raise) takes the path below.
-            fits = self._fits
-            for obj, (_, types) in zip(key[1], schema.params):
-                kind = objects.get(obj)
-                if kind is None or not fits.get((kind, types)):
-                    break
-            else:
-                hit = actions[key] = self._maker.make(schema, key[1])
-                return hit
+            # only in case), of types that fit (the domain's memo, _plain_schemas); anything else (another
+            # spelling, an object of a type the memo does not know, an error to raise) takes the path below.
+            schema, kinds = plain
+            objs = key[1]
+            if len(objs) == len(kinds):
+                objects = self.objects
+                for obj, fit in zip(objs, kinds):
+                    if objects.get(obj) not in fit:
+                        break
+                else:
+                    hit = actions[key] = self._maker.make(schema, objs)
+                    return hit
+        schemas, objects = self.domain.actions, self.objects
         canonical = self._action_names.get(name.lower())  # resolve_action inline (a plan's every new line)
         if canonical is None:
             raise UnknownSymbolError("action", name, schemas)
@@ -352,6 +359,26 @@ class Task:
         """``state`` with its derived atoms recomputed (itself in a domain without derived predicates):
         the one call a stepper that builds states by other means makes on each state it hands out."""
         return state if self.derived is None else self.derived.closure(state)
+
+
+_NO_PLAIN: dict = {}  # (never written)
+
+
+def _plain_schemas(domain: m.Domain) -> dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]]:
+    """Task.action's common path, per schema whose name is its own key: the schema, and per parameter the types
+    of the domain (and the parameter's own) whose objects fit it; empty where two action names differ only in
+    case (the lower-case name decides there). An object of a type outside these (one the domain never
+    declares) takes the full path, which decides the same way."""
+    if len({a.lower() for a in domain.actions}) != len(domain.actions):
+        return {}
+    known = {"object", *domain.types, *domain.types.values()}
+    out = {}
+    for key, schema in domain.actions.items():
+        if schema.name == key:
+            out[key] = (schema, tuple(frozenset(k for k in known.union(types)
+                                                if any(domain.is_subtype(k, t) for t in types))
+                                      for _, types in schema.params))
+    return out
 
 
 @functools.lru_cache(maxsize=64)

@@ -1,0 +1,96 @@
+"""Task.action's common path (names spelt as the task spells them, types the domain's memo knows to fit) gives what
+its full path gives, action or error, for every schema and tuple of names, and leaves to it what it cannot tell."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from toolkit.errors import PgtError, TypeMismatchError
+from toolkit.loader import parse_domain, parse_problem
+from toolkit.records import replace
+from toolkit.task import Task
+
+DOMAIN = """(define (domain depots) (:requirements :typing)
+  (:types truck car - vehicle vehicle place - object)
+  (:constants Depot - place)
+  (:predicates (at ?v - vehicle ?p - place) (parked ?c - car))
+  (:action drive :parameters (?v - vehicle ?from ?to - place)
+    :precondition (at ?v ?from) :effect (and (not (at ?v ?from)) (at ?v ?to)))
+  (:action park :parameters (?c - car) :precondition (at ?c Depot) :effect (parked ?c))
+  (:action load :parameters (?t - truck ?x - (either car place)) :precondition (at ?t Depot) :effect (parked ?x))
+  (:action wait :parameters () :precondition (at T1 Depot) :effect (and))
+  (:action touch :parameters (?o) :precondition (and) :effect (and)))"""
+PROBLEM = """(define (problem p) (:domain depots) (:objects T1 - truck c1 c2 - car home - place v - vehicle)
+  (:init (at T1 Depot) (at c1 home)) (:goal (parked c1)))"""
+
+
+def _outcome(task: Task, name: str, args: tuple[str, ...]) -> tuple:
+    try:
+        act = task.action(name, args)
+    except PgtError as error:
+        return type(error), str(error), getattr(error, "suggestions", None)
+    return act.name, act.args, act.cost
+
+
+def _full(task: Task) -> Task:
+    """A fresh task of the same problem that takes only the full path."""
+    fresh = Task(task.domain, task.problem)
+    fresh._plain = {}
+    return fresh
+
+
+@pytest.fixture(scope="module")
+def task() -> Task:
+    domain = parse_domain(DOMAIN)
+    return Task(domain, parse_problem(PROBLEM, domain))
+
+
+def test_every_schema_and_tuple_of_names_answers_as_on_the_full_path(task) -> None:
+    names = [*task.objects, "t1", "C1", "nowhere"]
+    full = _full(task)
+    asked = 0
+    for schema in ["drive", "park", "load", "wait", "touch", "Drive", "fly"]:
+        for arity in range(4):
+            for args in itertools.product(names, repeat=arity):
+                fresh = Task(task.domain, task.problem)
+                assert _outcome(fresh, schema, args) == _outcome(full, schema, args) == _outcome(fresh, schema, args)
+                asked += 1
+    assert asked > 1000 and task._plain  # the common path was there to take
+
+
+def test_the_common_path_is_taken_exactly_for_names_spelt_as_the_task_spells_them_of_fitting_types(task,
+                                                                                                 monkeypatch) -> None:
+    fresh = Task(task.domain, task.problem)
+    kinds = dict(zip(["drive", "park", "load", "wait", "touch"], [3, 1, 2, 0, 1]))
+    assert {name: len(entry[1]) for name, entry in fresh._plain.items()} == kinds
+    assert fresh._plain["load"][1] == (frozenset({"truck"}), frozenset({"car", "place"}))
+    assert fresh._plain["touch"][1][0] >= {"object", "vehicle", "truck", "car", "place"}
+    full_path = []
+    monkeypatch.setattr(Task, "_resolve_argument", lambda *a: full_path.append(a) or "never")
+    resolve = fresh._action_names.get
+    fresh._action_names = type("Spy", (dict,), {"get": lambda self, k, d=None: full_path.append(k) or resolve(k, d)})()
+    fresh.action("drive", ("T1", "Depot", "home"))
+    fresh.action("load", ("T1", "c2"))
+    fresh.action("touch", ("v",))
+    assert full_path == []
+    fresh.action("drive", ("t1", "Depot", "home"))  # another spelling
+    with pytest.raises(TypeMismatchError):
+        fresh.action("park", ("T1",))  # a wrong type: the full path raises
+    assert len(full_path) == 2
+
+
+def test_an_object_of_a_type_the_domain_never_declares_takes_the_full_path(task) -> None:
+    problem = replace(task.problem, objects={**task.problem.objects, "odd": "gadget"})
+    fresh, full = Task(task.domain, problem), _full(Task(task.domain, problem))
+    for args in [("odd",), ("T1", "odd")]:
+        assert _outcome(fresh, "touch", args[-1:]) == _outcome(full, "touch", args[-1:]) == ("touch", ("odd",), 1)
+        assert _outcome(fresh, "load", args) == _outcome(full, "load", args)
+
+
+def test_no_common_path_where_two_object_names_differ_only_in_case(task) -> None:
+    problem = replace(task.problem, objects={**task.problem.objects, "t1": "truck"})
+    fresh = Task(task.domain, problem)
+    assert fresh._plain == {}
+    assert fresh.action("drive", ("T1", "Depot", "home")).args == ("t1", "Depot", "home")
