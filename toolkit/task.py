@@ -73,7 +73,10 @@ class Task:
     def __init__(self, domain: m.Domain, problem: m.Problem) -> None:
         self.domain = domain
         self.problem = problem
-        self.objects: dict[str, str] = {**domain.constants, **problem.objects}
+        # {**constants, **objects}, made from the mappings' dicts (a read-only proxy's copy is its dict's, one C call;
+        # merging the proxies themselves reads them key by key)
+        self.objects: dict[str, str] = domain.constants.copy()
+        self.objects.update(problem.objects.copy())
         # With numeric fluents a state carries the fluents' values (toolkit.fluents.FluentState).
         # A metric reads fluents' values, except PDDL 2.1's built-in (total-time) (a sequential plan's length).
         metric = problem.metric_expr
@@ -98,14 +101,14 @@ class Task:
         memo = domain_memo(domain)
         self._fits: dict[tuple[str, tuple[str, ...]], bool] = memo.fits  # (type, parameter types) -> a subtype
         self._update_templates = memo.updates  # schema name -> its numeric effects (fluent_effects.UpdateTemplate)
-        self._action_names = {a.lower(): a for a in domain.actions}
-        self._object_names = {o.lower(): o for o in self.objects}
         plain = memo.plain
         if plain is None:
             plain = memo.plain = _plain_schemas(domain)
-        # action()'s common path, by exact schema name; none where two object names differ only in case.
-        self._plain: dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]] = (
-            plain if len(self._object_names) == len(self.objects) else _NO_PLAIN)
+        # action()'s common path, by exact schema name; none where two object names differ only in case (names
+        # that are all their own lower case never do: one string test, where _object_names is a dict to build).
+        joined = "\n".join(self.objects)
+        exact = joined.lower() == joined or len(self._object_names) == len(self.objects)
+        self._plain: dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]] = plain if exact else _NO_PLAIN
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
         # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
@@ -118,6 +121,16 @@ class Task:
                                   self.numeric, memo)
 
     # ------------------------------------------------------------ objects
+
+    @lazy
+    def _action_names(self) -> dict[str, str]:
+        """Lower-case action name -> the domain's (made on first use: action()'s common path never reads it)."""
+        return {a.lower(): a for a in self.domain.actions}
+
+    @lazy
+    def _object_names(self) -> dict[str, str]:
+        """Lower-case object name -> the task's (made on first use: action()'s common path never reads it)."""
+        return {o.lower(): o for o in self.objects}
 
     def resolve_action(self, name: str) -> str:
         hit = self._action_names.get(name.lower())

@@ -94,3 +94,48 @@ def test_no_common_path_where_two_object_names_differ_only_in_case(task) -> None
     fresh = Task(task.domain, problem)
     assert fresh._plain == {}
     assert fresh.action("drive", ("T1", "Depot", "home")).args == ("t1", "Depot", "home")
+
+
+def test_a_task_whose_names_are_their_own_lower_case_takes_the_common_path_without_its_name_tables(task) -> None:
+    domain = parse_domain(DOMAIN.replace("T1", "t1").replace("Depot", "depot"))
+    fresh = Task(domain, parse_problem(PROBLEM.replace("T1", "t1").replace("Depot", "depot"), domain))
+    assert fresh._plain and fresh.action("drive", ("t1", "depot", "home")).args == ("t1", "depot", "home")
+    assert "_object_names" not in vars(fresh) and "_action_names" not in vars(fresh)  # made only where read:
+    assert fresh.action("Drive", ("T1", "depot", "home")) is fresh.action("drive", ("t1", "depot", "home"))
+    assert fresh._object_names["t1"] == "t1" and fresh._action_names["drive"] == "drive"
+    assert fresh.resolve_object("HOME") == "home" and fresh.resolve_action("PARK") == "park"
+    # the task's objects are the domain's constants, then the problem's, in that order
+    assert list(fresh.objects) == ["depot", "t1", "c1", "c2", "home", "v"] and fresh.objects["depot"] == "place"
+
+
+def test_a_fluent_state_owns_a_copy_of_the_values_it_is_given_as_a_dict() -> None:
+    from collections import OrderedDict
+    from types import MappingProxyType
+
+    from toolkit.fluents import FluentState
+    from toolkit.model import Atom
+
+    fuel, at = Atom("fuel", ("t",)), Atom("at", ("t",))
+    for given in ({fuel: 3}, MappingProxyType({fuel: 3}), MappingProxyType(OrderedDict({fuel: 3})), OrderedDict({fuel: 3})):
+        state = FluentState({at}, given)
+        assert type(state.values) is MappingProxyType and type(state.values.copy()) is dict
+        assert state.values == {fuel: 3} and state == FluentState({at}, {fuel: 3}) and at in state
+        if type(given) is not MappingProxyType:
+            given[fuel] = 4  # the caller's mapping changed: the state's values did not
+        assert state.values[fuel] == 3
+    assert FluentState({at}).values == {} == FluentState({at}, None).values
+
+
+def test_the_atom_table_interns_one_atom_per_ground_atom_and_keeps_the_first(task) -> None:
+    from toolkit.model import Atom
+    from toolkit.templates import AtomTable
+
+    first, twin = Atom("at", ("a", "b")), Atom("at", ("a", "b"))
+    table = AtomTable([first, twin, Atom("clear", ("a",))])
+    table.add_all([Atom("at", ("a", "b")), Atom("fuel", ("t",))])
+    assert table.atom("at", ("a", "b")) is first and table.table("at") == {("a", "b"): first}
+    assert table.atom("clear", ("a",)) is table.table("clear")[("a",)]
+    made = table.atom("on", ("x", "y"))
+    assert made == Atom("on", ("x", "y")) and table.atom("on", ("x", "y")) is made and table.table("none") == {}
+    fresh = Task(task.domain, task.problem)
+    assert all(fresh.atom_table.atom(a.predicate, a.args) is a for a in task.problem.init)
