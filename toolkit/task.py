@@ -176,7 +176,7 @@ class Task:
             ArityError: wrong number of arguments.
             TypeMismatchError: an argument of the wrong type.
         """
-        key = (name, tuple(args))
+        key = (name, args if args.__class__ is tuple else tuple(args))  # (a plan's lines give tuples: no call)
         actions = self._actions
         hit = actions.get(key)
         if hit is not None:
