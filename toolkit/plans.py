@@ -115,15 +115,8 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
 _MAX_LINES = 100_000  # distinct lines remembered per task before the memory starts over
 
 
-def _plain_line(line: str, action: Callable[[str, tuple[str, ...]], GroundAction]) -> tuple[GroundAction, str] | str | None:
-    """What ``line`` says (see above), its ground action made by ``action`` (a task's :meth:`Task.action`)."""
-    stripped = line.strip()
-    words = plain_words(stripped)
-    if words is not None:  # the common line first: a step
-        try:
-            return action(words[0], tuple(words[1:])), stripped
-        except (UnknownSymbolError, ArityError, TypeMismatchError):
-            return None
+def _plain_line(stripped: str) -> str | None:
+    """What a stripped line that is not a step says (see above)."""
     if not stripped:
         return ""
     if stripped.startswith(";"):  # a comment; one that could mark a block or hold JSON goes to the full reader
@@ -202,8 +195,17 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
     action = task.action
     for line, n in counted.items():
         hit = known.get(line, _UNSEEN)
-        if hit is _UNSEEN:
-            hit = known[line] = _plain_line(line, action)
+        if hit is _UNSEEN:  # a new line: a step (the common line, read here), else _plain_line says what
+            stripped = line.strip()
+            words = plain_words(stripped)
+            if words is None:
+                hit = _plain_line(stripped)
+            else:
+                try:
+                    hit = action(words[0], tuple(words[1:])), stripped
+                except (UnknownSymbolError, ArityError, TypeMismatchError):
+                    hit = None
+            known[line] = hit
         if hit is None:
             return None
         if hit.__class__ is str:
