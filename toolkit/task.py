@@ -189,10 +189,12 @@ class Task:
             schema, kinds = plain
             objs = key[1]
             if len(objs) == len(kinds):
-                objects = self.objects
-                for obj, fit in zip(objs, kinds):
-                    if objects.get(obj) not in fit:
+                kind_of = self.objects.get
+                i = 0
+                for fit in kinds:  # (by index: no zip to make, no pairs to unpack)
+                    if kind_of(objs[i]) not in fit:
                         break
+                    i += 1
                 else:
                     hit = actions[key] = self._maker.make(schema, objs)
                     return hit
