@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import _count_elements  # type: ignore[attr-defined]
 from operator import itemgetter
-from typing import Callable, Iterable
+from typing import Iterable
 
 from toolkit.errors import ArityError, PlanParseError, TypeMismatchError, UnknownSymbolError, closest
 from toolkit.plan_reader import Candidate, Skipped, extract, plain_words

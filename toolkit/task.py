@@ -376,7 +376,7 @@ class Task:
         return state if self.derived is None else self.derived.closure(state)
 
 
-_NO_PLAIN: dict = {}  # (never written)
+_NO_PLAIN: dict = {}  # action() of a task whose object names differ only in case: no common path (never written)
 
 
 def _plain_schemas(domain: m.Domain) -> dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]]:

@@ -116,7 +116,8 @@ def test_a_fluent_state_owns_a_copy_of_the_values_it_is_given_as_a_dict() -> Non
     from toolkit.model import Atom
 
     fuel, at = Atom("fuel", ("t",)), Atom("at", ("t",))
-    for given in ({fuel: 3}, MappingProxyType({fuel: 3}), MappingProxyType(OrderedDict({fuel: 3})), OrderedDict({fuel: 3})):
+    proxies = (MappingProxyType({fuel: 3}), MappingProxyType(OrderedDict({fuel: 3})))
+    for given in ({fuel: 3}, *proxies, OrderedDict({fuel: 3})):
         state = FluentState({at}, given)
         assert type(state.values) is MappingProxyType and type(state.values.copy()) is dict
         assert state.values == {fuel: 3} and state == FluentState({at}, {fuel: 3}) and at in state
