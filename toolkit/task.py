@@ -104,11 +104,11 @@ class Task:
         plain = memo.plain
         if plain is None:
             plain = memo.plain = _plain_schemas(domain)
-        # action()'s common path, by exact schema name; none where two object names differ only in case (names
+        # action()'s common path (the domain's, see there); none where two object names differ only in case (names
         # that are all their own lower case never do: one string test, where _object_names is a dict to build).
         joined = "\n".join(self.objects)
         exact = joined.lower() == joined or len(self._object_names) == len(self.objects)
-        self._plain: dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]] = plain if exact else _NO_PLAIN
+        self._plain: dict[str, tuple[m.ActionSchema, tuple[set[str], ...]]] = plain if exact else _NO_PLAIN
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
         # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
@@ -184,8 +184,9 @@ class Task:
         plain = self._plain.get(name)
         if plain is not None:
             # The common line: the action and objects spelt as the task spells them (no two of its names differ
-            # only in case), of types that fit (the domain's memo, _plain_schemas); anything else (another
-            # spelling, an object of a type the memo does not know, an error to raise) takes the path below.
+            # only in case), of types found to fit before (the domain's memo, _plain_schemas: filled by the path
+            # below); anything else (another spelling, an object of a type not met there yet, an error to raise)
+            # takes the path below.
             schema, kinds = plain
             objs = key[1]
             if len(objs) == len(kinds):
@@ -220,6 +221,10 @@ class Task:
                 ok = fits[kind, types] = kind in types or any(self.domain.is_subtype(kind, t) for t in types)
             if not ok:
                 raise TypeMismatchError(obj, kind, " or ".join(types), f"parameter {var} of {schema.name}")
+        plain = self._plain.get(canonical)
+        if plain is not None:  # the types found to fit, for the common path above
+            for fit, obj in zip(plain[1], objs):
+                fit.add(objects[obj])
         if schema.name == name and objs == key[1]:  # spelt as the task spells it: the key looked up above
             hit = actions[key] = self._maker.make(schema, objs)  # its parts deferred (toolkit.ground_action)
             return hit
@@ -376,23 +381,26 @@ class Task:
         return state if self.derived is None else self.derived.closure(state)
 
 
-_NO_PLAIN: dict = {}  # action() of a task whose object names differ only in case: no common path (never written)
+_NO_PLAIN: dict = {}  # action() of a task whose action or object names differ only in case: no common path (never written)
 
 
-def _plain_schemas(domain: m.Domain) -> dict[str, tuple[m.ActionSchema, tuple[frozenset[str], ...]]]:
-    """Task.action's common path, per schema whose name is its own key: the schema, and per parameter the types
-    of the domain (and the parameter's own) whose objects fit it; empty where two action names differ only in
-    case (the lower-case name decides there). An object of a type outside these (one the domain never
-    declares) takes the full path, which decides the same way."""
+def _plain_schemas(domain: m.Domain) -> dict[str, tuple[m.ActionSchema, tuple[set[str], ...]]]:
+    """Task.action's common path, per schema spelt as its key: the schema, and per parameter the types of the objects
+    the full path let stand for it (filled there; parameters of the same types share one set, so what one schema
+    finds serves all); none where two action names differ only in case (the lower-case name decides there)."""
     if len({a.lower() for a in domain.actions}) != len(domain.actions):
-        return {}
-    known = {"object", *domain.types, *domain.types.values()}
+        return _NO_PLAIN
+    fitting: dict[tuple[str, ...], set[str]] = {}
     out = {}
     for key, schema in domain.actions.items():
         if schema.name == key:
-            out[key] = (schema, tuple(frozenset(k for k in known.union(types)
-                                                if any(domain.is_subtype(k, t) for t in types))
-                                      for _, types in schema.params))
+            sets = []
+            for _, types in schema.params:
+                fit = fitting.get(types)
+                if fit is None:
+                    fit = fitting[types] = set()
+                sets.append(fit)
+            out[key] = (schema, tuple(sets))
     return out
 
 

@@ -10,7 +10,7 @@ import pytest
 from toolkit.errors import PgtError, TypeMismatchError
 from toolkit.loader import parse_domain, parse_problem
 from toolkit.records import replace
-from toolkit.task import Task
+from toolkit.task import _NO_PLAIN, Task
 
 DOMAIN = """(define (domain depots) (:requirements :typing)
   (:types truck car - vehicle vehicle place - object)
@@ -37,7 +37,7 @@ def _outcome(task: Task, name: str, args: tuple[str, ...]) -> tuple:
 def _full(task: Task) -> Task:
     """A fresh task of the same problem that takes only the full path."""
     fresh = Task(task.domain, task.problem)
-    fresh._plain = {}
+    fresh._plain = _NO_PLAIN  # (as a task whose names differ only in case: it neither takes nor fills the common path)
     return fresh
 
 
@@ -60,25 +60,45 @@ def test_every_schema_and_tuple_of_names_answers_as_on_the_full_path(task) -> No
     assert asked > 1000 and task._plain  # the common path was there to take
 
 
-def test_the_common_path_is_taken_exactly_for_names_spelt_as_the_task_spells_them_of_fitting_types(task,
-                                                                                                 monkeypatch) -> None:
-    fresh = Task(task.domain, task.problem)
-    kinds = dict(zip(["drive", "park", "load", "wait", "touch"], [3, 1, 2, 0, 1]))
-    assert {name: len(entry[1]) for name, entry in fresh._plain.items()} == kinds
-    assert fresh._plain["load"][1] == (frozenset({"truck"}), frozenset({"car", "place"}))
-    assert fresh._plain["touch"][1][0] >= {"object", "vehicle", "truck", "car", "place"}
+def test_the_common_path_is_taken_exactly_for_names_spelt_as_the_task_spells_them_of_types_that_fitted_before(
+        monkeypatch) -> None:
+    domain = parse_domain(DOMAIN)
+    problem = parse_problem(PROBLEM, domain)
     full_path = []
-    monkeypatch.setattr(Task, "_resolve_argument", lambda *a: full_path.append(a) or "never")
-    resolve = fresh._action_names.get
-    fresh._action_names = type("Spy", (dict,), {"get": lambda self, k, d=None: full_path.append(k) or resolve(k, d)})()
-    fresh.action("drive", ("T1", "Depot", "home"))
-    fresh.action("load", ("T1", "c2"))
-    fresh.action("touch", ("v",))
+    resolve = Task._resolve_argument
+    monkeypatch.setattr(Task, "_resolve_argument", lambda *a: full_path.append(a) or resolve(*a))
+
+    def spied() -> Task:
+        task = Task(domain, problem)
+        names = task._action_names
+        task._action_names = type("Spy", (dict,), {"get": lambda self, k, d=None: full_path.append(k) or names.get(k, d)})()
+        return task
+
+    first = spied()
+    assert {name: kinds for name, (_, kinds) in first._plain.items()} == {
+        "drive": (set(), set(), set()), "park": (set(),), "load": (set(), set()), "wait": (), "touch": (set(),)}
+    first.action("wait", ())  # nothing to test: the common path
+    first.action("drive", ("T1", "Depot", "home"))  # nothing met yet: the full path decides, and keeps the types
+    first.action("load", ("T1", "c2"))  # ?t's type met (drive's ?v is a vehicle, not a truck): ?x's is not
+    assert len(full_path) == 2
+    assert first._plain["drive"][1] == ({"truck"}, {"place"}, {"place"}) and first._plain["load"][1] == ({"truck"}, {"car"})
+    assert first._plain["drive"][1][1] is first._plain["drive"][1][2]  # one set for parameters of the same types
+    full_path.clear()
+    fresh = spied()  # another task of the domain: the common path, for the types met
+    fresh.action("drive", ("T1", "home", "Depot"))
+    fresh.action("load", ("T1", "c1"))
     assert full_path == []
+    fresh.action("drive", ("v", "Depot", "home"))  # a type not met yet for ?v
+    fresh.action("load", ("T1", "home"))  # nor for ?x
     fresh.action("drive", ("t1", "Depot", "home"))  # another spelling
     with pytest.raises(TypeMismatchError):
-        fresh.action("park", ("T1",))  # a wrong type: the full path raises
-    assert len(full_path) == 2
+        fresh.action("park", ("T1",))  # a wrong type: the full path raises, and keeps nothing
+    assert len(full_path) == 4
+    assert fresh._plain["drive"][1][0] == {"truck", "vehicle"} and fresh._plain["load"][1][1] == {"car", "place"}
+    assert fresh._plain["park"][1] == (set(),)
+    full_path.clear()
+    spied().action("drive", ("v", "home", "home"))
+    assert full_path == []
 
 
 def test_an_object_of_a_type_the_domain_never_declares_takes_the_full_path(task) -> None:
@@ -89,16 +109,23 @@ def test_an_object_of_a_type_the_domain_never_declares_takes_the_full_path(task)
         assert _outcome(fresh, "load", args) == _outcome(full, "load", args)
 
 
-def test_no_common_path_where_two_object_names_differ_only_in_case(task) -> None:
+def test_no_common_path_where_two_object_or_action_names_differ_only_in_case(task) -> None:
     problem = replace(task.problem, objects={**task.problem.objects, "t1": "truck"})
     fresh = Task(task.domain, problem)
-    assert fresh._plain == {}
+    assert fresh._plain == {} and fresh._plain is not Task(task.domain, task.problem)._plain
     assert fresh.action("drive", ("T1", "Depot", "home")).args == ("t1", "Depot", "home")
+    assert fresh._plain == {}  # and the full path kept nothing in it
+    twin = replace(task.domain.actions["park"], name="PARK")
+    domain = replace(task.domain, actions={**task.domain.actions, "PARK": twin})
+    both = Task(domain, task.problem)
+    assert both.action("park", ("c1",)).name == "PARK" and both._plain == {}
 
 
 def test_a_task_whose_names_are_their_own_lower_case_takes_the_common_path_without_its_name_tables(task) -> None:
     domain = parse_domain(DOMAIN.replace("T1", "t1").replace("Depot", "depot"))
-    fresh = Task(domain, parse_problem(PROBLEM.replace("T1", "t1").replace("Depot", "depot"), domain))
+    problem = parse_problem(PROBLEM.replace("T1", "t1").replace("Depot", "depot"), domain)
+    Task(domain, problem).action("drive", ("t1", "depot", "home"))  # (the types that fit it met)
+    fresh = Task(domain, problem)
     assert fresh._plain and fresh.action("drive", ("t1", "depot", "home")).args == ("t1", "depot", "home")
     assert "_object_names" not in vars(fresh) and "_action_names" not in vars(fresh)  # made only where read:
     assert fresh.action("Drive", ("T1", "depot", "home")) is fresh.action("drive", ("t1", "depot", "home"))
