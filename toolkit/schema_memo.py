@@ -28,7 +28,7 @@ class DomainMemo:
     :class:`toolkit.fluent_shared.SchemaCode`), ``tiers`` (its step function's factory,
     :mod:`toolkit.action_tier`); ``fits``, whether an object of a type may stand for
     a parameter of some types ((type, parameter types) -> bool: the domain's type hierarchy decides);
-    and ``plain``, each schema with the types of object that fit each of its parameters, as
+    and ``plain``, each schema with the types of object found to fit each of its parameters, as
     :meth:`toolkit.task.Task.action`'s common path reads them (None until a task makes it)."""
 
     __slots__ = ("templates", "updates", "code", "fits", "tiers", "plain")
