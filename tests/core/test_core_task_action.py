@@ -1,4 +1,4 @@
-"""Task.action's common path (names spelt as the task spells them, types the domain's memo knows to fit) gives what
+"""Task.action's common path (names spelt as the task spells them, types the domain's memo found to fit) gives what
 its full path gives, action or error, for every schema and tuple of names, and leaves to it what it cannot tell."""
 
 from __future__ import annotations
@@ -79,7 +79,7 @@ def test_the_common_path_is_taken_exactly_for_names_spelt_as_the_task_spells_the
         "drive": (set(), set(), set()), "park": (set(),), "load": (set(), set()), "wait": (), "touch": (set(),)}
     first.action("wait", ())  # nothing to test: the common path
     first.action("drive", ("T1", "Depot", "home"))  # nothing met yet: the full path decides, and keeps the types
-    first.action("load", ("T1", "c2"))  # ?t's type met (drive's ?v is a vehicle, not a truck): ?x's is not
+    first.action("load", ("T1", "c2"))  # ?t (a truck) shares no set with drive's ?v (a vehicle): the full path
     assert len(full_path) == 2
     assert first._plain["drive"][1] == ({"truck"}, {"place"}, {"place"}) and first._plain["load"][1] == ({"truck"}, {"car"})
     assert first._plain["drive"][1][1] is first._plain["drive"][1][2]  # one set for parameters of the same types
