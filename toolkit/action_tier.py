@@ -317,17 +317,19 @@ def _set(out: _Text, atoms_at: list[tuple[str, tuple]], atoms: dict[tuple, str])
 class Numbers(dict):
     """One function's fluent numbers in a task by their arguments, as the task's step functions read them:
     found through the atom (a Python hash per read) the first time, then kept (a fluent's number never
-    changes); a KeyError where the task has no such fluent or no number for it, with nothing kept."""
+    changes); a KeyError where the task has no such fluent or no number for it, with nothing kept. Made by
+    :func:`bind` (``atoms``: the task's atoms of the function by arguments; ``ids``: its fluent numbers)."""
 
     __slots__ = ("atoms", "ids")
-
-    def __init__(self, atoms: dict[tuple[str, ...], Atom], ids: dict[Atom, int]) -> None:
-        super().__init__()
-        self.atoms, self.ids = atoms, ids
+    atoms: dict[tuple[str, ...], Atom]
+    ids: dict[Atom, int]
 
     def __missing__(self, args: tuple[str, ...]) -> int:
         number = self[args] = self.ids[self.atoms[args]]
         return number
+
+
+_new_dict = dict.__new__
 
 
 def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, Numbers]) -> TierStep | None:
@@ -336,16 +338,17 @@ def bind(made: Made, index: FluentIndex, table: AtomTable, numbers: dict[str, Nu
     parameters has no number in the task (the ground action's own step then numbers it)."""
     factory, params, wanted = made  # type: ignore[misc]
     values = params.copy()
-    for at, kind, key in wanted:
-        if kind == "table":
-            values[at] = table.table(key)
-        elif kind == "numbers":
+    for at, kind, key in wanted:  # the kinds most schemas want first: a fresh task binds each schema it steps
+        if kind == "numbers":
             known = numbers.get(key)
-            if known is None:
-                known = numbers[key] = Numbers(table.table(key), index.ids)
+            if known is None:  # made without a Python __init__ (two frames, a super() call)
+                known = numbers[key] = _new_dict(Numbers)
+                known.atoms, known.ids = table.table(key), index.ids
             values[at] = known
         elif kind == "index":
             values[at] = index
+        elif kind == "table":
+            values[at] = table.table(key)
         elif kind == "atom":
             values[at] = table.atom(*key)
         elif kind == "atoms":

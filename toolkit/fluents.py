@@ -56,6 +56,9 @@ class FluentState(frozenset):
     index = None  # no fluent numbering (toolkit.fluent_slots): compiled actions read ``values`` by atom
 
     def __new__(cls, atoms=(), values: Mapping[Atom, m.Number] | None = None) -> FluentState:
+        if values.__class__ is MappingProxyType:  # a problem's values: its dict copied in one C call, where
+            own = values.copy()                   # dict() reads a proxy key by key (a Python __hash__ each)
+            return cls.owning(atoms, own if own.__class__ is dict else dict(own))
         return cls.owning(atoms, dict(values or {}))
 
     @classmethod

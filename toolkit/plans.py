@@ -15,7 +15,7 @@ solved gets the ``claims_unsolvable`` verdict, one with nothing at all ``empty``
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import _count_elements  # type: ignore[attr-defined]
 from operator import itemgetter
 from typing import Iterable
 
@@ -115,19 +115,13 @@ def parse_plan(text: str, task: Task, action_text: ActionTextParser | None = Non
 _MAX_LINES = 100_000  # distinct lines remembered per task before the memory starts over
 
 
-def _plain_line(line: str, task: Task) -> tuple[GroundAction, str] | str | None:
-    stripped = line.strip()
+def _plain_line(stripped: str) -> str | None:
+    """What a stripped line that is not a step says (see above)."""
     if not stripped:
         return ""
     if stripped.startswith(";"):  # a comment; one that could mark a block or hold JSON goes to the full reader
         return None if any(c in stripped for c in '[]`~"{') else ";"
-    words = plain_words(stripped)
-    if words is None:
-        return None
-    try:
-        return task.action(words[0], tuple(words[1:])), stripped
-    except (UnknownSymbolError, ArityError, TypeMismatchError):
-        return None
+    return None
 
 
 class PlainRow(tuple):
@@ -196,10 +190,22 @@ def plain_lines(text: str, task: Task) -> PlainLines | None:
         return None
     counts: list[tuple[GroundAction, int]] = []  # each distinct step line's action, with its number of steps
     steps_only = True
-    for line, n in Counter(lines).items():
+    counted: dict[str, int] = {}
+    _count_elements(counted, lines)  # Counter's own C loop, without Counter's isinstance(lines, Mapping) test
+    action = task.action
+    for line, n in counted.items():
         hit = known.get(line, _UNSEEN)
-        if hit is _UNSEEN:
-            hit = known[line] = _plain_line(line, task)
+        if hit is _UNSEEN:  # a new line: a step (the common line, read here), else _plain_line says what
+            stripped = line.strip()
+            words = plain_words(stripped)
+            if words is None:
+                hit = _plain_line(stripped)
+            else:
+                try:
+                    hit = action(words[0], tuple(words[1:])), stripped
+                except (UnknownSymbolError, ArityError, TypeMismatchError):
+                    hit = None
+            known[line] = hit
         if hit is None:
             return None
         if hit.__class__ is str:

@@ -26,10 +26,12 @@ class DomainMemo:
     :meth:`toolkit.templates.ActionTemplate.skeleton`, or None), ``updates`` (its numeric effects,
     :class:`toolkit.fluent_effects.UpdateTemplate`) and ``code`` (its shared generated code,
     :class:`toolkit.fluent_shared.SchemaCode`), ``tiers`` (its step function's factory,
-    :mod:`toolkit.action_tier`); and ``fits``, whether an object of a type may stand for
-    a parameter of some types ((type, parameter types) -> bool: the domain's type hierarchy decides)."""
+    :mod:`toolkit.action_tier`); ``fits``, whether an object of a type may stand for
+    a parameter of some types ((type, parameter types) -> bool: the domain's type hierarchy decides);
+    and ``plain``, each schema with the types of object found to fit each of its parameters, as
+    :meth:`toolkit.task.Task.action`'s common path reads them (None until a task makes it)."""
 
-    __slots__ = ("templates", "updates", "code", "fits", "tiers")
+    __slots__ = ("templates", "updates", "code", "fits", "tiers", "plain")
 
     def __init__(self) -> None:
         self.templates: dict[str, Any] = {}
@@ -39,6 +41,7 @@ class DomainMemo:
         # (schema name, numeric task) -> the schema's step function's factory and parameters, or None
         # (toolkit.action_tier)
         self.tiers: dict[tuple[str, bool], Any] = {}
+        self.plain: dict[str, Any] | None = None
 
 
 _MEMOS: dict[int, DomainMemo] = {}  # id(domain) -> its memo, dropped when the domain is freed

@@ -73,7 +73,10 @@ class Task:
     def __init__(self, domain: m.Domain, problem: m.Problem) -> None:
         self.domain = domain
         self.problem = problem
-        self.objects: dict[str, str] = {**domain.constants, **problem.objects}
+        # {**constants, **objects}, made from the mappings' dicts (a read-only proxy's copy is its dict's, one C call;
+        # merging the proxies themselves reads them key by key)
+        self.objects: dict[str, str] = domain.constants.copy()
+        self.objects.update(problem.objects.copy())
         # With numeric fluents a state carries the fluents' values (toolkit.fluents.FluentState).
         # A metric reads fluents' values, except PDDL 2.1's built-in (total-time) (a sequential plan's length).
         metric = problem.metric_expr
@@ -98,8 +101,14 @@ class Task:
         memo = domain_memo(domain)
         self._fits: dict[tuple[str, tuple[str, ...]], bool] = memo.fits  # (type, parameter types) -> a subtype
         self._update_templates = memo.updates  # schema name -> its numeric effects (fluent_effects.UpdateTemplate)
-        self._action_names = {a.lower(): a for a in domain.actions}
-        self._object_names = {o.lower(): o for o in self.objects}
+        plain = memo.plain
+        if plain is None:
+            plain = memo.plain = _plain_schemas(domain)
+        # action()'s common path (the domain's, see there); none where two object names differ only in case (names
+        # that are all their own lower case never do: one string test, where _object_names is a dict to build).
+        joined = "\n".join(self.objects)
+        exact = joined.lower() == joined or len(self._object_names) == len(self.objects)
+        self._plain: dict[str, tuple[m.ActionSchema, tuple[set[str], ...]]] = plain if exact else _NO_PLAIN
         # Costs count only under (:metric minimize (total-cost)), as in FD and VAL; else plan length.
         self.uses_costs: bool = problem.metric
         # Derived predicates (PDDL 2.2): ground once; every state the task makes holds its derived atoms.
@@ -112,6 +121,16 @@ class Task:
                                   self.numeric, memo)
 
     # ------------------------------------------------------------ objects
+
+    @lazy
+    def _action_names(self) -> dict[str, str]:
+        """Lower-case action name -> the domain's (made on first use: action()'s common path never reads it)."""
+        return {a.lower(): a for a in self.domain.actions}
+
+    @lazy
+    def _object_names(self) -> dict[str, str]:
+        """Lower-case object name -> the task's (made on first use: action()'s common path never reads it)."""
+        return {o.lower(): o for o in self.objects}
 
     def resolve_action(self, name: str) -> str:
         hit = self._action_names.get(name.lower())
@@ -157,26 +176,30 @@ class Task:
             ArityError: wrong number of arguments.
             TypeMismatchError: an argument of the wrong type.
         """
-        key = (name, tuple(args))
+        key = (name, args if args.__class__ is tuple else tuple(args))  # (a plan's lines give tuples: no call)
         actions = self._actions
         hit = actions.get(key)
         if hit is not None:
             return hit
-        schemas, objects = self.domain.actions, self.objects
-        schema = schemas.get(name)
-        if (schema is not None and schema.name == name and len(key[1]) == len(schema.params)
-                and len(self._action_names) == len(schemas) and len(self._object_names) == len(objects)):
+        plain = self._plain.get(name)
+        if plain is not None:
             # The common line: the action and objects spelt as the task spells them (no two of its names differ
-            # only in case), of types checked before (the domain's memo); anything else (another spelling, a new
-            # pair of types, an error to raise) takes the path below.
-            fits = self._fits
-            for obj, (_, types) in zip(key[1], schema.params):
-                kind = objects.get(obj)
-                if kind is None or not fits.get((kind, types)):
-                    break
-            else:
-                hit = actions[key] = self._maker.make(schema, key[1])
-                return hit
+            # only in case), of types found to fit before (the domain's memo, _plain_schemas: filled by the path
+            # below); anything else (another spelling, an object of a type not met there yet, an error to raise)
+            # takes the path below.
+            schema, kinds = plain
+            objs = key[1]
+            if len(objs) == len(kinds):
+                kind_of = self.objects.get
+                i = 0
+                for fit in kinds:  # (by index: no zip to make, no pairs to unpack)
+                    if kind_of(objs[i]) not in fit:
+                        break
+                    i += 1
+                else:
+                    hit = actions[key] = self._maker.make(schema, objs)
+                    return hit
+        schemas, objects = self.domain.actions, self.objects
         canonical = self._action_names.get(name.lower())  # resolve_action inline (a plan's every new line)
         if canonical is None:
             raise UnknownSymbolError("action", name, schemas)
@@ -198,6 +221,10 @@ class Task:
                 ok = fits[kind, types] = kind in types or any(self.domain.is_subtype(kind, t) for t in types)
             if not ok:
                 raise TypeMismatchError(obj, kind, " or ".join(types), f"parameter {var} of {schema.name}")
+        plain = self._plain.get(canonical)
+        if plain is not None:  # the types found to fit, for the common path above
+            for fit, obj in zip(plain[1], objs):
+                fit.add(objects[obj])
         if schema.name == name and objs == key[1]:  # spelt as the task spells it: the key looked up above
             hit = actions[key] = self._maker.make(schema, objs)  # its parts deferred (toolkit.ground_action)
             return hit
@@ -352,6 +379,29 @@ class Task:
         """``state`` with its derived atoms recomputed (itself in a domain without derived predicates):
         the one call a stepper that builds states by other means makes on each state it hands out."""
         return state if self.derived is None else self.derived.closure(state)
+
+
+_NO_PLAIN: dict = {}  # action() of a task whose action or object names differ only in case: no common path (never written)
+
+
+def _plain_schemas(domain: m.Domain) -> dict[str, tuple[m.ActionSchema, tuple[set[str], ...]]]:
+    """Task.action's common path, per schema spelt as its key: the schema, and per parameter the types of the objects
+    the full path let stand for it (filled there; parameters of the same types share one set, so what one schema
+    finds serves all); none where two action names differ only in case (the lower-case name decides there)."""
+    if len({a.lower() for a in domain.actions}) != len(domain.actions):
+        return _NO_PLAIN
+    fitting: dict[tuple[str, ...], set[str]] = {}
+    out = {}
+    for key, schema in domain.actions.items():
+        if schema.name == key:
+            sets = []
+            for _, types in schema.params:
+                fit = fitting.get(types)
+                if fit is None:
+                    fit = fitting[types] = set()
+                sets.append(fit)
+            out[key] = (schema, tuple(sets))
+    return out
 
 
 @functools.lru_cache(maxsize=64)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import operator
 import re
+from collections import defaultdict
 from typing import Callable
 
 from toolkit import model as m
@@ -42,28 +43,22 @@ class AtomTable:
     __slots__ = ("_by_pred",)
 
     def __init__(self, atoms=()) -> None:
-        self._by_pred: dict[str, dict[tuple[str, ...], Atom]] = {}
+        # predicate -> its atoms by arguments; a defaultdict: a new predicate's table made in C, where a task's
+        # every initial atom and fluent comes
+        self._by_pred: defaultdict[str, dict[tuple[str, ...], Atom]] = defaultdict(dict)
         self.add_all(atoms)
 
     def add_all(self, atoms) -> None:
         """Intern ``atoms`` (an equal atom already here stays): a task's initial atoms and fluents."""
         by_pred = self._by_pred
-        for a in atoms:  # table() inline: every task comes here
-            t = by_pred.get(a.predicate)
-            if t is None:
-                t = by_pred[a.predicate] = {}
-            t.setdefault(a.args, a)
+        for a in atoms:
+            by_pred[a.predicate].setdefault(a.args, a)
 
     def table(self, predicate: str) -> dict[tuple[str, ...], Atom]:
-        t = self._by_pred.get(predicate)
-        if t is None:
-            t = self._by_pred[predicate] = {}
-        return t
+        return self._by_pred[predicate]
 
     def atom(self, predicate: str, args: tuple[str, ...]) -> Atom:
-        t = self._by_pred.get(predicate)  # table() inline: every fluent of a ground action comes here
-        if t is None:
-            t = self._by_pred[predicate] = {}
+        t = self._by_pred[predicate]
         a = t.get(args)
         if a is None:
             a = t[args] = Atom(predicate, args)
