@@ -16,7 +16,7 @@ import functools
 import gc
 from collections import Counter
 from operator import attrgetter, itemgetter
-from typing import Any, Iterable, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Sequence
 
 from toolkit.fluents import metric_value
 from toolkit.model import Atom, Number, format_expr, format_number
@@ -25,6 +25,9 @@ from toolkit.records import field, record, replace
 from toolkit.semantics import Unmet
 from toolkit.stepping import Stepper, WorkingState
 from toolkit.task import GroundAction, Task
+
+if TYPE_CHECKING:
+    from toolkit.derived import DerivedRules
 
 
 _NOTHING: tuple[str, ...] = ()
@@ -451,21 +454,26 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
                       tuple(reports), state, tuple(violations), goal_size, cost, metric, text_read)
 
 
-def _derive_hook(task: Task):
-    """The stepper's hook for a task with derived predicates (toolkit.derived): after each step, the
-    derived atoms recomputed from the basic ones (``DerivedRules.closure``), applied as a delta."""
-    rules = task.derived
-    if rules is None:
-        return None
+def _derive_hook(task: Task) -> _Derive | None:
+    """The stepper's hook for a task with derived predicates (toolkit.derived), None for a task without."""
+    return None if task.derived is None else _Derive(task.derived)
 
-    def derive(state: WorkingState) -> tuple[frozenset[Atom], frozenset[Atom]]:
-        closed = rules.closure(state.frozen())
+
+class _Derive:
+    """After each step, the derived atoms recomputed from the basic ones (``DerivedRules.closure``), applied as a
+    delta. A class, not a closure: a report holds its stepper, and reports are pickled (worker processes)."""
+
+    __slots__ = ("rules",)
+
+    def __init__(self, rules: DerivedRules) -> None:
+        self.rules = rules
+
+    def __call__(self, state: WorkingState) -> tuple[frozenset[Atom], frozenset[Atom]]:
+        closed = self.rules.closure(state.frozen())
         added, removed = closed - state, state - closed
         state.difference_update(removed)
         state.update(added)
         return added, removed
-
-    return derive
 
 
 def _metric(task: Task) -> str:

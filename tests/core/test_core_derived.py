@@ -147,6 +147,20 @@ def test_a_valid_plan_and_goals_over_derived_atoms():
     assert report.valid, report.message
 
 
+def test_a_report_pickles_with_its_states():
+    # Reports go to worker processes and back; a derived task's stepper holds its hook (a local closure once,
+    # which could not be pickled): the copy reads the same states, recomputed derived atoms included.
+    import pickle
+
+    task = _task()
+    report = check_plan(task, "(disconnect a b)\n(connect a c)")
+    copy = pickle.loads(pickle.dumps(report))
+    states = [step.state_after for step in copy.steps]
+    assert states == [step.state_after for step in report.steps]
+    assert _atoms(states[0], "cut-off") == {"b", "c"}
+    assert copy.final_state == report.final_state
+
+
 def test_an_unmet_derived_precondition_names_the_basic_atoms_that_would_make_it_hold():
     report = check_plan(_task(), "(disconnect a b)\n(power b)")
     assert (report.valid, report.failed_step) == (False, 2)
