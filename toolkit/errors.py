@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 
 class PgtError(Exception):
@@ -93,10 +93,13 @@ class UnsupportedFeatureError(PgtError):
 class UnknownSymbolError(PgtError):
     """A name that is not declared: predicate, object, type, action or variable."""
 
-    def __init__(self, kind: str, name: str, known: Iterable[str], where: str = "") -> None:
+    def __init__(self, kind: str, name: str, known: Iterable[str], where: str = "", fits: Sequence[str] = ()) -> None:
         self.kind, self.name = kind, name
         self.suggestions = closest(name, known)
-        hint = f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions else ""
+        # ``fits``: where no known name is close, the few that would fit the place (a plan step's parameter of a
+        # type with few objects: "b9" is close to neither of the boats b0 and b1, and those are the choice)
+        hint = (f"; did you mean {', '.join(self.suggestions)}?" if self.suggestions
+                else f"; the {kind}s that fit here: {', '.join(fits)}" if fits else "")
         prefix = f"{where}: " if where else ""
         super().__init__(f"{prefix}unknown {kind} '{name}'{hint}")
 

@@ -164,7 +164,9 @@ class Task:
         except UnknownSymbolError as error:
             fitting = [o for o, t in self.objects.items() if any(self.domain.is_subtype(t, want) for want in types)]
             typed = UnknownSymbolError("object", name, fitting)
-            raise (typed if typed.suggestions else error) from None
+            if typed.suggestions or error.suggestions or not 0 < len(fitting) <= _LISTED_FITS:
+                raise (typed if typed.suggestions else error) from None
+            raise UnknownSymbolError("object", name, fitting, fits=sorted(fitting)) from None
 
     # ------------------------------------------------------------ actions
 
@@ -381,6 +383,7 @@ class Task:
         return state if self.derived is None else self.derived.closure(state)
 
 
+_LISTED_FITS = 8  # an unknown object with no close name: the objects of its parameter's types, listed up to this many
 _NO_PLAIN: dict = {}  # action() of a task whose action or object names differ only in case: no common path (never written)
 
 

@@ -270,7 +270,7 @@ def check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str]
     >>> from toolkit.task import load_task
     >>> task = load_task(shipped_domain("blocksworld"), shipped_problem("blocksworld", "simple_problem_0"))
     >>> print(check_plan(task, "(moveBlock nope c1)").message)
-    step 1 (line 1): unknown object 'nope'
+    step 1 (line 1): unknown object 'nope'; the objects that fit here: p, r, y
     """
     # The stepping loop allocates small objects (deltas, step reports) next to one large young set (the
     # working state): every young-generation collection would walk that set, a cost in the state's size

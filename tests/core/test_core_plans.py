@@ -6,9 +6,11 @@ import json
 
 import pytest
 
+from benchmarks.bench_core import viplan_problem
 from core_support import shipped_task
 from toolkit.errors import PlanParseError
 from toolkit.plans import Reason, format_plan, parse_plan, read_plan_actions
+from toolkit.task import Task
 from toolkit.verify import check_plan
 
 TASK = shipped_task("blocksworld", "simple_problem_0")
@@ -127,3 +129,17 @@ def test_abbreviated_objects_suggest_the_object_of_the_parameters_type(step: str
     bad = parse_plan(step, task).first_error()
     assert bad is not None and bad.error == Reason.UNKNOWN_OBJECT
     assert bad.suggestions[0] == suggested, bad.message
+
+
+def test_an_unknown_object_close_to_no_name_lists_the_few_objects_that_fit_its_parameter() -> None:
+    # "nope" is close to no object; blocksworld's ?b wants one of three blocks: the message names them (not as
+    # suggestions: those stay the close names), and where many objects fit, none are listed.
+    bad = parse_plan("(moveBlock nope c1)", TASK).first_error()
+    assert bad is not None and bad.error == Reason.UNKNOWN_OBJECT
+    assert bad.message == "step 1 (line 1): unknown object 'nope'; the objects that fit here: p, r, y"
+    assert bad.suggestions == ()
+    close = parse_plan("(moveBlock rr c1)", TASK).first_error()
+    assert close is not None and "did you mean r?" in close.message and "fit here" not in close.message
+    many = Task(TASK.domain, viplan_problem(10, 6, seed=0))  # ten blocks
+    far = parse_plan("(moveBlock zzzz c1)", many).first_error()
+    assert far is not None and far.message.endswith("unknown object 'zzzz'"), far.message
