@@ -308,7 +308,6 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     _count_uses(plain.counts if plain is not None else Counter(map(_first, pairs)).items())
     stepper = Stepper(state, _derive_hook(task), task.fluent_index)
     violations: list[StepReport] = []
-    cost: Number = 0
     # The common step's names read once: the working state and the record are the stepper's own objects
     # for the whole run (it steps them in place). A deferred ground action (toolkit.ground_action) is
     # stepped by its schema's step function (toolkit.action_tier), which declines, with nothing done,
@@ -318,22 +317,14 @@ def _check_plan(task: Task, plan: str | ParsedPlan | Sequence[GroundAction | str
     # The common run first: the steps taken by their schemas' step functions from the start, with no record kept
     # (Stepper.took: made if read), their reports logged after it as their numbers (see PlanReport.step_log); the
     # first other step, and every step after it, go through the loop below. Without action costs every step
-    # costs 1 (ActionMaker.make): the run's cost is then its length, with no sum kept step by step.
+    # costs 1 (ActionMaker.make): the run's cost is then its length; with them, its steps' costs summed after it.
     ran = 0
-    if task.uses_costs:
-        for act, _ in pairs:
-            tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
-            if tier is None or not tier(work, None, act.args):
-                break
-            cost += act.cost
-            ran += 1
-    else:
-        for act, _ in pairs:
-            tier = None if act is None else act.tier
-            if tier is None or not tier(work, None, act.args):
-                break
-            ran += 1
-        cost = ran
+    for act, _ in pairs:
+        tier = None if act is None else act.tier  # None also where the action has no cost (ActionMaker.make)
+        if tier is None or not tier(work, None, act.args):
+            break
+        ran += 1
+    cost: Number = sum([act.cost for act, _ in pairs[:ran]]) if task.uses_costs else ran
     if ran:
         stepper.took(pairs, ran)
     later = False  # a step after the common run taken without a record (its placeholder: its action; Stepper.took)
