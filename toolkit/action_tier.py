@@ -80,11 +80,8 @@ class _Text:
         task's table of the atoms of predicate ``p`` (:meth:`AtomTable.table`)."""
         name = self.needs.get((kind, key))
         if name is None:
-            params = self.params
-            n = len(params)
-            self.wanted.append((n, kind, key))
-            params.append(None)
-            name = self.needs[kind, key] = _P[n] if n < 256 else f"_p{n}"
+            self.wanted.append((len(self.params), kind, key))
+            name = self.needs[kind, key] = self.param(None)
         return name
 
     def term(self, term: str) -> str:
