@@ -74,13 +74,11 @@ class Errors:
 
 def collect(build):
     """Run a builder with a fresh collector: a :class:`Loaded` with what it built and every error."""
-    at, default = _path_slot(build)  # once, not per call: where the path is among the arguments
+    slot = _path_slot(build)  # once, not per call: where the path is among the arguments
 
     @functools.wraps(build)
     def read(text: str, *args, **kwargs) -> Loaded:
-        path = (str(kwargs["path"]) if "path" in kwargs else str(args[at - 1]) if 0 < at <= len(args)
-                else default)
-        errors = Errors(path)
+        errors = Errors(_path_argument(slot, args, kwargs))
         try:
             model = build(text, *args, errors=errors, **kwargs)
         except PgtError as exc:  # unrecoverable (syntax, unsupported feature): stop here, keep what came before
@@ -91,11 +89,12 @@ def collect(build):
     return read
 
 
-def _path_argument(fn, text: str, args: tuple, kwargs: dict) -> str:
-    """The ``path`` a loader function was called with (its default if none was given)."""
+def _path_argument(slot: tuple[int, str], args: tuple, kwargs: dict) -> str:
+    """The ``path`` a loader function was called with (its default if none was given), ``slot`` its place
+    (:func:`_path_slot`)."""
     if "path" in kwargs:
         return str(kwargs["path"])
-    at, default = _path_slot(fn)
+    at, default = slot
     return str(args[at - 1]) if 0 < at <= len(args) else default  # args are the arguments after ``text``
 
 
@@ -115,13 +114,14 @@ def _path_slot(fn) -> tuple[int, str]:
 
 def nesting_guard(parse):
     """Turn a RecursionError (formulas nested thousands deep) into a located PgtError."""
+    slot = _path_slot(parse)
 
     @functools.wraps(parse)
     def guarded(text: str, *args, **kwargs):
         try:
             return parse(text, *args, **kwargs)
         except RecursionError:
-            path = _path_argument(parse, text, args, kwargs)
+            path = _path_argument(slot, args, kwargs)
             depths = list(nesting_depths(text))
             depth = max(depths, default=0)
             line, col = line_col(text, depths.index(depth)) if depths else (None, None)  # where it is deepest
